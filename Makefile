@@ -1,0 +1,82 @@
+# SSD Performance Lab. `make` alone lists the targets.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+
+TARGET ?=
+PROFILE ?= quick
+RUN ?=
+RUNTIME ?= 0
+SIZE ?= 1g
+
+# Jupyter/IPython state stays inside the project (gitignored), not in ~.
+export JUPYTER_CONFIG_DIR := $(CURDIR)/.jupyter/config
+export JUPYTER_DATA_DIR := $(CURDIR)/.jupyter/data
+export JUPYTER_RUNTIME_DIR := $(CURDIR)/.jupyter/runtime
+export IPYTHONDIR := $(CURDIR)/.jupyter/ipython
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+PIPELINE = $(BIN)/python -m helpers.pipeline
+SWEEP_ARGS = --target "$(TARGET)" --profile "$(PROFILE)" --run "$(RUN)" --runtime "$(RUNTIME)" --size "$(SIZE)"
+
+.PHONY: help setup fio run-all sweep ingest reports lab test test-unit test-notebooks browser-deps lint clean
+
+help: ## list the targets and variables
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo "Variables: TARGET (default data/scratch/fio-target.bin) PROFILE (quick) RUN (time-host)"
+	@echo "           RUNTIME (s per point, 0 = profile) SIZE (1g)"
+
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "Python 3.11 or newer is needed ($(PYTHON) is older or missing): run 'make PYTHON=python3.11 ...'."; exit 1; }
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    rm -rf $(VENV); apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); \
+	  else echo "$(PYTHON) cannot create a virtual environment: install python3-venv (sudo apt-get install python3-venv)."; exit 1; fi; }
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $@
+
+fio: ## make sure fio is installed (apt-get when running as root)
+	@command -v fio >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing fio with apt-get"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null; \
+	  else echo "fio is not installed: install it with 'sudo apt-get install fio' (Debian/Ubuntu), 'sudo dnf install fio' (Fedora/RHEL) or 'brew install fio' (macOS)."; exit 1; fi; }
+
+setup: $(VENV)/.installed fio ## create .venv, install the project, check fio
+
+run-all: setup ## sweep -> ingest -> analysis notebooks -> HTML reports (quick profile on a scratch file)
+	@$(PIPELINE) run-all $(SWEEP_ARGS)
+
+sweep: setup ## run fio over PROFILE on TARGET into data/raw/RUN/
+	@$(PIPELINE) sweep $(SWEEP_ARGS)
+
+ingest: setup ## raw JSON of RUN (default: newest) -> Parquet in data/processed/
+	@$(PIPELINE) ingest --run "$(RUN)"
+
+reports: setup ## rebuild RUN's Parquet and reports/RUN/*.html + reports/index.html from raw data (no fio)
+	@$(PIPELINE) reports --run "$(RUN)"
+
+lab: setup ## JupyterLab on the project's venv
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+browser-deps: ## install Chromium for the browser tests when possible (root + apt-get)
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing chromium with apt-get (browser tests)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || true; \
+	  else echo "chromium is not installed: browser tests will be skipped."; fi; }
+
+test: setup browser-deps ## unit tests, every notebook headless, browser tests
+	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax $$(ls notebooks/[1-8][0-9]-*.ipynb)
+
+lint: setup ## ruff over src/ and tests/
+	$(BIN)/ruff check src tests
+
+clean: ## remove the lab's scratch file (only a file the lab created) and caches; raw data is kept
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m helpers.target --remove-scratch; fi
+	rm -rf .pytest_cache build .jupyter/runtime
+	find src tests -name __pycache__ -type d -prune -exec rm -rf {} +

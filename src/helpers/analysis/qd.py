@@ -1,0 +1,41 @@
+"""Queue-depth sweeps: the series of points that differ only in iodepth."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..units import format_bytes
+
+SERIES_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "numjobs", "rwmixread_pct", "ioengine", "direct"]
+
+
+def series_label(row: pd.Series, with_run: bool = False) -> str:
+    mix = "" if pd.isna(row["rwmixread_pct"]) else f" {row['rwmixread_pct']:.0f}% read"
+    nj = "" if row["numjobs"] == 1 else f" x{row['numjobs']} jobs"
+    label = f"{row['rw']} {format_bytes(row['bs_bytes'])}{mix}{nj} ({row['direction']})"
+    return f"{row['run_id']}: {label}" if with_run else label
+
+
+def qd_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
+    """Rows belonging to a queue-depth sweep (≥ ``min_points`` distinct iodepths with everything
+    else equal), sorted by series and iodepth, with ``outstanding_io`` and a ``series`` label."""
+    if df.empty:
+        return df.assign(outstanding_io=pd.Series(dtype="int64"), series=pd.Series(dtype="string"))
+    keys = [k for k in SERIES_KEYS if k in df.columns]
+    g = df.groupby(keys, dropna=False)["iodepth"].transform("nunique")
+    out = df[g >= min_points].copy()
+    out["outstanding_io"] = out["iodepth"] * out["numjobs"]
+    multi_run = out["run_id"].nunique() > 1
+    out["series"] = pd.Series([series_label(r, multi_run) for _, r in out.iterrows()], index=out.index,
+                              dtype="string")
+    return out.sort_values(["series", "iodepth"]).reset_index(drop=True)
+
+
+TABLE_COLUMNS = ["series", "iodepth", "numjobs", "outstanding_io", "iops", "bw_bytes_per_s", "lat_mean_us",
+                 "clat_p50_us", "clat_p99_us", "flag_reasons"]
+
+
+def qd_table(df: pd.DataFrame) -> pd.DataFrame:
+    """The queue-depth series as a compact table (one row per point, units in column names)."""
+    s = qd_series(df)
+    return s[[c for c in TABLE_COLUMNS if c in s.columns]].set_index(["series", "iodepth"])

@@ -1,0 +1,35 @@
+"""Project paths, anchored on this file (never on the working directory)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+ROOT = PACKAGE_DIR.parent.parent
+
+DATA_DIR = ROOT / "data"
+RAW_DIR = DATA_DIR / "raw"
+PROCESSED_DIR = DATA_DIR / "processed"
+SCRATCH_DIR = DATA_DIR / "scratch"
+REPORTS_DIR = ROOT / "reports"
+NOTEBOOKS_DIR = ROOT / "notebooks"
+
+PROFILES_DIR = PACKAGE_DIR / "profiles"
+SAMPLE_DIR = PACKAGE_DIR / "sample"
+SAMPLE_RAW_DIR = SAMPLE_DIR / "raw"
+SPECS_DIR = PACKAGE_DIR / "specs"
+
+DEFAULT_TARGET = SCRATCH_DIR / "fio-target.bin"
+DEFAULT_SIZE = "1g"
+DEFAULT_PROFILE = "quick"
+
+# Processed dataset layout (partitioned by run so one run or all can be read).
+RESULTS_DATASET = "results"
+HISTOGRAM_DATASET = "histograms"
+QUARANTINE_DATASET = "quarantine"
+
+
+def fio_binary() -> str:
+    """Name or path of the fio binary (FIO env var overrides; tests use it for fault injection)."""
+    return os.environ.get("FIO", "fio")

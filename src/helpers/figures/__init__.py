@@ -1,0 +1,10 @@
+"""Figure builders: pure functions, DataFrame in, ``plotly.graph_objects.Figure`` out.
+
+They never read files.  :func:`setup_notebook` selects the renderer that works both in
+JupyterLab and in offline HTML exports.
+"""
+
+from .common import message_figure, setup_notebook
+from .qd import qd_figure
+
+__all__ = ["message_figure", "qd_figure", "setup_notebook"]

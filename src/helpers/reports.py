@@ -1,0 +1,73 @@
+"""Static HTML reports: executed notebooks -> ``reports/<RUN>/<name>.html`` and ``reports/index.html``.
+
+Exports hide code (``--no-input``) and keep plotly.js embedded in the page, so reports open offline.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+
+import nbformat
+from nbconvert import HTMLExporter
+
+from . import config
+from .manifest import read_manifest
+
+
+def export_html(executed: Path, out_html: Path) -> Path:
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    body, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
+    out_html.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_html.with_name(f".{out_html.name}.tmp")
+    tmp.write_text(body, encoding="utf-8")
+    os.replace(tmp, out_html)
+    return out_html
+
+
+def _manifest_for(run_id: str, raw_dirs: list[Path]) -> dict:
+    for d in raw_dirs:
+        m = read_manifest(d / run_id)
+        if m:
+            return m
+    return {}
+
+
+def _summary(m: dict) -> str:
+    if not m:
+        return "no manifest found"
+    t = m.get("target") or {}
+    dev = t.get("model") or t.get("disk") or "unknown device"
+    n = len(m.get("points", {}))
+    return (f"{m.get('host', '?')} · {m.get('fio_version', '?')} · profile {m.get('profile', '?')} ({n} points) · "
+            f"target {t.get('path', '?')} on {dev} · {m.get('started', '?')} → {m.get('finished', '?')} · "
+            f"status {m.get('status', '?')}")
+
+
+def build_index(reports_dir: Path = config.REPORTS_DIR, raw_dirs: list[Path] | None = None) -> Path:
+    """Write ``reports/index.html`` linking every run's reports with its manifest summary."""
+    raw_dirs = raw_dirs or [config.RAW_DIR, config.SAMPLE_RAW_DIR]
+    reports_dir = Path(reports_dir)
+    runs = sorted((p for p in reports_dir.iterdir() if p.is_dir() and any(p.glob("*.html"))),
+                  key=lambda p: p.name, reverse=True) if reports_dir.exists() else []
+    items = []
+    for run in runs:
+        links = " · ".join(f'<a href="{html.escape(run.name)}/{html.escape(f.name)}">{html.escape(f.stem)}</a>'
+                           for f in sorted(run.glob("*.html")))
+        summary = html.escape(_summary(_manifest_for(run.name, raw_dirs)))
+        items.append(f"<li><h2>{html.escape(run.name)}</h2><p class=meta>{summary}</p><p>{links}</p></li>")
+    body = "\n".join(items) or "<li>No reports yet: run <code>make run-all</code>.</li>"
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>SSD Performance Lab reports</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}}
+ul{{list-style:none;padding:0}} li{{border-bottom:1px solid #ddd;padding:.5rem 0}} h2{{margin:.2rem 0;font-size:1.1rem}}
+.meta{{color:#555;font-size:.9rem}}</style></head>
+<body><h1>SSD Performance Lab reports</h1><ul>
+{body}
+</ul></body></html>
+"""
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    out = reports_dir / "index.html"
+    out.write_text(page, encoding="utf-8")
+    return out

@@ -1,0 +1,95 @@
+"""Which runs a notebook analyses: explicit ids, ``latest``, or the bundled sample run.
+
+The sample run (real fio output shipped in ``helpers/sample/raw/``) lets every analysis
+notebook run on a fresh checkout without fio; it is ingested on first use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from . import config, store
+from .errors import LabError
+from .ingest import ingest
+
+
+def sample_run_ids() -> list[str]:
+    return sorted(p.name for p in config.SAMPLE_RAW_DIR.iterdir() if p.is_dir()) if config.SAMPLE_RAW_DIR.exists() else []
+
+
+def ensure_sample(processed_dir: Path) -> str:
+    """Ingest the bundled sample run into ``processed_dir`` if it is not there; return its id."""
+    ids = sample_run_ids()
+    if not ids:
+        raise LabError("the bundled sample run is missing from the package (helpers/sample/raw/).")
+    run = ids[0]
+    if run not in store.list_runs(processed_dir):
+        ingest(run, raw_dir=config.SAMPLE_RAW_DIR, processed_dir=processed_dir)
+    return run
+
+
+def resolve_runs(run_id: str | list[str] = "latest", processed_dir: str | Path = "") -> tuple[Path, list[str]]:
+    """(processed_dir, run ids).  ``run_id`` may be one id, a comma-separated list, a list,
+    ``latest`` (the newest processed run that is not the sample) or ``sample``."""
+    pdir = Path(processed_dir) if processed_dir else config.PROCESSED_DIR
+    wanted = run_id if isinstance(run_id, list) else [r.strip() for r in str(run_id).split(",") if r.strip()]
+    available = store.list_runs(pdir)
+    samples = set(sample_run_ids())
+    out: list[str] = []
+    for r in wanted or ["latest"]:
+        if r == "latest":
+            own = [x for x in available if x not in samples]
+            out.append(own[-1] if own else ensure_sample(pdir))
+        elif r == "sample":
+            out.append(ensure_sample(pdir))
+        elif r in available:
+            out.append(r)
+        elif r in samples:
+            out.append(ensure_sample(pdir))
+        else:
+            raise LabError(f"run {r!r} has no processed data in {pdir}: run 'make ingest RUN={r}' first "
+                           f"(processed runs: {', '.join(available) or 'none'}).")
+    return pdir, list(dict.fromkeys(out))
+
+
+def latest_raw_run(raw_dir: str | Path = "") -> str:
+    """The newest run folder (by its manifest's start time) in ``raw_dir``."""
+    rdir = Path(raw_dir) if raw_dir else config.RAW_DIR
+    runs = [p for p in rdir.iterdir() if (p / "manifest.json").exists()] if rdir.exists() else []
+    if not runs:
+        raise LabError(f"there is no run in {rdir}: run 'make sweep' first.")
+    return max(runs, key=lambda p: (p / "manifest.json").stat().st_mtime).name
+
+
+@dataclass
+class RunData:
+    """What an analysis notebook works on: results and quarantine of the chosen runs."""
+
+    processed_dir: Path
+    run_ids: list[str]
+    results: pd.DataFrame
+    quarantine: pd.DataFrame
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per run: host, fio version, rows, flagged rows, quarantined entries."""
+        rows = []
+        for run in self.run_ids:
+            r = self.results[self.results["run_id"] == run]
+            q = self.quarantine[self.quarantine["run_id"] == run]
+            flagged = int((r["flag_reasons"].fillna("") != "").sum()) if "flag_reasons" in r else 0
+            rows.append({"run_id": run, "sample": run in sample_run_ids(),
+                         "hosts": ", ".join(sorted(r["host"].dropna().unique())),
+                         "fio_version": ", ".join(sorted(r["fio_version"].dropna().unique())),
+                         "rows": len(r), "flagged_rows": flagged, "quarantined": len(q)})
+        return pd.DataFrame(rows).set_index("run_id")
+
+
+def load_results(run_id: str | list[str] = "latest", processed_dir: str | Path = "") -> RunData:
+    """Resolve ``run_id`` (see :func:`resolve_runs`) and load its results and quarantine tables."""
+    pdir, ids = resolve_runs(run_id, processed_dir)
+    return RunData(pdir, ids, store.load(pdir, config.RESULTS_DATASET, ids),
+                   store.load(pdir, config.QUARANTINE_DATASET, ids))

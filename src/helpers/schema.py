@@ -1,0 +1,84 @@
+"""The processed results schema: every column, its unit and meaning.
+
+``docs/schema.md`` is generated from this table (``python -m helpers.schema``) and a test
+checks that the ingest output has exactly these columns.
+"""
+
+from __future__ import annotations
+
+from .validity import FLAG_COLUMNS
+
+# (column, pandas dtype, description). Units are in the column names.
+RESULT_COLUMNS: list[tuple[str, str, str]] = [
+    ("run_id", "string", "Run identifier (folder name under data/raw/)."),
+    ("host", "string", "Host that ran fio (manifest host, or the client/server entry's hostname)."),
+    ("fio_version", "string", "fio version string from the JSON ('fio-3.33')."),
+    ("source_file", "string", "Raw file path relative to the ingested folder."),
+    ("point_id", "string", "Sweep point id (the lab's fio job name) or the fio job name for foreign files."),
+    ("group", "string", "Sweep group from the profile (qd, blocksize, mix, ...); <NA> for foreign files."),
+    ("job_name", "string", "fio jobname."),
+    ("job_index", "int64", "Position of the job entry in the file's job list (distinguishes numjobs clones)."),
+    ("rw", "string", "fio rw mode of the job (read, randwrite, randrw, ...), without ':N' suffixes."),
+    ("direction", "string", "I/O direction of this row: read, write or trim."),
+    ("bs_bytes", "int64", "Block size of this direction in bytes (per-direction bs like '4k,16k' resolved)."),
+    ("iodepth", "int64", "Configured queue depth per job (fio default 1)."),
+    ("numjobs", "int64", "Configured number of jobs (fio default 1)."),
+    ("rwmixread_pct", "float64", "Read share of a mixed workload in percent (fio default 50); NaN for pure modes."),
+    ("ioengine", "string", "fio ioengine (fio default psync)."),
+    ("direct", "int64", "1 when O_DIRECT was used (fio default 0)."),
+    ("group_reporting", "bool", "True when fio aggregated all clones into this entry."),
+    ("runtime_s", "float64", "Measured runtime of this direction in seconds (fio's runtime, ms / 1000)."),
+    ("io_bytes", "int64", "Bytes transferred in this direction."),
+    ("total_ios", "int64", "I/Os completed in this direction."),
+    ("iops", "float64", "I/O operations per second in this direction."),
+    ("bw_bytes_per_s", "float64", "Bandwidth in bytes per second (fio bw_bytes; fio 'bw' is KiB/s)."),
+    ("lat_mean_us", "float64", "Mean total latency (submission + completion) in microseconds."),
+    ("lat_stddev_us", "float64", "Standard deviation of total latency in microseconds."),
+    ("lat_min_us", "float64", "Minimum total latency in microseconds."),
+    ("lat_max_us", "float64", "Maximum total latency in microseconds."),
+    ("clat_mean_us", "float64", "Mean completion latency in microseconds."),
+    ("slat_mean_us", "float64", "Mean submission latency in microseconds."),
+    ("clat_p50_us", "float64", "50th percentile completion latency in microseconds (NaN if fio did not report it)."),
+    ("clat_p90_us", "float64", "90th percentile completion latency in microseconds."),
+    ("clat_p95_us", "float64", "95th percentile completion latency in microseconds."),
+    ("clat_p99_us", "float64", "99th percentile completion latency in microseconds."),
+    ("clat_p99_9_us", "float64", "99.9th percentile completion latency in microseconds."),
+    ("clat_p99_99_us", "float64", "99.99th percentile completion latency in microseconds."),
+    ("usr_cpu_pct", "float64", "fio user CPU in percent of one CPU (job level, same for each direction row)."),
+    ("sys_cpu_pct", "float64", "fio system CPU in percent of one CPU (job level)."),
+    ("timestamp_s", "int64", "fio's Unix timestamp of the result (seconds)."),
+] + FLAG_COLUMNS
+
+PERCENTILES: dict[str, str] = {  # fio key -> column
+    "50.000000": "clat_p50_us",
+    "90.000000": "clat_p90_us",
+    "95.000000": "clat_p95_us",
+    "99.000000": "clat_p99_us",
+    "99.900000": "clat_p99_9_us",
+    "99.990000": "clat_p99_99_us",
+}
+
+QUARANTINE_COLUMNS: list[tuple[str, str, str]] = [
+    ("run_id", "string", "Run identifier."),
+    ("source_file", "string", "Raw file path relative to the ingested folder."),
+    ("job_name", "string", "fio jobname, or <NA> when the whole file is unusable."),
+    ("reason", "string", "One sentence: why the file or job is not a data point."),
+]
+
+
+def column_names(columns: list[tuple[str, str, str]] = RESULT_COLUMNS) -> list[str]:
+    return [c for c, _, _ in columns]
+
+
+def dtypes(columns: list[tuple[str, str, str]] = RESULT_COLUMNS) -> dict[str, str]:
+    return {c: t for c, t, _ in columns}
+
+
+def markdown(columns: list[tuple[str, str, str]] = RESULT_COLUMNS) -> str:
+    lines = ["| column | type | meaning |", "| --- | --- | --- |"]
+    lines += [f"| `{c}` | {t} | {d} |" for c, t, d in columns]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print("## results\n\n" + markdown() + "\n\n## quarantine\n\n" + markdown(QUARANTINE_COLUMNS))

@@ -1,0 +1,157 @@
+"""The sweep target: checks before any I/O and the lab's scratch file.
+
+A scratch file the lab creates is marked by a sidecar ``<file>.ssdlab.json``; write
+workloads are only pointed at such files (or at a path that does not exist yet).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import LabError
+from .units import parse_size
+
+SIDECAR_SUFFIX = ".ssdlab.json"
+FREE_SPACE_MARGIN = 256 * 1024**2  # keep this much free beyond the scratch file
+
+
+@dataclass(frozen=True)
+class Target:
+    path: Path
+    size_bytes: int
+    kind: str  # "file" or "block"
+
+
+def sidecar_path(path: Path) -> Path:
+    return path.with_name(path.name + SIDECAR_SUFFIX)
+
+
+def is_lab_file(path: Path) -> bool:
+    return sidecar_path(path).exists()
+
+
+def read_sidecar(path: Path) -> dict:
+    try:
+        return json.loads(sidecar_path(path).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def write_sidecar(path: Path, **fields) -> None:
+    data = {**read_sidecar(path), **fields, "created_by": "ssd-perf-lab"}
+    side = sidecar_path(path)
+    tmp = side.with_name(side.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    os.replace(tmp, side)
+
+
+MEMORY_FILESYSTEMS = ("tmpfs", "ramfs", "devtmpfs", "hugetlbfs")
+
+
+def check_o_direct(directory: Path) -> None:
+    """Raise LabError if ``directory`` is memory-backed or its files cannot be opened with O_DIRECT."""
+    from .system import mount_of
+
+    mount = mount_of(directory)
+    if mount and mount["fstype"] in MEMORY_FILESYSTEMS:
+        raise LabError(
+            f"{directory} is on {mount['fstype']} (memory, not a device), so fio would measure RAM: "
+            "choose a TARGET on a disk-backed filesystem."
+        )
+    fd = None
+    probe = None
+    try:
+        fd_tmp, probe = tempfile.mkstemp(prefix=".odirect-probe-", dir=directory)
+        os.close(fd_tmp)
+        fd = os.open(probe, os.O_RDWR | getattr(os, "O_DIRECT", 0))
+    except OSError as exc:
+        if exc.errno in (errno.EINVAL, errno.EOPNOTSUPP):
+            raise LabError(
+                f"{directory} is on a filesystem without O_DIRECT support (tmpfs?), so direct=1 I/O cannot run there: "
+                "choose a TARGET on a disk-backed filesystem."
+            ) from None
+        raise LabError(f"cannot create a file in {directory} ({exc.strerror}).") from None
+    finally:
+        if fd is not None:
+            os.close(fd)
+        if probe:
+            os.unlink(probe)
+
+
+def check_free_space(directory: Path, size_bytes: int) -> None:
+    free = shutil.disk_usage(directory).free
+    if free < size_bytes + FREE_SPACE_MARGIN:
+        raise LabError(
+            f"not enough free space in {directory}: the target needs {size_bytes / 1024**3:.2f} GiB plus "
+            f"{FREE_SPACE_MARGIN / 1024**2:.0f} MiB margin, only {free / 1024**3:.2f} GiB is free (lower SIZE)."
+        )
+
+
+def prepare_target(path: str | Path, size: str | int, writes: bool, direct: bool = True) -> Target:
+    """Check a target before any I/O and create the scratch file's directory.
+
+    Files: the parent must allow O_DIRECT, have free space for a new file, and an existing
+    file that the lab did not create is refused for write workloads.  Block devices are
+    refused here (the device safety rules live in :mod:`helpers.safety` when enabled).
+    """
+    path = Path(path).expanduser().absolute()
+    size_bytes = parse_size(size, what="SIZE")
+    if path.exists() and stat.S_ISBLK(path.stat().st_mode):
+        raise LabError(f"{path} is a block device: device targets need the explicit device safety parameters.")
+    if path.exists() and not path.is_file():
+        raise LabError(f"target {path} exists and is not a regular file.")
+    parent = path.parent
+    if not parent.exists():
+        if path.exists():
+            raise LabError(f"target directory {parent} does not exist.")
+        parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and writes and not is_lab_file(path):
+        raise LabError(
+            f"{path} exists and was not created by the lab, so write workloads will not touch it: "
+            "point TARGET at a new file (the default is data/scratch/fio-target.bin)."
+        )
+    if direct:
+        check_o_direct(parent)
+    existing = path.stat().st_size if path.exists() else 0
+    if existing < size_bytes:
+        check_free_space(parent, size_bytes - existing)
+    return Target(path=path, size_bytes=size_bytes, kind="file")
+
+
+def remove_scratch(path: Path) -> bool:
+    """Delete a scratch file and its sidecar, only if the lab created it; True when removed."""
+    path = Path(path)
+    if not is_lab_file(path):
+        return False
+    path.unlink(missing_ok=True)
+    sidecar_path(path).unlink(missing_ok=True)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    from . import config
+
+    ap = argparse.ArgumentParser(prog="python -m helpers.target")
+    ap.add_argument("--remove-scratch", nargs="?", const=str(config.DEFAULT_TARGET), metavar="PATH",
+                    help="delete the lab's scratch file (refused for files the lab did not create)")
+    args = ap.parse_args(argv)
+    if args.remove_scratch:
+        p = Path(args.remove_scratch)
+        if remove_scratch(p):
+            print(f"removed scratch file {p}")
+        elif p.exists():
+            print(f"kept {p}: it was not created by the lab")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
