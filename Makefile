@@ -38,6 +38,7 @@ $(VENV)/.installed: pyproject.toml
 	  else echo "$(PYTHON) cannot create a virtual environment: install python3-venv (sudo apt-get install python3-venv)."; exit 1; fi; }
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	@mkdir -p "$$JUPYTER_CONFIG_DIR" "$$JUPYTER_DATA_DIR" "$$JUPYTER_RUNTIME_DIR" "$$IPYTHONDIR"
 	@touch $@
 
 fio: ## make sure fio is installed (apt-get when running as root)

@@ -17,6 +17,15 @@ _ROOT = Path(__file__).resolve().parents[1]
 for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
                  ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython")):
     os.environ.setdefault(var, str(_ROOT / ".jupyter" / sub))
+    Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
+
+
+@pytest.fixture(scope="session")
+def fio_path() -> str:
+    """The real fio binary; tests that need it are skipped (with the reason) when it is missing."""
+    if FIO is None:
+        pytest.skip("fio is not installed (apt-get install fio)")
+    return FIO
 
 
 @pytest.fixture(scope="session")

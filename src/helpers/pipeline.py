@@ -20,7 +20,7 @@ import papermill as pm
 
 from . import config
 from .errors import LabError
-from .manifest import check_run_id, default_run_id
+from .manifest import check_run_id, default_run_id, read_manifest
 from .reports import build_index, export_html
 from .runs import latest_raw_run
 from .sweep import plan_sweep
@@ -49,8 +49,8 @@ def execute(notebook: Path, out: Path, parameters: dict[str, Any]) -> Path:
     return out
 
 
-def executed_path(run_id: str, notebook: Path) -> Path:
-    return config.REPORTS_DIR / run_id / "notebooks" / notebook.name
+def executed_path(run_id: str, notebook: Path, reports_dir: Path = config.REPORTS_DIR) -> Path:
+    return Path(reports_dir) / run_id / "notebooks" / notebook.name
 
 
 def run_sweep_stage(run_id: str, target: str, profile: str, runtime_s: float, size: str) -> None:
@@ -60,17 +60,40 @@ def run_sweep_stage(run_id: str, target: str, profile: str, runtime_s: float, si
                                             "runtime_s": float(runtime_s), "size": size})
 
 
+def check_sweep_outcome(run_dir: Path) -> str | None:
+    """Raise LabError when no point of the run succeeded; return a warning sentence when some failed."""
+    points = read_manifest(run_dir).get("points", {})
+    failed = {k: v for k, v in points.items() if v.get("status") != "ok"}
+    if not failed:
+        return None
+    first_id, first = next(iter(failed.items()))
+    msg = (first.get("fio_messages") or "no message").strip().splitlines()
+    detail = f"{first_id}: fio exit {first.get('returncode')}, {msg[-1] if msg else 'no message'}"
+    if len(failed) == len(points):
+        raise LabError(f"every point of run {run_dir.name} failed, so there is nothing to analyse ({detail}).")
+    return (f"warning: {len(failed)} of {len(points)} points failed and are not data points "
+            f"(first: {detail}); see {run_dir / 'failed'}.")
+
+
 def run_ingest_stage(run_id: str) -> None:
     nb = config.NOTEBOOKS_DIR / INGEST_NB
     execute(nb, executed_path(run_id, nb), {"run_id": run_id})
 
 
-def run_reports_stage(run_id: str) -> list[Path]:
+def report_name(notebook: Path) -> str:
+    """``12-block-size.ipynb`` -> ``block-size``."""
+    return notebook.stem.split("-", 1)[1]
+
+
+def run_reports_stage(run_id: str, processed_dir: Path = config.PROCESSED_DIR,
+                      reports_dir: Path = config.REPORTS_DIR, raw_dirs: list[Path] | None = None) -> list[Path]:
+    """Execute every analysis notebook on ``run_id`` and export it to ``reports_dir/<run>/<name>.html``."""
     outs = []
     for nb in analysis_notebooks():
-        executed = execute(nb, executed_path(run_id, nb), {"run_id": run_id})
-        outs.append(export_html(executed, config.REPORTS_DIR / run_id / f"{nb.stem.split('-', 1)[1]}.html"))
-    build_index()
+        executed = execute(nb, executed_path(run_id, nb, reports_dir),
+                           {"run_id": run_id, "processed_dir": str(processed_dir)})
+        outs.append(export_html(executed, Path(reports_dir) / run_id / f"{report_name(nb)}.html"))
+    build_index(reports_dir, raw_dirs)
     return outs
 
 
@@ -89,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
             run_id = check_run_id(args.run or default_run_id())
             run_sweep_stage(run_id, args.target, args.profile, args.runtime, args.size)
             print(f"sweep: data/raw/{run_id} ({time.monotonic() - t0:.0f} s)")
+            warning = check_sweep_outcome(config.RAW_DIR / run_id)
+            if warning:
+                print(warning, file=sys.stderr)
         else:
             run_id = check_run_id(args.run or latest_raw_run())
         if args.stage in ("ingest", "run-all", "reports"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from pathlib import Path
 
 import nbformat
@@ -16,9 +17,22 @@ from . import config
 from .manifest import read_manifest
 
 
+TEMPLATES_DIR = config.PACKAGE_DIR / "templates"
+# plotly's notebook renderer hard-codes a MathJax <script src> on a CDN in every figure; reports use no
+# LaTeX, and an offline page must not try the network, so external script tags are removed.
+_EXTERNAL_SCRIPT = re.compile(r'<script[^>]*\ssrc="(?:https?:)?//[^"]*"[^>]*>\s*</script>', re.IGNORECASE)
+
+
+def strip_external_scripts(page: str) -> str:
+    return _EXTERNAL_SCRIPT.sub("", page)
+
+
 def export_html(executed: Path, out_html: Path) -> Path:
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    """Export an executed notebook without code cells, using the offline template (no CDN scripts)."""
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
+                            template_name="offline", extra_template_basedirs=[str(TEMPLATES_DIR)])
     body, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
+    body = strip_external_scripts(body)
     out_html.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_html.with_name(f".{out_html.name}.tmp")
     tmp.write_text(body, encoding="utf-8")

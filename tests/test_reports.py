@@ -1,0 +1,54 @@
+"""Report export: every analysis notebook -> offline HTML with plotly.js embedded once, plus the index."""
+
+import re
+
+import pytest
+
+from helpers import pipeline, reports
+
+
+@pytest.fixture(scope="module")
+def exported(smoke_processed, tmp_path_factory):
+    reports_dir = tmp_path_factory.mktemp("reports")
+    outs = pipeline.run_reports_stage(smoke_processed["run_id"], processed_dir=smoke_processed["processed_dir"],
+                                      reports_dir=reports_dir, raw_dirs=[smoke_processed["raw_dir"]])
+    return reports_dir, outs
+
+
+def test_one_report_per_analysis_notebook(exported, smoke_processed):
+    reports_dir, outs = exported
+    names = {pipeline.report_name(nb) for nb in pipeline.analysis_notebooks()}
+    assert {p.stem for p in outs} == names
+    assert all(p.parent == reports_dir / smoke_processed["run_id"] for p in outs)
+
+
+def test_reports_are_offline_and_hide_code(exported):
+    _, outs = exported
+    for page in outs:
+        html = page.read_text()
+        # plotly.js is inlined exactly once; no script is fetched from the network
+        assert html.count("window.Plotly = Plotly;") == 1, page.name
+        srcs = re.findall(r'<script[^>]+src="([^"]+)"', html)
+        assert not [s for s in srcs if s.startswith(("http:", "https:", "//"))], srcs
+        assert "from helpers import" not in html  # --no-input
+
+
+def test_index_links_every_report_with_manifest_summary(exported, smoke_processed):
+    reports_dir, outs = exported
+    index = (reports_dir / "index.html").read_text()
+    run = smoke_processed["run_id"]
+    for page in outs:
+        assert f'href="{run}/{page.name}"' in index
+    manifest = smoke_processed["manifest"]
+    assert manifest["fio_version"] in index and "profile smoke" in index and manifest["host"] in index
+
+
+def test_index_without_reports_says_how_to_make_them(tmp_path):
+    page = reports.build_index(tmp_path, raw_dirs=[tmp_path]).read_text()
+    assert "make run-all" in page
+
+
+def test_strip_external_scripts_keeps_inline_and_local_scripts():
+    page = ('<script src="https://cdnjs.cloudflare.com/x.js"></script><script>var a=1;</script>'
+            '<script type="text/javascript" src="//cdn.example/y.js"></script><script src="local.js"></script>')
+    assert reports.strip_external_scripts(page) == '<script>var a=1;</script><script src="local.js"></script>'
