@@ -54,7 +54,10 @@ def executed_path(run_id: str, notebook: Path, reports_dir: Path = config.REPORT
 
 
 def run_sweep_stage(run_id: str, target: str, profile: str, runtime_s: float, size: str) -> None:
-    plan_sweep(target or config.DEFAULT_TARGET, profile, run_id, runtime_s or None, size)  # preflight: no I/O
+    plan = plan_sweep(target or config.DEFAULT_TARGET, profile, run_id, runtime_s or None, size)  # preflight: no I/O
+    print(f"sweep: profile {plan.profile.name}, {len(plan.profile.points)} points, about "
+          f"{plan.profile.estimated_seconds / 60:.1f} min of fio on {plan.target.path} "
+          f"(progress: {executed_path(run_id, config.NOTEBOOKS_DIR / SWEEP_NB)})", flush=True)
     nb = config.NOTEBOOKS_DIR / SWEEP_NB
     execute(nb, executed_path(run_id, nb), {"target": target, "profile": profile, "run_id": run_id,
                                             "runtime_s": float(runtime_s), "size": size})
