@@ -1,26 +1,88 @@
 """Validity flags: results that should not be trusted are marked, never silently averaged in.
 
-Each flag is a boolean column; ``flag_reasons`` joins one sentence per raised flag.
-Computed at ingest time so the processed data carries them into every view.
+Each flag is a boolean column; ``flag_reasons`` joins one sentence per raised flag and
+``unreliable_percentiles`` names the percentile columns with too few I/Os behind them.
+Computed at ingest time (:func:`add_flags` on the results frame) so the processed data carries
+them into every view.  The thresholds are module constants, documented where defined.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 MIN_DEVICE_LATENCY_US = 5.0  # no SSD completes a read in under ~5 µs end to end; faster means memory
-CPU_BOUND_PCT = 90.0  # usr+sys of one fio job near a full core
+CPU_BOUND_PCT = 90.0  # usr+sys of one fio job near a full core (fio's group_reporting CPU is per job)
+DISK_IO_RATIO = 2.0  # fio counted > 2x the I/Os the block device saw (ios + merges): served from memory
+TAIL_SAMPLES = 10  # a percentile p needs >= 10 I/Os beyond it: N * (1 - p) >= 10 (p99.99 -> 10^5 I/Os)
+MIN_RUNTIME_S = 3.0  # below this the start-up transient dominates (real SSD steady state needs minutes)
+REPEAT_CV = 0.10  # repeated points whose IOPS coefficient of variation exceeds 10 %
+SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice", "e4defrag", "falloc",
+                          "ftruncate", "filecreate", "filestat", "filedelete", "dirstat", "exec"})
+
+PERCENTILE_LEVELS: dict[str, float] = {  # column -> percentile (fraction)
+    "clat_p50_us": 0.50, "clat_p90_us": 0.90, "clat_p95_us": 0.95, "clat_p99_us": 0.99,
+    "clat_p99_9_us": 0.999, "clat_p99_99_us": 0.9999,
+}
+REPEAT_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
+               "ioengine", "direct"]
 
 # (column, dtype, description) in schema format
 FLAG_COLUMNS: list[tuple[str, str, str]] = [
-    ("flag_page_cache", "bool", "Page cache suspected: direct=0, or mean read latency below 5 µs."),
+    ("flag_page_cache", "bool",
+     "Page cache suspected: direct=0, or mean read latency below 5 µs, or fio counted more than 2x the I/Os "
+     "the block device did (disk_util, when present)."),
     ("flag_cpu_bound", "bool", "fio itself near 100 % of a CPU per job: the number may measure the CPU, not the device."),
+    ("flag_few_ios", "bool",
+     "Too few I/Os for at least one reported percentile (percentile p needs total_ios x (1 - p) >= 10; "
+     "p99.99 needs 10^5 I/Os): see unreliable_percentiles."),
+    ("unreliable_percentiles", "string",
+     "Comma-separated percentile columns with too few I/Os behind them (empty when all are reliable)."),
+    ("flag_short_run", "bool", "Measured runtime below 3 s: too short for steady state."),
+    ("flag_repeat_spread", "bool",
+     "A repeated point (same configuration measured more than once) whose IOPS vary by more than 10 % (CV)."),
     ("flag_reasons", "string", "One sentence per raised flag, joined with '; ' (empty when the row is clean)."),
 ]
 
 
+def _num(df: pd.DataFrame, col: str) -> pd.Series:
+    if col not in df.columns:
+        return pd.Series(np.nan, index=df.index, dtype="float64")
+    return pd.to_numeric(df[col], errors="coerce").astype("float64")
+
+
+def unreliable_percentiles(total_ios: float, min_tail: int = TAIL_SAMPLES) -> list[str]:
+    """Percentile columns that ``total_ios`` I/Os cannot support (fewer than ``min_tail`` beyond)."""
+    if total_ios is None or pd.isna(total_ios):
+        return []
+    return [c for c, p in PERCENTILE_LEVELS.items() if total_ios * (1.0 - p) < min_tail]
+
+
+def disk_ios_for(df: pd.DataFrame) -> pd.Series:
+    """I/Os the block device counted for each row's direction (disk_util; NaN when absent)."""
+    out = pd.Series(np.nan, index=df.index, dtype="float64")
+    for direction in ("read", "write"):
+        ios = _num(df, f"disk_{direction}_ios")
+        merges = _num(df, f"disk_{direction}_merges").fillna(0.0)
+        m = df["direction"] == direction if "direction" in df.columns else pd.Series(False, index=df.index)
+        out[m] = (ios + merges)[m]
+    return out
+
+
+def repeat_cv(df: pd.DataFrame) -> pd.Series:
+    """IOPS coefficient of variation among rows with the same configuration (NaN when not repeated)."""
+    keys = [k for k in REPEAT_KEYS if k in df.columns]
+    if df.empty or not keys:
+        return pd.Series(np.nan, index=df.index, dtype="float64")
+    iops = _num(df, "iops")
+    g = iops.groupby([df[k] for k in keys], dropna=False)
+    mean, std, count = g.transform("mean"), g.transform("std"), g.transform("count")
+    return (std / mean).where(count > 1)
+
+
 def add_flags(df: pd.DataFrame) -> pd.DataFrame:
-    """Return ``df`` with the flag columns added (computed from the row's own fields)."""
+    """Return ``df`` with the flag columns of :data:`FLAG_COLUMNS` added (from the rows' own fields;
+    the repeat flag compares rows with the same configuration)."""
     out = df.copy()
     reasons = pd.Series([[] for _ in range(len(out))], index=out.index, dtype=object)
 
@@ -30,14 +92,32 @@ def add_flags(df: pd.DataFrame) -> pd.DataFrame:
             reasons[i].append(text(out.loc[i]) if callable(text) else text)
         return mask
 
-    buffered = out["direct"].fillna(0).astype(int) == 0
-    too_fast = (out["direction"] == "read") & (out["lat_mean_us"] < MIN_DEVICE_LATENCY_US)
-    out["flag_page_cache"] = flag(buffered, "buffered I/O (direct=0): the page cache may serve it") | flag(
-        too_fast & ~buffered,
-        lambda r: f"mean read latency {r.lat_mean_us:.2f} µs is faster than any SSD (cache?)",
+    lat = _num(out, "lat_mean_us")
+    total = _num(out, "total_ios")
+    buffered = _num(out, "direct").fillna(0).astype(int) == 0
+    too_fast = (out["direction"] == "read") & (lat < MIN_DEVICE_LATENCY_US)
+    disk = disk_ios_for(out)
+    not_on_disk = (disk > 0) & (total > DISK_IO_RATIO * disk)
+    out["flag_page_cache"] = (
+        flag(buffered, "buffered I/O (direct=0): the page cache may serve it")
+        | flag(too_fast & ~buffered, lambda r: f"mean read latency {r.lat_mean_us:.2f} µs is faster than any SSD (cache?)")
+        | flag(not_on_disk & ~buffered & ~too_fast,
+               lambda r: f"fio counted {r.total_ios:,} I/Os but the device only {disk[r.name]:,.0f} (served from memory?)")
     )
-    cpu = (out["usr_cpu_pct"] + out["sys_cpu_pct"]) / 1.0
+    cpu = _num(out, "usr_cpu_pct") + _num(out, "sys_cpu_pct")
     out["flag_cpu_bound"] = flag(cpu >= CPU_BOUND_PCT,
                                  lambda r: f"fio used {r.usr_cpu_pct + r.sys_cpu_pct:.0f} % of a CPU (CPU-bound)")
+    reported = {c: _num(out, c).notna() for c in PERCENTILE_LEVELS}
+    bad = [",".join(c for c in unreliable_percentiles(n) if reported[c][i]) for i, n in zip(out.index, total)]
+    out["unreliable_percentiles"] = pd.Series(bad, index=out.index, dtype="string")
+    out["flag_few_ios"] = flag(out["unreliable_percentiles"] != "",
+                               lambda r: f"{r.total_ios:,} I/Os are too few for {r.unreliable_percentiles} "
+                                         f"(needs {TAIL_SAMPLES} I/Os beyond each percentile)")
+    runtime = _num(out, "runtime_s")
+    out["flag_short_run"] = flag(runtime < MIN_RUNTIME_S,
+                                 lambda r: f"ran {r.runtime_s:.1f} s: too short for steady state (< {MIN_RUNTIME_S:g} s)")
+    cv = repeat_cv(out)
+    out["flag_repeat_spread"] = flag(cv > REPEAT_CV,
+                                     lambda r: f"repeats of this point vary by {100 * cv[r.name]:.0f} % (CV) in IOPS")
     out["flag_reasons"] = pd.Series(["; ".join(r) for r in reasons], index=out.index, dtype="string")
     return out

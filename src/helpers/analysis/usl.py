@@ -1,0 +1,165 @@
+"""Universal Scalability Law (Gunther): throughput against concurrency.
+
+    X(N) = λ N / (1 + σ (N − 1) + κ N (N − 1))
+
+λ: throughput of one unit of concurrency (IOPS at N = 1); σ: contention (0–1, the serial
+fraction); κ: coherency (crosstalk) cost, which makes throughput *fall* past
+N* = √((1 − σ) / κ).  N is the outstanding I/O (iodepth × numjobs) for queue-depth sweeps, or
+numjobs for job sweeps.  Fitted by bounded least squares (scipy ``curve_fit``, λ > 0,
+0 ≤ σ ≤ 1, κ ≥ 0) from several starting points; with repeats, the per-point standard errors
+weight the fit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import curve_fit
+
+KAPPA_ZERO = 1e-9  # κ below this (after normalising throughput) is reported as 0
+
+
+def usl(n, lam: float, sigma: float, kappa: float):
+    """The USL throughput at concurrency ``n``."""
+    n = np.asarray(n, dtype=float)
+    return lam * n / (1.0 + sigma * (n - 1.0) + kappa * n * (n - 1.0))
+
+
+@dataclass
+class UslFit:
+    """Result of :func:`fit_usl`.  ``lam`` has the unit of the throughput given (IOPS)."""
+
+    lam: float
+    sigma: float
+    kappa: float
+    r2: float
+    n_star: float | None
+    reason: str
+    n_points: int = 0
+    n_min: float = float("nan")
+    n_max: float = float("nan")
+    x_peak: float | None = None  # predicted throughput at N* (None without N*)
+    residuals: list[float] = field(default_factory=list, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return not math.isnan(self.lam)
+
+    def predict(self, n) -> np.ndarray:
+        """Fitted throughput at concurrency ``n`` (also beyond the measured range)."""
+        return usl(n, self.lam, self.sigma, self.kappa)
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in ("lam", "sigma", "kappa", "r2", "n_star", "x_peak", "reason",
+                                              "n_points", "n_min", "n_max")}
+
+
+def _nan_fit(reason: str, n_points: int, n_min=float("nan"), n_max=float("nan")) -> UslFit:
+    nan = float("nan")
+    return UslFit(nan, nan, nan, nan, None, reason, n_points, n_min, n_max)
+
+
+def fit_usl(n, throughput, y_err=None) -> UslFit:
+    """Fit the USL to ``throughput`` measured at concurrency ``n`` (repeats allowed).
+
+    ``y_err``: optional standard error per point (e.g. from repeats) used as weights.
+    Returns λ, σ, κ, R² (on the unweighted data) and N* = √((1 − σ)/κ) when κ > 0
+    (``n_star`` None and the reason "no retrograde region observed" otherwise).  Never raises
+    on short input: fewer than 3 distinct N give NaN parameters and a reason.
+    """
+    n = np.asarray(n, dtype=float)
+    y = np.asarray(throughput, dtype=float)
+    ok = np.isfinite(n) & np.isfinite(y) & (n > 0)
+    err = None if y_err is None else np.asarray(y_err, dtype=float)
+    n, y = n[ok], y[ok]
+    if err is not None:
+        err = err[ok]
+        if not (np.isfinite(err).all() and (err > 0).all()):
+            err = None
+    distinct = len(np.unique(n))
+    if distinct < 3:
+        return _nan_fit(f"only {distinct} distinct N: the USL has 3 parameters and needs at least 3",
+                        len(n), *(float(n.min()), float(n.max())) if len(n) else ())
+    scale = float(np.max(np.abs(y))) or 1.0
+    ys = y / scale
+    es = None if err is None else err / scale
+    n1 = n.min()
+    lam0 = float(np.mean(ys[n == n1]) / n1)
+    best = None
+    for s0 in (0.0, 0.05, 0.3, 0.8):
+        for k0 in (0.0, 1e-4, 1e-3, 1e-2):
+            try:
+                p, _ = curve_fit(usl, n, ys, p0=[max(lam0, 1e-9), s0, k0], sigma=es,
+                                 bounds=([1e-12, 0.0, 0.0], [np.inf, 1.0, np.inf]), method="trf", maxfev=20000)
+            except (RuntimeError, ValueError):
+                continue
+            r = (usl(n, *p) - ys) / (1.0 if es is None else es)
+            sse = float(np.sum(r * r))
+            if best is None or sse < best[0]:
+                best = (sse, p)
+    if best is None:
+        return _nan_fit("the least-squares fit did not converge", len(n), float(n.min()), float(n.max()))
+    lam, sigma, kappa = float(best[1][0]) * scale, float(best[1][1]), float(best[1][2])
+    if kappa < KAPPA_ZERO:
+        kappa = 0.0
+    pred = usl(n, lam, sigma, kappa)
+    sst = float(np.sum((y - y.mean()) ** 2))
+    r2 = 1.0 - float(np.sum((y - pred) ** 2)) / sst if sst > 0 else float("nan")
+    fit = UslFit(lam, sigma, kappa, r2, None, "", len(n), float(n.min()), float(n.max()),
+                 residuals=[float(v) for v in (y - pred)])
+    if kappa > 0:
+        fit.n_star = math.sqrt((1.0 - sigma) / kappa)
+        fit.x_peak = float(usl(fit.n_star, lam, sigma, kappa))
+        where = "inside" if fit.n_star <= fit.n_max else "beyond"
+        fit.reason = f"retrograde past N* = {fit.n_star:.1f} ({where} the measured range up to {fit.n_max:g})"
+    else:
+        fit.reason = "no retrograde region observed (κ = 0)"
+    return fit
+
+
+JOB_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "iodepth", "rwmixread_pct", "ioengine", "direct"]
+
+
+def numjobs_series(df: pd.DataFrame, min_points: int = 3) -> pd.DataFrame:
+    """Rows of series that differ only in numjobs (≥ ``min_points`` distinct values), with
+    ``outstanding_io`` and a ``series`` label."""
+    if df.empty or "numjobs" not in df.columns:
+        return df.iloc[0:0].assign(outstanding_io=pd.Series(dtype="int64"), series=pd.Series(dtype="string"))
+    keys = [k for k in JOB_KEYS if k in df.columns]
+    g = df.groupby(keys, dropna=False)["numjobs"].transform("nunique")
+    out = df[g >= min_points].copy()
+    out["outstanding_io"] = out["iodepth"] * out["numjobs"]
+    out["series"] = pd.Series([f"{r.rw} {int(r.bs_bytes)}B QD{int(r.iodepth)} ({r.direction})"
+                               for r in out.itertuples()], index=out.index, dtype="string")
+    return out.sort_values(["series", "numjobs"]).reset_index(drop=True)
+
+
+def _point_means(s: pd.DataFrame, x: str) -> pd.DataFrame:
+    g = s.groupby(x)["iops"]
+    m = g.agg(["mean", "count", "std"]).reset_index()
+    m["sem"] = m["std"] / np.sqrt(m["count"])
+    return m
+
+
+def usl_fit_series(s: pd.DataFrame, x: str = "outstanding_io") -> UslFit:
+    """Fit one series on its per-point means (weighted by the standard error when every point
+    is repeated)."""
+    m = _point_means(s, x)
+    err = m["sem"] if (m["count"] > 1).all() and (m["sem"] > 0).all() else None
+    return fit_usl(m[x], m["mean"], y_err=err)
+
+
+def usl_table(qd_points: pd.DataFrame, job_points: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per series: the USL fit against outstanding I/O (queue-depth series, output of
+    :func:`helpers.analysis.qd_series`) and against numjobs (:func:`numjobs_series`)."""
+    rows = []
+    for frame, x, label in ((qd_points, "outstanding_io", "outstanding I/O"), (job_points, "numjobs", "numjobs")):
+        if frame is None or frame.empty:
+            continue
+        for name, s in frame.groupby("series", sort=False):
+            rows.append({"series": name, "x": label, **usl_fit_series(s, x).to_dict()})
+    cols = ["series", "x", "lam", "sigma", "kappa", "r2", "n_star", "x_peak", "reason", "n_points", "n_min", "n_max"]
+    return pd.DataFrame(rows, columns=cols)
