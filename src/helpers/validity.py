@@ -100,7 +100,7 @@ def add_flags(df: pd.DataFrame) -> pd.DataFrame:
     not_on_disk = (disk > 0) & (total > DISK_IO_RATIO * disk)
     out["flag_page_cache"] = (
         flag(buffered, "buffered I/O (direct=0): the page cache may serve it")
-        | flag(too_fast & ~buffered, lambda r: f"mean read latency {r.lat_mean_us:.2f} µs is faster than any SSD (cache?)")
+        | flag(too_fast, lambda r: f"mean read latency {r.lat_mean_us:.2f} µs is faster than any SSD (cache?)")
         | flag(not_on_disk & ~buffered & ~too_fast,
                lambda r: f"fio counted {r.total_ios:,} I/Os but the device only {disk[r.name]:,.0f} (served from memory?)")
     )

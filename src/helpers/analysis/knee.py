@@ -10,6 +10,9 @@ Method (Kneedle, Satopää et al. 2011, via the ``kneed`` package):
 * ``S`` is Kneedle's sensitivity: how far the difference curve must drop below its local maximum
   (in units of the mean x step) before a knee is declared.  Larger S = more conservative (fewer
   knees); 1.0 is the paper's recommendation for offline data.
+* The knee is the maximum of Kneedle's difference curve up to the point where Kneedle confirms
+  a knee (kneed itself takes the last local maximum, which on a plateau of the monotone fit can
+  be one step late).
 * When the plateau is reached but Kneedle cannot confirm the drop at the end of the data (short
   sweeps of 3–4 points), the maximum of the difference curve is used and the reason says so.
 
@@ -89,14 +92,17 @@ def _kneedle(x: np.ndarray, y: np.ndarray, S: float, curve: str) -> tuple[int | 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         kl = KneeLocator(x, y, S=S, curve=curve, direction="increasing", interp_method="interp1d")
-    if kl.knee is not None:
-        i = int(np.argmin(np.abs(x - kl.knee)))
-        if i > 0:
-            return i, "Kneedle"
-    # fall back on the maximum of the normalized difference curve
     xn = (x - x.min()) / (x.max() - x.min())
     yn = (y - y.min()) / (y.max() - y.min())
     diff = yn - xn if curve == "concave" else xn - yn
+    if kl.knee is not None:
+        i = int(np.argmin(np.abs(x - kl.knee)))
+        # kneed takes the last local maximum before the drop, and plateaus of the monotone fit
+        # count as local maxima: use the highest difference up to the confirmed knee instead
+        i = int(np.argmax(diff[: i + 1]))
+        if i > 0:
+            return i, "Kneedle"
+    # fall back on the maximum of the normalized difference curve
     i = int(np.argmax(diff))
     if 0 < i < len(x) - 1 and diff[i] >= MIN_DIFFERENCE:
         return i, "maximum of the Kneedle difference curve (too few points past it for Kneedle's threshold)"

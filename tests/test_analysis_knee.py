@@ -1,0 +1,130 @@
+"""Known-answer tests for the knee detector (Kneedle on IOPS vs log2 QD)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers.analysis import find_knee, knee_table
+from helpers.analysis.knee import isotonic_increasing
+
+QD = np.array([1, 2, 4, 8, 16, 32, 64, 128], dtype=float)
+
+
+def hard(k):  # linear in N up to k, then flat (a device with k parallel units)
+    return 10_000 * np.minimum(QD, k)
+
+
+def log_ramp(k):  # equal gain per doubling up to k, then flat
+    return 10_000 * (1 + np.minimum(np.log2(QD), np.log2(k)))
+
+
+def smooth(k, p=4):  # smooth minimum of N and k
+    return 10_000 * QD / (1 + (QD / k) ** p) ** (1 / p)
+
+
+def retrograde(k):  # rises to k, then loses 8 % per doubling (contention)
+    return hard(k) * np.where(QD > k, 0.92 ** np.log2(np.maximum(QD / k, 1)), 1.0)
+
+
+SHAPES = {"hard": hard, "log_ramp": log_ramp, "smooth": smooth, "retrograde": retrograde}
+
+
+def steps_off(found, k):
+    return abs(np.log2(found) - np.log2(k))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("k", [4, 8, 16, 32])
+def test_known_knee_without_noise(shape, k):
+    r = find_knee(QD, SHAPES[shape](k))
+    assert r.knee_qd is not None, r.reason
+    assert steps_off(r.knee_qd, k) <= 1, (r.knee_qd, r.reason)
+    assert 0 < r.fraction_of_peak <= 1
+    assert r.knee_iops == pytest.approx(SHAPES[shape](k)[QD == r.knee_qd][0])
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("k", [4, 8, 16])
+def test_known_knee_with_noise(shape, k):
+    """3 % multiplicative noise, 20 seeds each: every detection within one QD step."""
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        y = SHAPES[shape](k) * rng.normal(1.0, 0.03, len(QD))
+        r = find_knee(QD, y)
+        assert r.knee_qd is not None and steps_off(r.knee_qd, k) <= 1, (seed, r.knee_qd, r.reason)
+
+
+def test_repeats_are_averaged():
+    rng = np.random.default_rng(1)
+    q = np.repeat(QD, 3)
+    y = np.repeat(hard(8), 3) * rng.normal(1.0, 0.03, len(q))
+    r = find_knee(q, y)
+    assert r.n_points == 8 and steps_off(r.knee_qd, 8) <= 1
+
+
+def test_still_rising_is_not_a_knee():
+    r = find_knee(QD, 10_000 * QD)
+    assert r.knee_qd is None and r.reason.startswith("not saturated up to QD 128")
+    r = find_knee(QD[:5], hard(64)[:5])
+    assert r.knee_qd is None and "not saturated up to QD 16" in r.reason
+
+
+def test_flat_curve():
+    rng = np.random.default_rng(0)
+    r = find_knee(QD, 11_000 * rng.normal(1.0, 0.02, len(QD)))
+    assert r.knee_qd is None and r.reason.startswith("flat")
+
+
+def test_noisy_non_monotone_flat_does_not_crash():
+    y = np.array([100, 104, 97, 103, 99, 102, 98, 101], dtype=float)
+    r = find_knee(QD, y)
+    assert r.knee_qd is None and r.peak_iops == 104
+
+
+@pytest.mark.parametrize("q,y", [([], []), ([4], [100.0]), ([1, 2], [100.0, 180.0]), ([1, 2], [100.0, 100.0]),
+                                 ([1, 2, 4], [100.0, 190.0, 200.0]), ([1, 2, 4], [100.0, 200.0, 400.0]),
+                                 ([1, 2, 4], [0.0, 0.0, 0.0]), ([1, 2, np.nan], [1.0, np.nan, 3.0])])
+def test_short_sweeps_never_crash(q, y):
+    r = find_knee(q, y)
+    assert isinstance(r.reason, str) and r.reason
+    if len(q) and len(q) < 3:
+        assert r.knee_qd is None and "at least 3" in r.reason
+
+
+def test_three_point_sweep_finds_obvious_knee():
+    r = find_knee([1, 2, 4], [100.0, 190.0, 200.0])
+    assert r.knee_qd == 2 and r.fraction_of_peak == pytest.approx(0.95)
+
+
+def test_sensitivity_parameter_is_used():
+    y = smooth(8)
+    assert find_knee(QD, y, S=1.0).S == 1.0
+    assert find_knee(QD, y, S=100.0).knee_qd is None or find_knee(QD, y, S=100.0).reason
+
+
+def test_latency_at_knee_and_latency_knee():
+    """Closed loop with 8 parallel units: latency flat until QD 8, then grows with N (queueing)."""
+    iops = hard(8)
+    lat = QD / iops * 1e6
+    p99 = 2.5 * lat
+    r = find_knee(QD, iops, lat_mean_us=lat, p99_us=p99)
+    assert r.knee_qd == 8
+    assert r.knee_lat_mean_us == pytest.approx(100.0)
+    assert r.knee_p99_us == pytest.approx(250.0)
+    assert r.latency_knee_qd is not None and steps_off(r.latency_knee_qd, 8) <= 1, r.latency_reason
+    assert r.latency_knee_iops == pytest.approx(80_000)
+
+
+def test_isotonic_fit():
+    assert list(isotonic_increasing([1, 3, 2, 4])) == [1, 2.5, 2.5, 4]
+
+
+def test_knee_table_per_series():
+    rows = [{"series": s, "iodepth": q, "iops": v, "lat_mean_us": 1.0, "clat_p99_us": 2.0}
+            for s, f in (("a", hard(8)), ("b", 10_000 * QD)) for q, v in zip(QD, f)]
+    t = knee_table(pd.DataFrame(rows)).set_index("series")
+    assert t.loc["a", "knee_qd"] == 8 and pd.isna(t.loc["b", "knee_qd"])
+    assert "not saturated" in t.loc["b", "reason"]
+    assert knee_table(pd.DataFrame(columns=["series", "iodepth", "iops"])).empty

@@ -1,0 +1,77 @@
+"""Known-answer tests for the Universal Scalability Law fit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers.analysis import fit_usl, numjobs_series, usl, usl_table
+
+N_QD = np.array([1, 2, 4, 8, 16, 32, 64, 128], dtype=float)
+
+
+@pytest.mark.parametrize("lam,sigma,kappa,n", [
+    (11_000, 0.05, 0.0005, N_QD),  # QD sweep with a retrograde region
+    (11_000, 0.10, 0.0001, N_QD),
+    (500, 0.02, 0.002, np.arange(1, 33, dtype=float)),  # numjobs 1..32
+    (80_000, 0.30, 0.01, np.array([1, 2, 3, 4, 6, 8, 12, 16], dtype=float)),
+])
+def test_recovers_known_parameters_without_noise(lam, sigma, kappa, n):
+    f = fit_usl(n, usl(n, lam, sigma, kappa))
+    assert f.sigma == pytest.approx(sigma, rel=0.10)
+    assert f.kappa == pytest.approx(kappa, rel=0.10)
+    assert f.lam == pytest.approx(lam, rel=0.01)
+    assert f.r2 > 0.999
+    assert f.n_star == pytest.approx(np.sqrt((1 - sigma) / kappa), rel=0.10)
+    assert f.x_peak == pytest.approx(float(usl(f.n_star, lam, sigma, kappa)), rel=0.01)
+
+
+def test_no_coherency_means_no_n_star():
+    f = fit_usl(N_QD, usl(N_QD, 1000, 0.2, 0.0))
+    assert f.kappa == 0.0 and f.n_star is None
+    assert "no retrograde region observed" in f.reason
+    assert f.sigma == pytest.approx(0.2, rel=0.10)
+
+
+def test_linear_scaling():
+    f = fit_usl(N_QD, 1000 * N_QD)
+    assert f.sigma == pytest.approx(0.0, abs=1e-6) and f.kappa == 0.0 and f.n_star is None
+
+
+def test_noisy_fit_within_bounds_and_predicts_beyond_range():
+    rng = np.random.default_rng(3)
+    n = np.repeat(N_QD, 3)
+    y = usl(n, 11_000, 0.05, 0.0005) * rng.normal(1, 0.02, len(n))
+    f = fit_usl(n, y)
+    assert f.lam > 0 and 0 <= f.sigma <= 1 and f.kappa >= 0
+    assert f.r2 > 0.95 and f.n_points == len(n)
+    pred = f.predict([256, 512])
+    assert np.all(np.isfinite(pred)) and pred[1] < pred[0]  # past N*, throughput falls
+
+
+def test_weights_from_repeats_are_accepted():
+    y = usl(N_QD, 1000, 0.1, 0.001)
+    f = fit_usl(N_QD, y, y_err=0.01 * y)
+    assert f.sigma == pytest.approx(0.1, rel=0.10)
+
+
+@pytest.mark.parametrize("n,y", [([], []), ([1], [5.0]), ([1, 2], [5.0, 9.0]), ([1, 1, 2, 2], [1.0, 1, 2, 2])])
+def test_too_few_points(n, y):
+    f = fit_usl(n, y)
+    assert np.isnan(f.lam) and f.n_star is None and "at least 3" in f.reason
+
+
+def test_usl_table_for_qd_and_numjobs_series():
+    rows = []
+    for nj in (1, 2, 4, 8):
+        rows.append({"run_id": "r", "host": "h", "rw": "randread", "bs_bytes": 4096, "direction": "read",
+                     "iodepth": 1, "numjobs": nj, "rwmixread_pct": np.nan, "ioengine": "psync", "direct": 1,
+                     "iops": float(usl(nj, 10_000, 0.1, 0.01))})
+    jobs = numjobs_series(pd.DataFrame(rows))
+    assert list(jobs["numjobs"]) == [1, 2, 4, 8]
+    qd = pd.DataFrame({"series": "s", "outstanding_io": N_QD, "iops": usl(N_QD, 1000, 0.05, 0.0005)})
+    t = usl_table(qd, jobs).set_index("x")
+    assert t.loc["numjobs", "sigma"] == pytest.approx(0.1, rel=0.1)
+    assert t.loc["outstanding I/O", "kappa"] == pytest.approx(0.0005, rel=0.1)
+    assert usl_table(qd.iloc[0:0]).empty

@@ -1,0 +1,54 @@
+"""Queueing figure builders: figures from analysis output, messages on empty input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from helpers import analysis, figures
+
+QD = np.array([1, 2, 4, 8, 16, 32, 64], dtype=float)
+
+
+def series():
+    iops = 10_000 * np.minimum(QD, 8)
+    lat = QD / iops * 1e6
+    return pd.DataFrame({"series": "randread 4k (read)", "iodepth": QD, "numjobs": 1, "outstanding_io": QD,
+                         "iops": iops, "lat_mean_us": lat, "clat_p99_us": 2.5 * lat})
+
+
+def test_knee_figure_marks_both_knees():
+    s = series()
+    fig = figures.knee_figure(s, analysis.knee_table(s))
+    assert isinstance(fig, go.Figure)
+    names = [t.name or "" for t in fig.data]
+    assert any("knee QD 8" in n for n in names) and any("latency knee" in n for n in names)
+
+
+def test_littles_figure_separates_flagged_points():
+    t = pd.DataFrame({"point_id": ["a", "b"], "outstanding_io": [4, 16], "littles_l": [4.0, 1.0],
+                      "littles_ratio": [1.0, 1 / 16], "littles_flag": [False, True],
+                      "littles_reason": ["", "synchronous engine psync ..."]})
+    fig = figures.littles_figure(t)
+    names = [t.name for t in fig.data]
+    assert "flagged" in names and "within tolerance" in names
+
+
+def test_linear_and_usl_figures():
+    s = series()
+    fig = figures.linear_region_figure(analysis.linear_region_table(s))
+    assert any(isinstance(t, go.Bar) for t in fig.data)
+    s2 = s.assign(iops=analysis.usl(QD, 10_000, 0.05, 0.002))
+    fig = figures.usl_figure(s2, analysis.usl_table(s2))
+    names = [t.name or "" for t in fig.data]
+    assert any("prediction beyond N = 64" in n for n in names) and any("N* =" in n for n in names)
+
+
+def test_empty_inputs_give_messages():
+    empty = series().iloc[0:0]
+    for fig in (figures.knee_figure(empty, analysis.knee_table(empty)),
+                figures.littles_figure(analysis.littles_law(pd.DataFrame(columns=["iops"]))),
+                figures.linear_region_figure(analysis.linear_region_table(empty)),
+                figures.usl_figure(empty, analysis.usl_table(empty))):
+        assert fig.layout.annotations and not fig.data

@@ -1,0 +1,95 @@
+"""Validity flags: each flag on synthetic rows, the FLAG_COLUMNS contract, and a real cached read."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+from realfio import prefill, run_jobs
+
+from helpers import schema
+from helpers.validity import FLAG_COLUMNS, add_flags, unreliable_percentiles
+
+
+def row(**kw):
+    base = {"run_id": "r", "host": "h", "rw": "randread", "bs_bytes": 4096, "direction": "read", "iodepth": 4,
+            "numjobs": 1, "rwmixread_pct": np.nan, "ioengine": "libaio", "direct": 1, "runtime_s": 10.0,
+            "total_ios": 1_000_000, "iops": 100_000.0, "lat_mean_us": 80.0, "usr_cpu_pct": 10.0, "sys_cpu_pct": 20.0,
+            "clat_p99_us": 200.0, "clat_p99_9_us": 300.0, "clat_p99_99_us": 500.0}
+    return {**base, **kw}
+
+
+def flags(*rows):
+    return add_flags(pd.DataFrame(list(rows)))
+
+
+def test_clean_row_has_every_flag_column_and_no_reason():
+    f = flags(row())
+    for col, dtype, _ in FLAG_COLUMNS:
+        assert col in f.columns
+    assert not f.loc[0, ["flag_page_cache", "flag_cpu_bound", "flag_few_ios", "flag_short_run",
+                         "flag_repeat_spread"]].any()
+    assert f.loc[0, "flag_reasons"] == "" and f.loc[0, "unreliable_percentiles"] == ""
+
+
+def test_flag_columns_are_in_the_schema():
+    names = schema.column_names()
+    assert all(c in names for c, _, _ in FLAG_COLUMNS)
+
+
+@pytest.mark.parametrize("kw,text", [
+    ({"direct": 0}, "buffered I/O"),
+    ({"lat_mean_us": 1.18}, "1.18 µs is faster than any SSD"),
+    ({"disk_read_ios": 1000}, "the device only 1,000"),
+])
+def test_page_cache(kw, text):
+    f = flags(row(**kw))
+    assert f.loc[0, "flag_page_cache"] and text in f.loc[0, "flag_reasons"]
+
+
+def test_disk_util_consistent_is_not_flagged():
+    f = flags(row(disk_read_ios=900_000), row(disk_read_ios=np.nan))
+    assert not f["flag_page_cache"].any()
+
+
+def test_cpu_bound():
+    f = flags(row(usr_cpu_pct=35.0, sys_cpu_pct=62.0))
+    assert f.loc[0, "flag_cpu_bound"] and "97 % of a CPU" in f.loc[0, "flag_reasons"]
+
+
+def test_too_few_ios_marks_the_percentile():
+    assert unreliable_percentiles(50_000) == ["clat_p99_99_us"]
+    assert unreliable_percentiles(5_000) == ["clat_p99_9_us", "clat_p99_99_us"]
+    assert unreliable_percentiles(200_000) == []
+    f = flags(row(total_ios=20_000), row(total_ios=20_000, clat_p99_99_us=np.nan))
+    assert f.loc[0, "flag_few_ios"] and f.loc[0, "unreliable_percentiles"] == "clat_p99_99_us"
+    assert not f.loc[1, "flag_few_ios"]  # a percentile that was not reported is not marked
+
+
+def test_short_run():
+    f = flags(row(runtime_s=1.0))
+    assert f.loc[0, "flag_short_run"] and "too short for steady state" in f.loc[0, "flag_reasons"]
+
+
+def test_repeat_spread():
+    f = flags(row(iops=100_000.0), row(iops=70_000.0), row(iodepth=8, iops=100_000.0), row(iodepth=8, iops=101_000.0))
+    assert list(f["flag_repeat_spread"]) == [True, True, False, False]
+
+
+def test_empty_frame():
+    f = add_flags(pd.DataFrame(columns=list(row())))
+    assert all(c in f.columns for c, _, _ in FLAG_COLUMNS) and f.empty
+
+
+def test_real_cached_buffered_read_is_flagged(fio_path, scratch_dir, tmp_path):
+    target = scratch_dir / "cache-target.bin"
+    prefill(fio_path, target)
+    subprocess.run(["cat", str(target)], stdout=subprocess.DEVNULL, check=True)  # into the page cache
+    res = run_jobs(fio_path, target, {"cached-read": {}}, tmp_path / "cached.json", rw="read", bs="4k",
+                   ioengine="psync", direct=0)
+    r = res.iloc[0]
+    assert r["direct"] == 0 and r["flag_page_cache"], r["flag_reasons"]
+    assert "buffered I/O" in r["flag_reasons"]
+    assert r["lat_mean_us"] < 5.0  # served from memory: no device is that fast
