@@ -2,7 +2,8 @@
 
 fio may print notes or errors before the JSON, normal text after it
 (``--output-format=json,normal``), or several JSON objects one after another
-(``--status-interval``).  :func:`parse_fio_bytes` returns every fio result object found.
+(``--status-interval``).  :func:`parse_fio_bytes` returns every fio result object found;
+:func:`final_jobs` keeps the final entry of each job across status-interval objects.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ def parse_fio_bytes(data: bytes) -> list[dict]:
     start, end = data.find(b"{"), data.rfind(b"}")
     if start < 0 or end < start:
         raise FioParseError("the file contains no JSON object (not fio JSON output).")
+    truncated = False
     try:
         obj = orjson.loads(data[start:end + 1])  # fast path: one object, maybe with text around it
     except orjson.JSONDecodeError:
-        objs = _scan(data[start:])
+        objs, truncated = _scan(data[start:])
     else:
         objs = [obj]
     results = [o for o in objs if _is_fio_result(o)]
@@ -41,25 +43,58 @@ def parse_fio_bytes(data: bytes) -> list[dict]:
         if objs:
             raise FioParseError("the JSON has neither 'jobs' nor 'client_stats' (not a fio result).")
         raise FioParseError("the JSON is truncated or malformed (no complete object could be read).")
+    if truncated:
+        raise FioParseError("the last JSON object is truncated, so only interim (status-interval) numbers "
+                            "would be left.")
     return results
 
 
-def _scan(data: bytes) -> list[object]:
-    """Slow path: decode every complete top-level object that starts a line."""
+def _scan(data: bytes) -> tuple[list[object], bool]:
+    """Slow path: every complete top-level object that starts a line, and whether an object
+    starting on a line after the last complete one could not be read (a truncated tail)."""
     text = data.decode("utf-8", errors="replace")
     out: list[object] = []
     pos = 0
+    broken = False
     while True:
         i = text.find("{", pos)
         if i < 0:
-            return out
+            return out, broken
         if i > 0 and text[i - 1] not in "\n\r}":  # objects of fio start on a new line
             pos = i + 1
             continue
         try:
             obj, end = _DECODER.raw_decode(text, i)
         except (json.JSONDecodeError, RecursionError):
+            broken = True
             pos = i + 1
             continue
         out.append(obj)
+        broken = False
         pos = end
+
+
+def final_jobs(objs: list[dict]) -> list[dict]:
+    """Job entries of the last object, plus any job only an earlier (status-interval) object holds.
+
+    Entries are matched by (jobname, groupid, hostname, occurrence of that key), so numjobs
+    clones with one name stay apart; the last object's order comes first.
+    """
+    if len(objs) == 1:
+        return _entries(objs[0])
+    final: dict[tuple, object] = {}
+    for obj in objs:
+        seen: dict[tuple, int] = {}
+        for job in _entries(obj):
+            key = tuple(str(job.get(k)) for k in ("jobname", "groupid", "hostname")) if isinstance(job, dict) else ()
+            n = seen[key] = seen.get(key, -1) + 1
+            final.pop((key, n), None)  # re-insert: the newest object's order wins
+            final[(key, n)] = job
+    return list(final.values())
+
+
+def _entries(obj: dict) -> list:
+    jobs = obj.get("jobs") if "jobs" in obj else obj.get("client_stats")
+    if not isinstance(jobs, list):
+        raise FioParseError("the 'jobs' entry is not a list (wrong schema).")
+    return jobs

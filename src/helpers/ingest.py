@@ -1,7 +1,17 @@
 """Ingest: raw fio JSON files -> one row per job entry and direction with I/O.
 
-Jobs with ``error != 0`` or with no I/O are never rows: they go to the quarantine list with
-file, job and a one-sentence reason, as do files that hold no fio result.
+Reads what users really have: plain ``json`` and ``json+`` (clat ``bins`` go to the histograms
+dataset), several jobs and numjobs clones per file, mixed and trim workloads, options in
+``global options``, options left at fio's defaults, client/server output, fio 2.x latency keys (µs),
+notes before the JSON, normal output after it, ``--status-interval`` objects, and trees written by
+other tools (bench-fio/fio-plot) -- always from the JSON contents, never from file names.
+
+Files and jobs that are not data points (truncated, empty, not fio, wrong schema, ``error != 0``,
+no I/O) are never rows: they go to the quarantine list with file, job and a one-sentence reason,
+and the rest of the batch ingests.
+
+Files are parsed in batches (in a process pool for large inputs); each batch becomes column
+arrays once, and the command line streams batches to Parquet, so memory follows the batch size.
 
 Command line::
 
@@ -12,22 +22,42 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
+import os
 import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import config, schema, store
-from .fio_json import FioParseError, parse_fio_bytes
+from .errors import LabError
+from .fio_json import FioParseError, final_jobs, parse_fio_bytes
 from .manifest import MANIFEST_NAME, read_manifest
 from .units import parse_size
 from .validity import FLAG_COLUMNS, add_flags
 
 DIRECTIONS = ("read", "write", "trim")
-MIXED = ("rw", "readwrite", "randrw", "trimwrite")
+MIXED = ("rw", "readwrite", "randrw")  # read/write mixes governed by rwmixread
 NAN = float("nan")
+ALL_CLIENTS = "All clients"
+BATCH_FILES = 256  # files per batch: bounds memory (one batch of parsed JSON per worker)
+POOL_MIN_FILES = 2 * BATCH_FILES  # below this a process pool costs more than it saves
+UNKNOWN = "\0unknown"  # an option set in a 'global options' block we cannot attribute to the job
+
+FLAG_NAMES = schema.column_names(FLAG_COLUMNS)
+FIELDS = [c for c in schema.column_names() if c not in FLAG_NAMES]  # what _job_rows produces, in order
+_DTYPES = schema.dtypes()
+HIST_FIELDS = schema.column_names(schema.HISTOGRAM_COLUMNS)
+Q_FIELDS = schema.column_names(schema.QUARANTINE_COLUMNS)
+
+
+class BadJob(Exception):
+    """A job entry (or file) that is not a data point; the message is one sentence."""
 
 
 @dataclass
@@ -36,172 +66,422 @@ class IngestResult:
     quarantine: pd.DataFrame
     files: int = 0
     messages: list[str] = field(default_factory=list)
+    histograms: pd.DataFrame | None = None
+    rows: int | None = None  # when results were streamed to disk and not kept
+    histogram_rows: int | None = None
 
     def summary(self) -> str:
-        return f"{self.files} files, {len(self.results)} rows, {len(self.quarantine)} quarantined"
+        rows = len(self.results) if self.rows is None else self.rows
+        return f"{self.files} files, {rows} rows, {len(self.quarantine)} quarantined"
 
 
-def _options(obj: dict, job: dict) -> dict[str, str]:
-    g = obj.get("global options") or {}
-    if isinstance(g, list):  # some fio versions/tools emit a one-item list
-        g = g[0] if g and isinstance(g[0], dict) else {}
-    return {**g, **(job.get("job options") or {})}
+# --- values ------------------------------------------------------------------------------------
+
+def _num(v: Any, what: str) -> float:
+    if type(v) is int or type(v) is float:  # bool is not a number here
+        if math.isfinite(v):
+            return float(v)
+    raise BadJob(f"{what} is {_show(v)}, not a finite number (wrong schema).")
 
 
-def _to_int(value: Any, default: int) -> int:
-    if value is None or value == "":
-        return default
+def _count(v: Any, what: str) -> int:
+    if type(v) is int and 0 <= v < 2**63:
+        return v
+    if type(v) is float and v.is_integer() and 0 <= v < 2**63:
+        return int(v)
+    raise BadJob(f"{what} is {_show(v)}, not a count (wrong schema).")
+
+
+def _show(v: Any) -> str:
+    s = repr(v)
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def _int_option(v: Any) -> int:
+    s = str(v).strip().lower()
+    if s in ("", "true", "yes", "on"):  # a flag option given without a value
+        return 1
+    if s in ("false", "no", "off"):
+        return 0
     try:
-        return int(str(value).strip())
+        n = int(s)
     except ValueError:
-        return int(parse_size(str(value)))
+        n = parse_size(s)
+    if not 0 <= n < 2**63:
+        raise ValueError(s)
+    return n
 
 
-def _bs_for(options: dict[str, str], direction: str) -> int:
-    raw = options.get("bs", options.get("blocksize"))
-    if raw is None:
-        return 4096
-    parts = [p.strip() for p in str(raw).split(",")]
-    i = DIRECTIONS.index(direction)
-    part = parts[i] if i < len(parts) else parts[-1]
+def _size(part: str) -> int:
     return parse_size(part) if part else 4096
 
 
-def _rwmixread(options: dict[str, str], rw: str) -> float:
+def _opt(options: dict, keys: tuple[str, ...], default: Any, conv, what: str) -> Any:
+    """Option value converted, ``default`` when absent (fio default), None when unattributable."""
+    for k in keys:
+        if k in options:
+            v = options[k]
+            if v == UNKNOWN:
+                return None
+            try:
+                return conv(v)
+            except (ValueError, TypeError, LabError, OverflowError):
+                raise BadJob(f"option {k}={_show(v)} cannot be read as {what}.") from None
+    return default
+
+
+def _bs(options: dict, direction: str) -> int | None:
+    """fio's per-direction rule: 'r,w,t'; a missing trailing part repeats the last, an empty one is 4k."""
+    def conv(raw: Any) -> int:
+        parts = [p.strip() for p in str(raw).split(",")]
+        i = DIRECTIONS.index(direction)
+        return _size(parts[i] if i < len(parts) else parts[-1])
+    return _opt(options, ("bs", "blocksize"), 4096, conv, "a block size")
+
+
+def _rwmixread(options: dict, rw: str | None) -> float | None:
+    if rw is None:
+        return None
     if rw not in MIXED:
         return NAN
     if "rwmixread" in options:
-        return float(options["rwmixread"])
-    if "rwmixwrite" in options:
-        return 100.0 - float(options["rwmixwrite"])
-    return 50.0
+        return _opt(options, ("rwmixread",), 50.0, lambda v: _pct(v), "a percentage")
+    w = _opt(options, ("rwmixwrite",), 50.0, lambda v: _pct(v), "a percentage")
+    return None if w is None else 100.0 - w
+
+
+def _pct(v: Any) -> float:
+    x = float(str(v).strip())
+    if not 0.0 <= x <= 100.0:
+        raise ValueError(v)
+    return x
+
+
+def _options(obj: dict, job: dict, unattributable: bool) -> dict:
+    g = obj.get("global options")
+    if isinstance(g, list):  # some fio versions/tools emit a one-item list
+        g = g[0] if len(g) == 1 else None
+    if g is None:
+        g = {}
+    if not isinstance(g, dict):
+        raise BadJob("the file's 'global options' is not an object (wrong schema).")
+    j = job.get("job options")
+    if j is None:
+        j = {}
+    if not isinstance(j, dict):
+        raise BadJob("the job's 'job options' is not an object (wrong schema).")
+    if unattributable:  # several clients: the one 'global options' block belongs to only one of them
+        g = dict.fromkeys(g, UNKNOWN)
+    for k, v in (*g.items(), *j.items()):
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            raise BadJob(f"option {k}={_show(v)} is not a string (wrong schema).")
+    return {**g, **j}
 
 
 def _latency(d: dict, name: str) -> tuple[dict | None, float]:
     """The latency stats block and its factor to microseconds (fio >= 3: *_ns; fio 2.x: µs)."""
-    if isinstance(d.get(f"{name}_ns"), dict):
-        return d[f"{name}_ns"], 1e-3
-    if isinstance(d.get(name), dict):
-        return d[name], 1.0
+    blk = d.get(f"{name}_ns")
+    if isinstance(blk, dict):
+        return blk, 1e-3
+    blk = d.get(name)
+    if isinstance(blk, dict):
+        return blk, 1.0
     return None, NAN
 
 
-def _stat(block: dict | None, factor: float, key: str) -> float:
+def _stat(block: dict | None, factor: float, key: str, what: str) -> float:
     if block is None or key not in block:
         return NAN
-    return float(block[key]) * factor
+    return _num(block[key], what) * factor
 
 
-def _job_rows(obj: dict, job: dict, index: int, base: dict[str, Any]) -> tuple[list[dict], str | None]:
-    """Rows for one job entry, or ([], reason) when it is not a data point."""
-    name = str(job.get("jobname", ""))
+# --- disk_util -----------------------------------------------------------------------------------
+
+def _disk_ios(obj: dict, client: bool) -> dict:
+    """{(hostname, port) or None: (read_ios, write_ios)}; {} when the file has no usable disk_util.
+
+    Plain files: the sum over all entries.  Client/server files: per host:port, a disk repeated once
+    per client connection counts once (its largest numbers), distinct disks are summed.
+    """
+    du = obj.get("disk_util")
+    if not isinstance(du, list) or not du:
+        return {}
+    try:
+        per: dict[Any, dict[Any, list[int]]] = {}
+        for i, e in enumerate(du):
+            r, w = _count(e["read_ios"], "read_ios"), _count(e["write_ios"], "write_ios")
+            host = (str(e.get("hostname")), str(e.get("port"))) if client else None
+            disk = str(e.get("name")) if client else i
+            cur = per.setdefault(host, {}).setdefault(disk, [0, 0])
+            cur[0], cur[1] = max(cur[0], r), max(cur[1], w)
+        return {h: (sum(v[0] for v in d.values()), sum(v[1] for v in d.values())) for h, d in per.items()}
+    except (BadJob, KeyError, TypeError):
+        return {}  # ancillary numbers: unusable disk stats leave the columns <NA>, not the result
+
+
+# --- one file ------------------------------------------------------------------------------------
+
+class _Sink:
+    """Column-oriented accumulators for one batch."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+        self.bad: list[tuple] = []
+        self.hist_meta: list[tuple] = []  # (run_id, source_file, point_id, job_name, job_index, direction)
+        self.hist_bins: list[np.ndarray] = []
+        self.hist_counts: list[np.ndarray] = []
+        self.files = 0
+
+
+def _bins(clat: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    bins = clat.get("bins")
+    if bins is None:
+        return None
+    if not isinstance(bins, dict):
+        raise BadJob("the clat 'bins' entry is not an object (wrong schema).")
+    try:
+        keys = np.array(list(bins.keys())).astype(np.int64) if bins else np.zeros(0, np.int64)
+        counts = np.fromiter(bins.values(), dtype=np.int64, count=len(bins))
+    except (ValueError, TypeError, OverflowError):
+        raise BadJob("the clat 'bins' keys or counts are not integers (wrong schema).") from None
+    if len(keys) and (keys.min() < 0 or counts.min() < 0):
+        raise BadJob("the clat 'bins' hold negative latencies or counts (wrong schema).")
+    return keys, counts
+
+
+def _job_rows(obj: dict, job: dict, index: int, ctx: dict, sink: _Sink) -> None:
+    """Append the rows (and histograms) of one job entry; BadJob when it is not a data point."""
+    name = job.get("jobname")
+    name = None if name is None else str(name)
     err = job.get("error", 0)
-    if err:
-        return [], f"fio reported error {err} for this job (no valid I/O)."
-    options = _options(obj, job)
-    rw = str(options.get("rw", options.get("readwrite", "read"))).split(":")[0]
+    if err != 0:
+        if type(err) is int:
+            detail = f" ({os.strerror(err)})" if 0 < err < 200 else ""
+            raise BadJob(f"fio reported error {err}{detail} for this job, so its numbers are not a measurement.")
+        raise BadJob(f"the job's error field is {_show(err)}, not a number (wrong schema).")
+    options = _options(obj, job, ctx["unattributable"])
+    rw = _opt(options, ("rw", "readwrite"), "read", lambda v: str(v).split(":")[0].strip(), "an rw mode")
+    iodepth = _opt(options, ("iodepth",), 1, _int_option, "a queue depth")
+    numjobs = _opt(options, ("numjobs",), 1, _int_option, "a job count")
+    rwmix = _rwmixread(options, rw)
+    ioengine = _opt(options, ("ioengine",), "psync", str, "an engine name")
+    direct = _opt(options, ("direct",), 0, _int_option, "0 or 1")
+    grouped = bool(_opt(options, ("group_reporting",), 0, _int_option, "0 or 1")) or (
+        (numjobs or 1) > 1 and ctx["name_count"].get(ctx["key"], 0) < numjobs)
+    host = job.get("hostname", ctx["host"])
+    host = None if host is None else str(host)
+    disk = ctx["disk"].get((str(job.get("hostname")), str(job.get("port"))) if ctx["client"] else None,
+                           (None, None))
+    usr = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
+    sys_ = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
+    point = name
     rows = []
+    hists = []
     for direction in DIRECTIONS:
         d = job.get(direction)
-        if not isinstance(d, dict) or not d.get("total_ios"):
+        if d is None:
             continue
+        if not isinstance(d, dict):
+            raise BadJob(f"the job's '{direction}' entry is not an object (wrong schema).")
+        ios = _count(d.get("total_ios", 0), f"{direction}.total_ios")
+        if ios == 0:
+            continue
+        runtime_ms = _num(d.get("runtime"), f"{direction}.runtime")
+        legacy = "io_kbytes" not in d  # fio 2.x: io_bytes in KiB, no bw_bytes
+        io_bytes = _count(d.get("io_bytes"), f"{direction}.io_bytes") * (1024 if legacy else 1)
+        if runtime_ms <= 0 or io_bytes <= 0:
+            raise BadJob(f"the job reports {ios} {direction} I/Os but {io_bytes} bytes in {runtime_ms:g} ms "
+                         "(inconsistent, not a data point).")
+        iops = _num(d.get("iops"), f"{direction}.iops")
+        bw = _num(d["bw_bytes"], f"{direction}.bw_bytes") if "bw_bytes" in d else \
+            _num(d.get("bw"), f"{direction}.bw") * 1024.0
         lat, lf = _latency(d, "lat")
         clat, cf = _latency(d, "clat")
         slat, sf = _latency(d, "slat")
         pct = (clat or {}).get("percentile") or {}
-        row = {
-            **base,
-            "point_id": name,
-            "group": base["groups"].get(name),
-            "job_name": name,
-            "job_index": index,
-            "rw": rw,
-            "direction": direction,
-            "bs_bytes": _bs_for(options, direction),
-            "iodepth": _to_int(options.get("iodepth"), 1),
-            "numjobs": _to_int(options.get("numjobs"), 1),
-            "rwmixread_pct": _rwmixread(options, rw),
-            "ioengine": str(options.get("ioengine", "psync")),
-            "direct": _to_int(options.get("direct"), 0),
-            "group_reporting": str(options.get("group_reporting", "0")) not in ("0", "false"),
-            "runtime_s": float(d.get("runtime", 0)) / 1000.0,
-            "io_bytes": int(d.get("io_bytes", 0)),
-            "total_ios": int(d["total_ios"]),
-            "iops": float(d.get("iops", 0.0)),
-            "bw_bytes_per_s": float(d["bw_bytes"]) if "bw_bytes" in d else float(d.get("bw", 0)) * 1024.0,
-            "lat_mean_us": _stat(lat, lf, "mean"),
-            "lat_stddev_us": _stat(lat, lf, "stddev"),
-            "lat_min_us": _stat(lat, lf, "min"),
-            "lat_max_us": _stat(lat, lf, "max"),
-            "clat_mean_us": _stat(clat, cf, "mean"),
-            "slat_mean_us": _stat(slat, sf, "mean"),
-            "usr_cpu_pct": float(job.get("usr_cpu", NAN)),
-            "sys_cpu_pct": float(job.get("sys_cpu", NAN)),
-        }
-        for key, col in schema.PERCENTILES.items():
-            row[col] = float(pct[key]) * cf if key in pct else NAN
-        rows.append(row)
+        if not isinstance(pct, dict):
+            raise BadJob("the clat 'percentile' entry is not an object (wrong schema).")
+        p = [_num(pct[k], f"percentile {k}") * cf if k in pct else NAN for k in schema.PERCENTILES]
+        rows.append((
+            ctx["run_id"], host, ctx["fio_version"], ctx["source_file"], point, ctx["groups"].get(point),
+            name, index, rw, direction, _bs(options, direction), iodepth, numjobs, rwmix, ioengine, direct,
+            grouped, runtime_ms / 1000.0, io_bytes, ios, iops, bw,
+            _stat(lat, lf, "mean", "lat mean"), _stat(lat, lf, "stddev", "lat stddev"),
+            _stat(lat, lf, "min", "lat min"), _stat(lat, lf, "max", "lat max"),
+            _stat(clat, cf, "mean", "clat mean"), _stat(slat, sf, "mean", "slat mean"),
+            *p, usr, sys_, ctx["timestamp"], *disk,
+        ))
+        if clat is not None and cf == 1e-3:
+            b = _bins(clat)
+            if b is not None and len(b[0]):
+                hists.append(((ctx["run_id"], ctx["source_file"], point, name, index, direction), b))
     if not rows:
-        return [], "the job completed no I/O in any direction (not a data point)."
-    return rows, None
+        raise BadJob("the job completed no I/O in any direction (not a data point).")
+    sink.rows.extend(rows)
+    for meta, (keys, counts) in hists:
+        sink.hist_meta.append(meta)
+        sink.hist_bins.append(keys)
+        sink.hist_counts.append(counts)
+
+
+def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str | None = None,
+             groups: dict[str, str] | None = None) -> None:
+    """Parse one raw file's bytes into ``sink`` (rows, histograms, quarantine). Never raises."""
+    sink.files += 1
+
+    def bad(job: Any, reason: str) -> None:
+        sink.bad.append((run_id, source_file, None if job is None else str(job), reason))
+
+    try:
+        objs = parse_fio_bytes(data)
+        obj = objs[-1]  # status-interval output: the final object holds the final numbers
+        jobs = final_jobs(objs)
+    except FioParseError as exc:
+        return bad(None, str(exc))
+    except RecursionError:
+        return bad(None, "the JSON is nested too deeply to be fio output (not a fio result).")
+    client = "client_stats" in obj and "jobs" not in obj
+    names = [j.get("jobname") for j in jobs if isinstance(j, dict)]
+    ts = obj.get("timestamp")
+    ctx = {
+        "run_id": run_id, "source_file": source_file, "host": host, "groups": groups or {},
+        "fio_version": None if obj.get("fio version") is None else str(obj.get("fio version")),
+        "timestamp": ts if type(ts) is int and 0 <= ts < 2**63 else None,
+        "client": client, "unattributable": client and ALL_CLIENTS in names,
+        "disk": _disk_ios(obj, client),
+    }
+    counts: dict[tuple, int] = {}
+    for j in jobs:
+        if isinstance(j, dict):
+            k = tuple(str(j.get(x)) for x in ("jobname", "groupid", "hostname", "port"))
+            counts[k] = counts.get(k, 0) + 1
+    ctx["name_count"] = counts
+    for i, job in enumerate(jobs):
+        if not isinstance(job, dict):
+            bad(None, f"job entry {i} is not an object (wrong schema).")
+            continue
+        if job.get("jobname") == ALL_CLIENTS:  # client/server aggregate of the entries above
+            continue
+        ctx["key"] = tuple(str(job.get(x)) for x in ("jobname", "groupid", "hostname", "port"))
+        try:
+            _job_rows(obj, job, i, ctx, sink)
+        except BadJob as exc:
+            bad(job.get("jobname"), str(exc))
+        except Exception as exc:  # noqa: BLE001 - a malformed job must never stop the batch
+            bad(job.get("jobname"), f"the job's fields have an unexpected form ({type(exc).__name__}).")
+    if not jobs:
+        bad(None, "the file's job list is empty (no fio result).")
 
 
 def rows_from_bytes(data: bytes, run_id: str, source_file: str, host: str | None = None,
                     groups: dict[str, str] | None = None) -> tuple[list[dict], list[dict]]:
-    """(result rows, quarantine rows) for one raw file's bytes."""
-    try:
-        objs = parse_fio_bytes(data)
-    except FioParseError as exc:
-        return [], [{"run_id": run_id, "source_file": source_file, "job_name": None, "reason": str(exc)}]
-    rows: list[dict] = []
-    bad: list[dict] = []
-    obj = objs[-1]  # status-interval output: the final object holds the final numbers
-    base = {
-        "run_id": run_id, "host": host, "fio_version": obj.get("fio version"), "source_file": source_file,
-        "timestamp_s": obj.get("timestamp"), "groups": groups or {},
-    }
-    jobs = obj.get("jobs") if "jobs" in obj else obj.get("client_stats")
-    if not isinstance(jobs, list):
-        return [], [{"run_id": run_id, "source_file": source_file, "job_name": None,
-                     "reason": "the 'jobs' entry is not a list (wrong schema)."}]
-    for i, job in enumerate(jobs):
-        if not isinstance(job, dict):
-            bad.append({"run_id": run_id, "source_file": source_file, "job_name": None,
-                        "reason": f"job entry {i} is not an object (wrong schema)."})
-            continue
-        if job.get("jobname") == "All clients":
-            continue
-        job_base = {**base, "host": job.get("hostname", host)}
-        try:
-            jr, reason = _job_rows(obj, job, i, job_base)
-        except (TypeError, ValueError, KeyError, AttributeError) as exc:
-            jr, reason = [], f"job fields have an unexpected form ({type(exc).__name__}: {str(exc)[:80]})."
-        if reason:
-            bad.append({"run_id": run_id, "source_file": source_file, "job_name": job.get("jobname"),
-                        "reason": reason})
-        rows.extend(jr)
-    for r in rows:
-        r.pop("groups", None)
-    return rows, bad
+    """(result rows, quarantine rows) for one raw file's bytes, as dicts (convenience for tests)."""
+    sink = _Sink()
+    add_file(data, run_id, source_file, sink, host, groups)
+    return [dict(zip(FIELDS, r)) for r in sink.rows], [dict(zip(Q_FIELDS, b)) for b in sink.bad]
+
+
+# --- frames --------------------------------------------------------------------------------------
+
+def _column(values: list | tuple, dtype: str) -> Any:
+    if dtype == "float64":
+        return np.array(values, dtype=float) if values else np.zeros(0)
+    if dtype == "int64":
+        if any(v is None for v in values):
+            return pd.array(values, dtype="Int64")
+        return np.array(values, dtype=np.int64) if values else np.zeros(0, np.int64)
+    if dtype == "bool":
+        return np.array(values, dtype=bool) if values else np.zeros(0, bool)
+    return pd.array(values, dtype=dtype)
+
+
+def _results_frame(rows: list[tuple]) -> pd.DataFrame:
+    cols = list(zip(*rows)) if rows else [()] * len(FIELDS)
+    df = pd.DataFrame({name: _column(col, _DTYPES[name]) for name, col in zip(FIELDS, cols)})
+    df = add_flags(df)
+    for col in FLAG_NAMES:
+        dtype = _DTYPES[col]
+        df[col] = df[col].fillna(False).astype(bool) if dtype == "bool" else df[col].astype(dtype)
+    return df[schema.column_names()]
+
+
+def _hist_frame(sink: _Sink) -> pd.DataFrame:
+    n = np.array([len(b) for b in sink.hist_bins], dtype=np.int64)
+    meta = list(zip(*sink.hist_meta)) if sink.hist_meta else [()] * 6
+    out = {}
+    for name, col in zip(HIST_FIELDS[:6], meta):
+        if name == "job_index":
+            out[name] = np.repeat(np.array(col, dtype=np.int64), n)
+        else:
+            out[name] = pd.array(np.repeat(np.array(col, dtype=object), n), dtype="string")
+    out["bin_ns"] = np.concatenate(sink.hist_bins) if sink.hist_bins else np.zeros(0, np.int64)
+    out["count"] = np.concatenate(sink.hist_counts) if sink.hist_counts else np.zeros(0, np.int64)
+    return pd.DataFrame(out)
+
+
+def _quarantine_frame(bad: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(bad, columns=Q_FIELDS).astype(schema.dtypes(schema.QUARANTINE_COLUMNS))
 
 
 def to_frames(rows: list[dict], bad: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    flag_names = schema.column_names(FLAG_COLUMNS)
-    res = pd.DataFrame(rows, columns=[c for c in schema.column_names() if c not in flag_names])
-    res = add_flags(res)
-    for col, dtype in schema.dtypes().items():
-        if dtype == "bool":
-            res[col] = res[col].fillna(False).astype(bool)
-        elif dtype == "int64" and res[col].isna().any():
-            res[col] = res[col].astype("Int64")
-        else:
-            res[col] = res[col].astype(dtype)
-    q = pd.DataFrame(bad, columns=schema.column_names(schema.QUARANTINE_COLUMNS)).astype(
-        schema.dtypes(schema.QUARANTINE_COLUMNS))
-    return res, q
+    """Result and quarantine frames from :func:`rows_from_bytes` dicts."""
+    return (_results_frame([tuple(r.get(c) for c in FIELDS) for r in rows]),
+            _quarantine_frame([tuple(b.get(c) for c in Q_FIELDS) for b in bad]))
 
+
+@dataclass
+class Batch:
+    results: pd.DataFrame
+    histograms: pd.DataFrame
+    quarantine: pd.DataFrame
+    files: int
+
+
+def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> Batch:
+    """Parse a batch of (path, source_file) into frames (runs in a worker process)."""
+    sink = _Sink()
+    for path, rel in items:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            sink.files += 1
+            sink.bad.append((run_id, rel, None, f"the file cannot be read ({exc.strerror or exc})."))
+            continue
+        add_file(data, run_id, rel, sink, host, groups)
+    return Batch(_results_frame(sink.rows), _hist_frame(sink), _quarantine_frame(sink.bad), sink.files)
+
+
+def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
+                 groups: dict | None = None, batch_files: int = BATCH_FILES,
+                 workers: int | None = None) -> Iterator[Batch]:
+    """Batches in input order; a process pool (at most 2 batches per worker in flight) for many files."""
+    groups = groups or {}
+    chunks = [items[i:i + batch_files] for i in range(0, len(items), batch_files)]
+    workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
+    if workers <= 1 or len(items) < POOL_MIN_FILES or len(chunks) < 2:
+        for c in chunks:
+            yield _batch(c, run_id, host, groups)
+        return
+    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
+        pending = []
+        it = iter(chunks)
+        for c in it:
+            pending.append(pool.submit(_batch, c, run_id, host, groups))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            yield pending.pop(0).result()
+            nxt = next(it, None)
+            if nxt is not None:
+                pending.append(pool.submit(_batch, nxt, run_id, host, groups))
+
+
+# --- files, runs, entry points -------------------------------------------------------------------
 
 def raw_files(path: Path) -> list[Path]:
+    """``path`` itself when it is a file; else every ``*.json`` below it (recursive, manifest excluded)."""
     path = Path(path)
     if path.is_file():
         return [path]
@@ -209,26 +489,86 @@ def raw_files(path: Path) -> list[Path]:
                   if p.name != MANIFEST_NAME and not p.name.startswith(".") and p.is_file())
 
 
+def _items(paths: list[Path]) -> list[tuple[str, str]]:
+    paths = [Path(p) for p in paths]
+    bases = [p if p.is_dir() else p.parent for p in paths]
+    base = Path(os.path.commonpath([str(b.resolve()) for b in bases])) if bases else Path(".")
+    out = []
+    for p in paths:
+        for f in raw_files(p):
+            rel = os.path.relpath(f.resolve(), base) if len(paths) > 1 or p.is_dir() else f.name
+            out.append((str(f), rel))
+    return out
+
+
+def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None, keep: bool = True,
+                 host: str | None = None, groups: dict | None = None, batch_files: int = BATCH_FILES,
+                 workers: int | None = None) -> IngestResult:
+    """Ingest files and folders (recursive) as one run.
+
+    With ``out``, each dataset's ``run_id`` partition in ``out`` is replaced (streamed batch by batch).
+    With ``keep`` the frames are returned too; without it only counts and the quarantine list
+    (memory then follows the batch size, not the number of files).
+    """
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    items = _items(paths)
+    res, hist, quar = [], [], []
+    files = rows = hrows = 0
+    writers = {}
+    if out is not None:
+        writers = {ds: store.RunWriter(out, ds, run_id) for ds in
+                   (config.RESULTS_DATASET, config.HISTOGRAM_DATASET, config.QUARANTINE_DATASET)}
+    try:
+        for b in iter_batches(items, run_id, host, groups, batch_files, workers):
+            files += b.files
+            rows += len(b.results)
+            hrows += len(b.histograms)
+            quar.append(b.quarantine)
+            if keep:
+                res.append(b.results)
+                hist.append(b.histograms)
+            if writers:
+                writers[config.RESULTS_DATASET].write(b.results)
+                writers[config.HISTOGRAM_DATASET].write(b.histograms)
+                writers[config.QUARANTINE_DATASET].write(b.quarantine)
+        if writers:
+            empty = _batch([], run_id, host, groups or {})  # typed empty frames for empty runs
+            for ds, df in ((config.RESULTS_DATASET, empty.results), (config.HISTOGRAM_DATASET, empty.histograms),
+                           (config.QUARANTINE_DATASET, empty.quarantine)):
+                writers[ds]._empty = df
+                writers[ds].close()
+    except BaseException:
+        for w in writers.values():
+            w.abort()
+        raise
+    empty = None
+    if not res or not quar:
+        empty = _batch([], run_id, host, groups or {})
+    results = _concat(res) if res else empty.results
+    return IngestResult(
+        results=results, quarantine=_concat(quar) if quar else empty.quarantine, files=files,
+        histograms=_concat(hist) if hist else empty.histograms,
+        rows=None if keep else rows, histogram_rows=hrows,
+    )
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
 def ingest_run(run_dir: Path, run_id: str | None = None) -> IngestResult:
     """Ingest every raw file of one run folder (DataFrames only; nothing is written)."""
     run_dir = Path(run_dir)
-    manifest = read_manifest(run_dir)
-    run_id = run_id or manifest.get("run_id") or run_dir.name
-    groups = {k: v.get("parameters", {}).get("group") for k, v in manifest.get("points", {}).items()}
-    rows: list[dict] = []
-    bad: list[dict] = []
-    files = raw_files(run_dir)
-    for f in files:
-        rel = str(f.relative_to(run_dir)) if f != run_dir else f.name
-        r, b = rows_from_bytes(f.read_bytes(), run_id, rel, host=manifest.get("host"), groups=groups)
-        rows.extend(r)
-        bad.extend(b)
-    res, q = to_frames(rows, bad)
-    return IngestResult(results=res, quarantine=q, files=len(files))
+    manifest = read_manifest(run_dir) if run_dir.is_dir() else {}
+    run_id = run_id or manifest.get("run_id") or (run_dir.name if run_dir.is_dir() else run_dir.stem)
+    groups = {k: (v.get("parameters") or {}).get("group") for k, v in (manifest.get("points") or {}).items()}
+    return ingest_paths([run_dir], run_id, host=manifest.get("host"), groups=groups)
 
 
 def write_ingest(result: IngestResult, run_id: str, processed_dir: Path = config.PROCESSED_DIR) -> None:
     store.write_run(processed_dir, config.RESULTS_DATASET, run_id, result.results)
+    if result.histograms is not None:
+        store.write_run(processed_dir, config.HISTOGRAM_DATASET, run_id, result.histograms)
     store.write_run(processed_dir, config.QUARANTINE_DATASET, run_id, result.quarantine)
 
 
@@ -247,22 +587,49 @@ def ingest_from_parameters(run_id: str = "", raw_dir: str = "", processed_dir: s
     return ingest(run_id or latest_raw_run(rdir), rdir, Path(processed_dir) if processed_dir else config.PROCESSED_DIR)
 
 
+def run_id_of(path: Path) -> str:
+    path = Path(path)
+    if path.is_dir():
+        return read_manifest(path).get("run_id") or path.resolve().name
+    return path.stem
+
+
+def quarantine_report(q: pd.DataFrame, limit: int = 50) -> list[str]:
+    lines = [f"  quarantined {r.source_file} [{'' if pd.isna(r.job_name) else r.job_name}]: {r.reason}"
+             for r in q.head(limit).itertuples()]
+    if len(q) > limit:
+        lines.append(f"  ... and {len(q) - limit} more (see the quarantine dataset)")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m helpers.ingest", description=__doc__.splitlines()[0])
-    ap.add_argument("paths", nargs="+", type=Path)
-    ap.add_argument("--out", type=Path, default=config.PROCESSED_DIR)
-    ap.add_argument("--run", default=None, help="run id (default: manifest run_id or folder name)")
+    ap.add_argument("paths", nargs="+", type=Path, help="fio JSON files or folders (searched recursively)")
+    ap.add_argument("--out", type=Path, default=config.PROCESSED_DIR, help="processed data folder")
+    ap.add_argument("--run", default=None,
+                    help="run id for all PATHs together (default: one run per PATH, named by its manifest "
+                         "run_id, folder name or file stem)")
+    ap.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     args = ap.parse_args(argv)
     for p in args.paths:
         if not p.exists():
             print(f"error: {p} does not exist.", file=sys.stderr)
             return 2
-        res = ingest_run(p, run_id=args.run)
-        run_id = args.run or read_manifest(p).get("run_id") or (p.name if p.is_dir() else p.stem)
-        write_ingest(res, run_id, args.out)
-        print(f"{run_id}: {res.summary()} -> {args.out}")
-        for _, q in res.quarantine.iterrows():
-            print(f"  quarantined {q.source_file} [{q.job_name}]: {q.reason}")
+    groups = [(args.run, args.paths)] if args.run else [(run_id_of(p), [p]) for p in args.paths]
+    files = rows = hrows = 0
+    quarantined = []
+    for run_id, paths in groups:
+        manifest = read_manifest(paths[0]) if len(paths) == 1 and paths[0].is_dir() else {}
+        pg = {k: (v.get("parameters") or {}).get("group") for k, v in (manifest.get("points") or {}).items()}
+        res = ingest_paths(paths, run_id, out=args.out, keep=False, host=manifest.get("host"), groups=pg,
+                           workers=args.workers)
+        files, rows, hrows = files + res.files, rows + res.rows, hrows + (res.histogram_rows or 0)
+        quarantined.append(res.quarantine)
+    q = _concat(quarantined)
+    runs = ", ".join(r for r, _ in groups)
+    print(f"{files} files, {rows} rows, {len(q)} quarantined ({hrows} histogram bins; run {runs}) -> {args.out}")
+    for line in quarantine_report(q):
+        print(line)
     return 0
 
 

@@ -47,6 +47,11 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("usr_cpu_pct", "float64", "fio user CPU in percent of one CPU (job level, same for each direction row)."),
     ("sys_cpu_pct", "float64", "fio system CPU in percent of one CPU (job level)."),
     ("timestamp_s", "int64", "fio's Unix timestamp of the result (seconds)."),
+    ("disk_read_ios", "Int64", "Read I/Os the kernel counted on the disks of the file's top-level disk_util list "
+     "(summed over its entries; <NA> when the file has none). For client/server files only the entries of "
+     "the row's host:port, and a disk repeated once per client connection is counted once (its largest "
+     "count), never summed. Far fewer than total_ios on reads suggests the page cache served them."),
+    ("disk_write_ios", "Int64", "Write I/Os counted on the disks of disk_util, summed like disk_read_ios."),
 ] + FLAG_COLUMNS
 
 PERCENTILES: dict[str, str] = {  # fio key -> column
@@ -66,6 +71,26 @@ QUARANTINE_COLUMNS: list[tuple[str, str, str]] = [
 ]
 
 
+HISTOGRAM_COLUMNS: list[tuple[str, str, str]] = [
+    ("run_id", "string", "Run identifier."),
+    ("source_file", "string", "Raw file path relative to the ingested folder (joins with results)."),
+    ("point_id", "string", "Sweep point id, as in results."),
+    ("job_name", "string", "fio jobname."),
+    ("job_index", "int64", "Position of the job entry in the file (joins with results with source_file)."),
+    ("direction", "string", "read, write or trim."),
+    ("bin_ns", "int64", "Completion latency of the bin in nanoseconds: fio's json+ 'bins' key (the bin's "
+     "representative value, the value fio itself reports as a percentile)."),
+    ("count", "int64", "I/Os that fell into this bin (fio only writes bins with a non-zero count)."),
+]
+
+DATASETS = {"results": "RESULT_COLUMNS", "histograms": "HISTOGRAM_COLUMNS", "quarantine": "QUARANTINE_COLUMNS"}
+
+
+def columns_of(dataset: str) -> list[tuple[str, str, str]]:
+    """The column table of a processed dataset ('results', 'histograms' or 'quarantine')."""
+    return globals()[DATASETS[dataset]]
+
+
 def column_names(columns: list[tuple[str, str, str]] = RESULT_COLUMNS) -> list[str]:
     return [c for c, _, _ in columns]
 
@@ -80,5 +105,36 @@ def markdown(columns: list[tuple[str, str, str]] = RESULT_COLUMNS) -> str:
     return "\n".join(lines)
 
 
+def document() -> str:
+    """The text of docs/schema.md."""
+    return "\n".join([
+        "# Processed data schema",
+        "",
+        "Generated from `src/helpers/schema.py` by `python -m helpers.schema > docs/schema.md`; do not edit.",
+        "",
+        "Each dataset lives in `data/processed/<dataset>/run_id=<RUN>/part-0.parquet` (Hive partitions: "
+        "pandas, pyarrow, DuckDB or Spark read one run or all). Units are in the column names: `_us` "
+        "microseconds, `_ns` nanoseconds, `_s` seconds, `_bytes` bytes, `_per_s` per second, `_pct` percent. "
+        "fio's own `bw` is KiB/s and is never stored; `bw_bytes_per_s` is fio's `bw_bytes`. fio 2.x files "
+        "(latency in µs under `clat`/`lat`/`slat`) and fio 3.x files (`*_ns`) give the same µs columns.",
+        "",
+        "## results (one row per fio job entry and direction with I/O)",
+        "",
+        markdown(RESULT_COLUMNS),
+        "",
+        "## histograms (json+ completion-latency bins, long form)",
+        "",
+        "Percentiles and the CDF are computed from it by `helpers.histogram` with fio's own convention "
+        "(the p-th percentile is the first bin whose cumulative count reaches p % of the I/Os).",
+        "",
+        markdown(HISTOGRAM_COLUMNS),
+        "",
+        "## quarantine (files and jobs that are not data points)",
+        "",
+        markdown(QUARANTINE_COLUMNS),
+        "",
+    ])
+
+
 if __name__ == "__main__":
-    print("## results\n\n" + markdown() + "\n\n## quarantine\n\n" + markdown(QUARANTINE_COLUMNS))
+    print(document(), end="")

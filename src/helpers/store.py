@@ -22,20 +22,74 @@ def run_partition(processed_dir: Path, dataset: str, run_id: str) -> Path:
     return Path(processed_dir) / dataset / f"run_id={run_id}"
 
 
+def _table(df: pd.DataFrame) -> pa.Table:
+    return pa.Table.from_pandas(df.drop(columns=["run_id"], errors="ignore"), preserve_index=False)
+
+
+class RunWriter:
+    """Stream DataFrames of one run into a dataset partition, replacing it atomically on close.
+
+    Memory stays bounded by the largest frame written (one ingest batch), not by the run's size::
+
+        with RunWriter(processed_dir, "results", run_id) as w:
+            for df in batches:
+                w.write(df)
+    """
+
+    def __init__(self, processed_dir: Path, dataset: str, run_id: str):
+        self.part = run_partition(processed_dir, dataset, run_id)
+        self.part.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = self.part.parent / f".tmp-{uuid.uuid4().hex}"
+        self.tmp.mkdir()
+        self._writer: pq.ParquetWriter | None = None
+        self._empty: pd.DataFrame | None = None
+        self.rows = 0
+
+    def write(self, df: pd.DataFrame) -> None:
+        if not len(df):
+            self._empty = df if self._empty is None else self._empty
+            return
+        table = _table(df)
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.tmp / "part-0.parquet", table.schema)
+        else:
+            table = table.cast(self._writer.schema)  # all-<NA> columns of a batch get the first batch's type
+        self._writer.write_table(table)
+        self.rows += len(df)
+
+    def close(self) -> Path:
+        if self._writer is not None:
+            self._writer.close()
+        elif self._empty is not None:
+            pq.write_table(_table(self._empty), self.tmp / "part-0.parquet")
+        old = self.part.parent / f".old-{uuid.uuid4().hex}"
+        if self.part.exists():
+            os.replace(self.part, old)
+        os.replace(self.tmp, self.part)
+        shutil.rmtree(old, ignore_errors=True)
+        return self.part
+
+    def abort(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self) -> "RunWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
 def write_run(processed_dir: Path, dataset: str, run_id: str, df: pd.DataFrame) -> Path:
     """Replace the partition of ``run_id`` in ``dataset`` with ``df`` (its run_id column is the folder)."""
-    part = run_partition(processed_dir, dataset, run_id)
-    part.parent.mkdir(parents=True, exist_ok=True)
-    tmp = part.parent / f".tmp-{uuid.uuid4().hex}"
-    tmp.mkdir()
-    table = pa.Table.from_pandas(df.drop(columns=["run_id"], errors="ignore"), preserve_index=False)
-    pq.write_table(table, tmp / "part-0.parquet")
-    old = part.parent / f".old-{uuid.uuid4().hex}"
-    if part.exists():
-        os.replace(part, old)
-    os.replace(tmp, part)
-    shutil.rmtree(old, ignore_errors=True)
-    return part
+    with RunWriter(processed_dir, dataset, run_id) as w:
+        w._empty = df
+        w.write(df)
+    return w.part
 
 
 def list_runs(processed_dir: Path = config.PROCESSED_DIR, dataset: str = config.RESULTS_DATASET) -> list[str]:
@@ -60,8 +114,7 @@ def load(processed_dir: Path = config.PROCESSED_DIR, dataset: str = config.RESUL
         df.insert(0, "run_id", pd.Series([run] * len(df), dtype="string", index=df.index))
         frames.append(df)
     if not frames:
-        cols = schema.RESULT_COLUMNS if dataset == config.RESULTS_DATASET else schema.QUARANTINE_COLUMNS
-        if dataset in (config.RESULTS_DATASET, config.QUARANTINE_DATASET):
-            return pd.DataFrame({c: pd.Series(dtype=t) for c, t, _ in cols})
+        if dataset in schema.DATASETS:
+            return pd.DataFrame({c: pd.Series(dtype=t) for c, t, _ in schema.columns_of(dataset)})
         return pd.DataFrame()
     return pd.concat(frames, ignore_index=True)
