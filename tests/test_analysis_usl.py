@@ -71,7 +71,13 @@ def test_usl_table_for_qd_and_numjobs_series():
     jobs = numjobs_series(pd.DataFrame(rows))
     assert list(jobs["numjobs"]) == [1, 2, 4, 8]
     qd = pd.DataFrame({"series": "s", "outstanding_io": N_QD, "iops": usl(N_QD, 1000, 0.05, 0.0005)})
-    t = usl_table(qd, jobs).set_index("x")
-    assert t.loc["numjobs", "sigma"] == pytest.approx(0.1, rel=0.1)
-    assert t.loc["outstanding I/O", "kappa"] == pytest.approx(0.0005, rel=0.1)
+    t = usl_table(jobs, x="numjobs")
+    assert t.loc[0, "x"] == "numjobs" and t.loc[0, "sigma"] == pytest.approx(0.1, rel=0.1)
+    assert usl_table(qd).loc[0, "kappa"] == pytest.approx(0.0005, rel=0.1)
     assert usl_table(qd.iloc[0:0]).empty
+
+
+def test_fully_serial_has_no_n_star():
+    f = fit_usl(N_QD, np.full(len(N_QD), 3000.0) * np.linspace(1.0, 0.95, len(N_QD)))
+    assert f.sigma == pytest.approx(1.0, abs=0.05)
+    assert f.n_star is None or f.n_star >= 1

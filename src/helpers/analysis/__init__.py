@@ -26,18 +26,31 @@ Public API (queueing analytics, issue 5)::
     (deviation > 10 %) and ``littles_reason`` (likely cause: synchronous engine, buffered libaio,
     fio CPU-bound, batch options).
 
-Table helpers for notebooks: ``knee_table(series)``, ``usl_table(qd_points, job_points)``,
+Table helpers for notebooks: ``knee_table(series)``, ``usl_table(points, x)``, ``flag_table(df)``,
 ``linear_region_table(series)`` (fit of IOPS = N / service latency in the unsaturated region,
 with residuals), ``numjobs_series(df)``, ``aggregate_repeats(df)`` (mean and 95 % CI).
 """
 
+from .flags import flag_table
 from .knee import Knee, find_knee, knee_table
 from .littles import LinearFit, fit_linear_region, linear_region_table, littles_law
+from .blocksize import bandwidth_plateau, blocksize_series
+from .card import DeviceCard, device_card
+from .compare import common_points, run_metrics, spec_comparison
+from .mix import mix_series
+from .overview import distribution, grid, held_constant
+from .points import operations, totals, with_units
 from .qd import qd_series, qd_table
+from .tail import distribution_percentile, latency_distribution, percentiles_long
 from .repeats import aggregate_repeats, mean_ci
 from .usl import UslFit, fit_usl, numjobs_series, usl, usl_table
 
 __all__ = [
-    "Knee", "LinearFit", "UslFit", "aggregate_repeats", "find_knee", "fit_linear_region", "fit_usl", "knee_table",
+    "Knee", "LinearFit", "UslFit", "aggregate_repeats", "find_knee", "fit_linear_region", "flag_table", "fit_usl", "knee_table",
     "linear_region_table", "littles_law", "mean_ci", "numjobs_series", "qd_series", "qd_table", "usl", "usl_table",
+]
+__all__ += [  # analysis views (issue 4)
+    "DeviceCard", "bandwidth_plateau", "blocksize_series", "common_points", "device_card", "distribution",
+    "distribution_percentile", "grid", "held_constant", "latency_distribution", "mix_series", "operations",
+    "percentiles_long", "run_metrics", "spec_comparison", "totals", "with_units",
 ]

@@ -158,7 +158,8 @@ def find_knee(qd, iops, S: float = 1.0, *, lat_mean_us=None, p99_us=None) -> Kne
                       f"{100 * gain:.0f} % IOPS")
         return res
     if yf.max() - yf.min() <= 0:
-        res.reason = "no increase after a monotone fit (noise only)"
+        res.reason = (f"IOPS do not increase with queue depth (highest at QD {_fmt_qd(q[ipk])}): saturated at the "
+                      "lowest QD, no knee")
         return res
     i, how = _kneedle(x, yf, S, "concave")
     if i is None:

@@ -110,7 +110,9 @@ def fit_usl(n, throughput, y_err=None) -> UslFit:
     r2 = 1.0 - float(np.sum((y - pred) ** 2)) / sst if sst > 0 else float("nan")
     fit = UslFit(lam, sigma, kappa, r2, None, "", len(n), float(n.min()), float(n.max()),
                  residuals=[float(v) for v in (y - pred)])
-    if kappa > 0:
+    if kappa > 0 and sigma >= 1.0 - 1e-9:
+        fit.reason = "σ = 1: throughput does not scale with N at all (fully serialised); N* is undefined"
+    elif kappa > 0:
         fit.n_star = math.sqrt((1.0 - sigma) / kappa)
         fit.x_peak = float(usl(fit.n_star, lam, sigma, kappa))
         where = "inside" if fit.n_star <= fit.n_max else "beyond"
@@ -152,14 +154,11 @@ def usl_fit_series(s: pd.DataFrame, x: str = "outstanding_io") -> UslFit:
     return fit_usl(m[x], m["mean"], y_err=err)
 
 
-def usl_table(qd_points: pd.DataFrame, job_points: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per series: the USL fit against outstanding I/O (queue-depth series, output of
-    :func:`helpers.analysis.qd_series`) and against numjobs (:func:`numjobs_series`)."""
-    rows = []
-    for frame, x, label in ((qd_points, "outstanding_io", "outstanding I/O"), (job_points, "numjobs", "numjobs")):
-        if frame is None or frame.empty:
-            continue
-        for name, s in frame.groupby("series", sort=False):
-            rows.append({"series": name, "x": label, **usl_fit_series(s, x).to_dict()})
+def usl_table(points: pd.DataFrame, x: str = "outstanding_io") -> pd.DataFrame:
+    """One row per series: the USL fit of IOPS against ``x`` — ``outstanding_io`` for
+    queue-depth series (:func:`helpers.analysis.qd_series` output) or ``numjobs`` for job series
+    (:func:`numjobs_series`)."""
     cols = ["series", "x", "lam", "sigma", "kappa", "r2", "n_star", "x_peak", "reason", "n_points", "n_min", "n_max"]
+    rows = [{"series": name, "x": x, **usl_fit_series(s, x).to_dict()}
+            for name, s in (points.groupby("series", sort=False) if not points.empty else [])]
     return pd.DataFrame(rows, columns=cols)
