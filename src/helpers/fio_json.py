@@ -29,8 +29,10 @@ def parse_fio_bytes(data: bytes) -> list[dict]:
     if not data.strip():
         raise FioParseError("the file is empty.")
     start, end = data.find(b"{"), data.rfind(b"}")
-    if start < 0 or end < start:
+    if start < 0:
         raise FioParseError("the file contains no JSON object (not fio JSON output).")
+    if end < start:
+        raise FioParseError("the JSON is truncated or malformed (no complete object could be read).")
     truncated = False
     try:
         obj = orjson.loads(data[start:end + 1])  # fast path: one object, maybe with text around it
@@ -38,6 +40,7 @@ def parse_fio_bytes(data: bytes) -> list[dict]:
         objs, truncated = _scan(data[start:])
     else:
         objs = [obj]
+        truncated = b"\n{" in data[end + 1:]  # another object starts after the last '}': cut short
     results = [o for o in objs if _is_fio_result(o)]
     if not results:
         if objs:

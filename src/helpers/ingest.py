@@ -78,9 +78,8 @@ class IngestResult:
 # --- values ------------------------------------------------------------------------------------
 
 def _num(v: Any, what: str) -> float:
-    if type(v) is int or type(v) is float:  # bool is not a number here
-        if math.isfinite(v):
-            return float(v)
+    if (type(v) is int or type(v) is float) and math.isfinite(v):  # bool is not a number here
+        return float(v)
     raise BadJob(f"{what} is {_show(v)}, not a finite number (wrong schema).")
 
 
@@ -197,8 +196,12 @@ def _stat(block: dict | None, factor: float, key: str, what: str) -> float:
 
 # --- disk_util -----------------------------------------------------------------------------------
 
+DISK_FIELDS = ("read_ios", "write_ios", "read_merges", "write_merges")
+
+
 def _disk_ios(obj: dict, client: bool) -> dict:
-    """{(hostname, port) or None: (read_ios, write_ios)}; {} when the file has no usable disk_util.
+    """{(hostname, port) or None: (read_ios, write_ios, read_merges, write_merges)} from disk_util;
+    {} when the file has no usable disk_util.
 
     Plain files: the sum over all entries.  Client/server files: per host:port, a disk repeated once
     per client connection counts once (its largest numbers), distinct disks are summed.
@@ -209,13 +212,13 @@ def _disk_ios(obj: dict, client: bool) -> dict:
     try:
         per: dict[Any, dict[Any, list[int]]] = {}
         for i, e in enumerate(du):
-            r, w = _count(e["read_ios"], "read_ios"), _count(e["write_ios"], "write_ios")
+            vals = [_count(e.get(k, 0) if k.endswith("merges") else e[k], k) for k in DISK_FIELDS]
             host = (str(e.get("hostname")), str(e.get("port"))) if client else None
             disk = str(e.get("name")) if client else i
-            cur = per.setdefault(host, {}).setdefault(disk, [0, 0])
-            cur[0], cur[1] = max(cur[0], r), max(cur[1], w)
-        return {h: (sum(v[0] for v in d.values()), sum(v[1] for v in d.values())) for h, d in per.items()}
-    except (BadJob, KeyError, TypeError):
+            cur = per.setdefault(host, {}).setdefault(disk, [0, 0, 0, 0])
+            cur[:] = [max(a, b) for a, b in zip(cur, vals)]
+        return {h: tuple(sum(v[k] for v in d.values()) for k in range(4)) for h, d in per.items()}
+    except (BadJob, KeyError, TypeError, AttributeError):
         return {}  # ancillary numbers: unusable disk stats leave the columns <NA>, not the result
 
 
@@ -271,7 +274,7 @@ def _job_rows(obj: dict, job: dict, index: int, ctx: dict, sink: _Sink) -> None:
     host = job.get("hostname", ctx["host"])
     host = None if host is None else str(host)
     disk = ctx["disk"].get((str(job.get("hostname")), str(job.get("port"))) if ctx["client"] else None,
-                           (None, None))
+                           (None,) * len(DISK_FIELDS))
     usr = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
     sys_ = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
     point = name

@@ -28,10 +28,11 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("direct", "int64", "1 when O_DIRECT was used (fio default 0)."),
     ("group_reporting", "bool", "True when fio aggregated all clones into this entry."),
     ("runtime_s", "float64", "Measured runtime of this direction in seconds (fio's runtime, ms / 1000)."),
-    ("io_bytes", "int64", "Bytes transferred in this direction."),
+    ("io_bytes", "int64", "Bytes transferred in this direction (fio 2.x wrote KiB here: multiplied by 1024)."),
     ("total_ios", "int64", "I/Os completed in this direction."),
     ("iops", "float64", "I/O operations per second in this direction."),
-    ("bw_bytes_per_s", "float64", "Bandwidth in bytes per second (fio bw_bytes; fio 'bw' is KiB/s)."),
+    ("bw_bytes_per_s", "float64", "Bandwidth in bytes per second (fio bw_bytes; fio 2.x files have only "
+     "'bw' in KiB/s, multiplied by 1024)."),
     ("lat_mean_us", "float64", "Mean total latency (submission + completion) in microseconds."),
     ("lat_stddev_us", "float64", "Standard deviation of total latency in microseconds."),
     ("lat_min_us", "float64", "Minimum total latency in microseconds."),
@@ -52,6 +53,9 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
      "the row's host:port, and a disk repeated once per client connection is counted once (its largest "
      "count), never summed. Far fewer than total_ios on reads suggests the page cache served them."),
     ("disk_write_ios", "Int64", "Write I/Os counted on the disks of disk_util, summed like disk_read_ios."),
+    ("disk_read_merges", "Int64", "Read requests the kernel merged into others (disk_util read_merges, summed "
+     "like disk_read_ios): disk_read_ios + disk_read_merges approximates the reads fio issued to the device."),
+    ("disk_write_merges", "Int64", "Write requests merged (disk_util write_merges, summed like disk_read_ios)."),
 ] + FLAG_COLUMNS
 
 PERCENTILES: dict[str, str] = {  # fio key -> column

@@ -74,7 +74,7 @@ class RunWriter:
             self._writer.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def __enter__(self) -> "RunWriter":
+    def __enter__(self) -> RunWriter:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

@@ -1,0 +1,441 @@
+"""Ingest of real fio outputs (tests/data/fio, see its README) with expected values computed here
+from the JSON itself, bad files quarantined with reasons, and property-based robustness."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import config, ingest, schema, store
+
+CORPUS = Path(__file__).parent / "data" / "fio"
+GOOD = sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*.json") if p.parts[-2] != "bad")
+PCT = {"50.000000": "clat_p50_us", "90.000000": "clat_p90_us", "99.000000": "clat_p99_us",
+       "99.990000": "clat_p99_99_us"}
+
+
+def fio_objects(path: Path) -> list[dict]:
+    """Every JSON object of a raw file, decoded with the standard library (independent of our parser)."""
+    text = path.read_text()
+    dec, out, i = json.JSONDecoder(), [], text.find("{")
+    while 0 <= i < len(text):
+        obj, end = dec.raw_decode(text, i)
+        out.append(obj)
+        i = text.find("\n{", end)
+        i = i + 1 if i >= 0 else -1
+    return out
+
+
+def job_entries(obj: dict) -> list[dict]:
+    return obj.get("jobs") or obj.get("client_stats")
+
+
+def expected_rows(obj: dict) -> list[dict]:
+    """One expected row per job entry and direction with I/O, straight from the fio JSON."""
+    out = []
+    for i, job in enumerate(job_entries(obj)):
+        if job["jobname"] == "All clients" or job["error"]:
+            continue
+        for d in ("read", "write", "trim"):
+            x = job[d]
+            if not x["total_ios"]:
+                continue
+            out.append({
+                "job_name": job["jobname"], "job_index": i, "direction": d, "total_ios": x["total_ios"],
+                "io_bytes": x["io_bytes"], "iops": x["iops"], "bw_bytes_per_s": float(x["bw_bytes"]),
+                "runtime_s": x["runtime"] / 1000, "lat_mean_us": x["lat_ns"]["mean"] / 1000,
+                "lat_max_us": x["lat_ns"]["max"] / 1000, "clat_mean_us": x["clat_ns"]["mean"] / 1000,
+                "slat_mean_us": x["slat_ns"]["mean"] / 1000, "usr_cpu_pct": job["usr_cpu"],
+                **{col: x["clat_ns"]["percentile"][k] / 1000 for k, col in PCT.items()},
+            })
+    return out
+
+
+def ingest_file(path: Path, run_id: str = "t") -> pd.DataFrame:
+    return ingest.ingest_paths([path], run_id).results
+
+
+def check_rows(df: pd.DataFrame, expected: list[dict]) -> None:
+    assert len(df) == len(expected)
+    got = df.sort_values(["job_index", "direction"]).reset_index(drop=True)
+    exp = sorted(expected, key=lambda e: (e["job_index"], e["direction"]))
+    for (_, row), e in zip(got.iterrows(), exp):
+        for k, v in e.items():
+            if isinstance(v, float):
+                assert row[k] == pytest.approx(v, rel=1e-12), (k, row[k], v)
+            else:
+                assert row[k] == v, (k, row[k], v)
+
+
+@pytest.mark.parametrize("rel", GOOD)
+def test_every_good_corpus_file_matches_its_json(rel):
+    df = ingest_file(CORPUS / rel)
+    check_rows(df, expected_rows(fio_objects(CORPUS / rel)[-1]))
+    assert list(df.columns) == schema.column_names()
+    assert (df["total_ios"] > 0).all() and (df["io_bytes"] > 0).all()
+
+
+def test_plain_json_options_from_the_command_line():
+    df = ingest_file(CORPUS / "json/randread-qd4.json")
+    r = df.iloc[0]
+    # fio --rw=randread --bs=4k --iodepth=4 --ioengine=libaio --direct=1 (see make_corpus.sh)
+    assert (r.rw, r.direction, r.bs_bytes, r.iodepth, r.numjobs, r.ioengine, r.direct) == \
+        ("randread", "read", 4096, 4, 1, "libaio", 1)
+    assert math.isnan(r.rwmixread_pct) and r.group_reporting is False or not r.group_reporting
+    obj = fio_objects(CORPUS / "json/randread-qd4.json")[0]
+    assert r.fio_version == obj["fio version"] and r.timestamp_s == obj["timestamp"]
+    assert r.disk_read_ios == sum(d["read_ios"] for d in obj["disk_util"])
+    assert r.disk_write_ios == sum(d["write_ios"] for d in obj["disk_util"])
+    assert pd.isna(r.host) and pd.isna(r.group) and r.point_id == "randread-qd4"
+
+
+def test_jsonplus_bins_are_kept_per_direction():
+    path = CORPUS / "jsonplus/randrw-mix70.json"
+    res = ingest.ingest_paths([path], "t")
+    job = fio_objects(path)[0]["jobs"][0]
+    h = res.histograms
+    for d in ("read", "write"):
+        bins = job[d]["clat_ns"]["bins"]
+        got = h[h.direction == d].sort_values("bin_ns")
+        assert list(got.bin_ns) == sorted(int(k) for k in bins)
+        assert list(got["count"]) == [bins[k] for k in sorted(bins, key=int)]
+        assert got["count"].sum() == job[d]["clat_ns"]["N"]
+    assert set(h.job_index) == {0} and set(h.source_file) == {"randrw-mix70.json"}
+    assert list(h.columns) == schema.column_names(schema.HISTOGRAM_COLUMNS)
+    assert ingest_file(CORPUS / "json/randread-qd4.json").shape[0] == 1
+    assert len(ingest.ingest_paths([CORPUS / "json/randread-qd4.json"], "t").histograms) == 0
+
+
+def test_stonewall_groups_and_numjobs_clones_without_group_reporting():
+    df = ingest_file(CORPUS / "multijob/stonewall-clones.json")
+    assert list(df.job_name) == ["seqread", "randwrite", "clones", "clones"]
+    assert list(df.job_index) == [0, 1, 2, 3]
+    assert list(df.bs_bytes) == [131072, 4096, 4096, 4096]  # bs=128k, 4k, default
+    assert list(df.iodepth) == [1, 16, 1, 1]
+    assert list(df.numjobs) == [1, 1, 2, 2] and not df.group_reporting.any()
+    assert list(df.direction) == ["read", "write", "read", "read"]
+
+
+def test_numjobs_with_group_reporting_is_one_entry():
+    df = ingest_file(CORPUS / "multijob/group-reporting.json")
+    assert len(df) == 1 and df.numjobs.iloc[0] == 3 and bool(df.group_reporting.iloc[0])
+
+
+def test_mixed_workloads_one_row_per_direction_and_rwmix_default():
+    mix = ingest_file(CORPUS / "jsonplus/randrw-mix70.json")
+    assert list(mix.direction) == ["read", "write"] and set(mix.rwmixread_pct) == {70.0}
+    rw = ingest_file(CORPUS / "mixed/rw-default-mix.json")
+    assert list(rw.direction) == ["read", "write"] and set(rw.rwmixread_pct) == {50.0}  # fio default
+    assert set(rw.bs_bytes) == {65536}
+
+
+def test_trim_on_a_loop_device():
+    df = ingest_file(CORPUS / "mixed/trim-loop.json")
+    assert list(zip(df.job_name, df.direction, df.bs_bytes)) == [
+        ("randtrim", "trim", 65536), ("trimwrite", "write", 16384), ("trimwrite", "trim", 16384)]
+    assert df.rwmixread_pct.isna().all()
+
+
+def test_global_options_dict_per_direction_bs_and_overrides():
+    df = ingest_file(CORPUS / "options/global-options.json")
+    # [global] rw=randrw rwmixread=60 bs=4k,16k iodepth=64; [override] rw=write bs=1m iodepth=2
+    fg = df[df.job_name == "from-global"].set_index("direction")
+    assert fg.loc["read", "bs_bytes"] == 4096 and fg.loc["write", "bs_bytes"] == 16384
+    assert set(fg.iodepth) == {64} and set(fg.rwmixread_pct) == {60.0} and set(fg.ioengine) == {"libaio"}
+    ov = df[df.job_name == "override"].iloc[0]
+    assert (ov.rw, ov.bs_bytes, ov.iodepth, ov.direct) == ("write", 1048576, 2, 1)
+    assert math.isnan(ov.rwmixread_pct)
+
+
+def test_global_options_as_a_one_item_list(tmp_path):
+    obj = fio_objects(CORPUS / "options/global-options.json")[0]
+    obj["global options"] = [obj["global options"]]  # the form some fio versions/tools write
+    (tmp_path / "list.json").write_text(json.dumps(obj))
+    a = ingest_file(CORPUS / "options/global-options.json").drop(columns="source_file")
+    b = ingest_file(tmp_path / "list.json").drop(columns="source_file")
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_options_at_fio_defaults_are_absent_from_the_json():
+    path = CORPUS / "options/defaults.json"
+    opts = fio_objects(path)[0]["jobs"][0]["job options"]
+    assert not {"bs", "iodepth", "rwmixread", "ioengine", "direct"} & set(opts)
+    df = ingest_file(path)
+    assert set(df.bs_bytes) == {4096} and set(df.iodepth) == {1} and set(df.rwmixread_pct) == {50.0}
+    assert set(df.ioengine) == {"psync"} and set(df.direct) == {0} and set(df.numjobs) == {1}
+
+
+@pytest.mark.parametrize("value,expected", [("4k", 4096), ("1m", 1048576), ("4096", 4096), ("64k,,4k", None)])
+def test_size_strings(value, expected):
+    if expected is None:  # fio: an empty part is the default, a missing trailing part repeats the last
+        assert [ingest._bs({"bs": value}, d) for d in ingest.DIRECTIONS] == [65536, 4096, 4096]
+    else:
+        assert ingest._bs({"bs": value}, "read") == expected
+    assert ingest._bs({"bs": "4k,16k"}, "trim") == 16384
+    assert ingest._opt({"iodepth": "64"}, ("iodepth",), 1, ingest._int_option, "") == 64
+
+
+def test_client_server_two_clients():
+    path = CORPUS / "clientserver/two-clients.json"
+    obj = fio_objects(path)[0]
+    df = ingest_file(path)
+    assert "All clients" in [j["jobname"] for j in obj["client_stats"]]
+    assert sorted(df.job_name) == ["cs-randread", "cs-write"] and set(df.host) == {"127.0.0.1"}
+    # one 'global options' block for two clients' job files: it cannot be attributed -> <NA>, not a guess
+    assert df.ioengine.isna().all() and df.direct.isna().all()
+    assert set(df.bs_bytes) == {4096, 65536}
+    # disk_util: the same disk once per client connection -> counted once (largest), never summed
+    vda = [d for d in obj["disk_util"] if d["name"] == "vda"]
+    assert len(vda) == 2
+    assert set(df.disk_read_ios) == {max(d["read_ios"] for d in vda)}
+    assert set(df.disk_write_ios) == {max(d["write_ios"] for d in vda)}
+
+
+def test_client_server_one_client_applies_its_global_options():
+    path = CORPUS / "clientserver/one-client.json"
+    obj = fio_objects(path)[0]
+    r = ingest_file(path).iloc[0]
+    assert (r.host, r.ioengine, r.direct, r.iodepth) == ("127.0.0.1", "libaio", 1, 8)
+    assert r.disk_read_ios == obj["disk_util"][0]["read_ios"]
+
+
+def to_fio2(obj: dict) -> dict:
+    """A fio 2.x-style copy of a fio 3.x result: latency blocks clat/lat/slat in µs (no *_ns),
+    percentiles in µs, io_bytes in KiB (fio 2.x wrote io_bytes >> 10), no io_kbytes/bw_bytes/bins."""
+    obj = json.loads(json.dumps(obj))
+    for job in job_entries(obj):
+        job.pop("latency_ns", None)
+        for d in ("read", "write", "trim"):
+            x = job[d]
+            x["io_bytes"] = x.pop("io_bytes") >> 10
+            x.pop("io_kbytes"), x.pop("bw_bytes")
+            for name in ("slat", "clat", "lat"):
+                blk = x.pop(f"{name}_ns")
+                blk.pop("bins", None)
+                for k in ("min", "max", "mean", "stddev"):
+                    blk[k] = blk[k] / 1000
+                if "percentile" in blk:
+                    blk["percentile"] = {k: v / 1000 for k, v in blk["percentile"].items()}
+                x[name] = blk
+    obj["fio version"] = "fio-2.2.10"
+    return obj
+
+
+@pytest.mark.parametrize("rel", ["json/randread-qd4.json", "jsonplus/randrw-mix70.json"])
+def test_fio2_latency_keys_give_the_same_microsecond_columns(tmp_path, rel):
+    obj = fio_objects(CORPUS / rel)[0]
+    (tmp_path / "fio2.json").write_text(json.dumps(to_fio2(obj), indent=2))
+    df = ingest_file(tmp_path / "fio2.json")
+    exp = expected_rows(obj)
+    for e in exp:  # 2.x has only KiB numbers: io_bytes (multiple of 1 KiB here) and bw in KiB/s
+        e["bw_bytes_per_s"] = float(job_entries(obj)[e["job_index"]][e["direction"]]["bw"] * 1024)
+    check_rows(df, exp)
+    assert len(ingest.ingest_paths([tmp_path / "fio2.json"], "t").histograms) == 0
+
+
+def test_text_before_the_json():
+    path = CORPUS / "text/note-before.json"
+    assert path.read_text().startswith("note: ")
+    check_rows(ingest_file(path), expected_rows(fio_objects(path)[0]))
+
+
+def test_normal_output_after_the_json():
+    path = CORPUS / "text/json-normal.json"
+    assert "Run status group" in path.read_text()
+    check_rows(ingest_file(path), expected_rows(fio_objects(path)[0]))
+
+
+def test_status_interval_keeps_the_final_object():
+    path = CORPUS / "text/status-interval.json"
+    objs = fio_objects(path)
+    assert len(objs) >= 3
+    first, last = objs[0]["jobs"][0]["read"]["total_ios"], objs[-1]["jobs"][0]["read"]["total_ios"]
+    assert first < last
+    df = ingest_file(path)
+    assert len(df) == 1 and df.total_ios.iloc[0] == last
+    check_rows(df, expected_rows(objs[-1]))
+
+
+def test_bench_fio_tree_is_read_from_contents_not_names(tmp_path):
+    tree = tmp_path / "benchfio"
+    shutil.copytree(CORPUS / "benchfio", tree)
+    # a file whose name lies: bench-fio naming says 128k, write, QD 64, 4 jobs
+    (tree / "128k").mkdir(exist_ok=True)
+    shutil.copy(CORPUS / "benchfio/4k/randread-8-1.json", tree / "128k" / "write-64-4.json")
+    df = ingest.ingest_paths([tree], "bf").results.set_index("source_file")
+    assert sorted(df.index) == ["128k/read-1-2.json", "128k/write-64-4.json", "4k/randread-8-1.json"]
+    liar = df.loc["128k/write-64-4.json"]
+    assert (liar.rw, liar.bs_bytes, liar.iodepth, liar.numjobs) == ("randread", 4096, 8, 1)
+    seq = df.loc["128k/read-1-2.json"]
+    assert (seq.rw, seq.bs_bytes, seq.iodepth, seq.numjobs, bool(seq.group_reporting)) == \
+        ("read", 131072, 1, 2, True)
+
+
+# --- bad files -----------------------------------------------------------------------------------
+
+def make_bad_files(d: Path) -> dict[str, str]:
+    """name -> a word the quarantine reason must contain."""
+    good = (CORPUS / "json/randread-qd4.json").read_bytes()
+    si = (CORPUS / "text/status-interval.json").read_bytes()
+    obj = json.loads(good)
+    wrong = json.loads(good)
+    wrong["jobs"] = {"not": "a list"}
+    strtotal = json.loads(good)
+    strtotal["jobs"][0]["read"]["total_ios"] = "many"
+    files = {
+        "empty.json": (b"", "empty"),
+        "truncated.json": (good[: len(good) // 2], "truncated"),
+        "not-fio.json": (b'{"name": "left-pad", "version": "1.3.0"}', "not a fio result"),
+        "text.json": (b"fio: failed parsing job file\n", "no JSON"),
+        "wrong-schema.json": (json.dumps(wrong).encode(), "wrong schema"),
+        "string-count.json": (json.dumps(strtotal).encode(), "wrong schema"),
+        "si-truncated.json": (si[: len(si) - 2000], "truncated"),
+        "empty-jobs.json": (json.dumps({**obj, "jobs": []}).encode(), "empty"),
+    }
+    for name, (data, _) in files.items():
+        (d / name).write_bytes(data)
+    shutil.copy(CORPUS / "bad/error-trim-on-file.json", d / "error.json")
+    shutil.copy(CORPUS / "bad/zero-io.json", d / "zero-io.json")
+    shutil.copy(CORPUS / "json/randread-qd4.json", d / "good.json")
+    return {**{k: w for k, (_, w) in files.items()}, "error.json": "error 25", "zero-io.json": "no I/O"}
+
+
+def test_bad_files_are_quarantined_with_reasons_and_the_batch_goes_on(tmp_path, capsys):
+    expect = make_bad_files(tmp_path)
+    res = ingest.ingest_paths([tmp_path], "bad")
+    q = res.quarantine
+    for name, word in expect.items():
+        reasons = list(q[q.source_file == name].reason)
+        assert len(reasons) == 1, (name, reasons)
+        assert word in reasons[0], (name, reasons[0])
+        assert reasons[0].endswith(".") and "\n" not in reasons[0]
+    assert set(q[q.source_file == "error.json"].job_name) == {"trim-on-file"}
+    assert set(q[q.source_file == "zero-io.json"].job_name) == {"never-started"}
+    # the good file and the good job of zero-io.json still ingest; no row of zeros anywhere
+    assert sorted(res.results.source_file) == ["good.json", "zero-io.json"]
+    assert (res.results.total_ios > 0).all() and (res.results.runtime_s > 0).all()
+
+
+def test_command_line_writes_three_datasets_and_replaces_a_run(tmp_path, capsys):
+    (tmp_path / "raw").mkdir()
+    make_bad_files(tmp_path / "raw")
+    out = tmp_path / "out"
+    for _ in range(2):  # re-ingest: the run's rows are replaced, never duplicated
+        assert ingest.main([str(tmp_path / "raw"), str(CORPUS / "jsonplus"), "--out", str(out), "--run", "r1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("12 files, 4 rows, 10 quarantined")
+    assert any("error.json [trim-on-file]: fio reported error 25" in x for x in lines)
+    res = store.load(out, config.RESULTS_DATASET, "r1")
+    # several PATHs in one run: source_file is relative to their common folder
+    assert sorted(s.rsplit("/", 2)[-2] + "/" + s.rsplit("/", 1)[-1] for s in res.source_file) == \
+        ["jsonplus/randrw-mix70.json"] * 2 + ["raw/good.json", "raw/zero-io.json"]
+    hist = store.load(out, config.HISTOGRAM_DATASET, "r1")
+    job = fio_objects(CORPUS / "jsonplus/randrw-mix70.json")[0]["jobs"][0]
+    assert len(hist) == len(job["read"]["clat_ns"]["bins"]) + len(job["write"]["clat_ns"]["bins"])
+    assert len(store.load(out, config.QUARANTINE_DATASET, "r1")) == 10
+    # one PATH per run by default: the folder name is the run id
+    assert ingest.main([str(CORPUS / "multijob"), "--out", str(out)]) == 0
+    assert store.list_runs(out) == ["multijob", "r1"]
+    assert len(pd.read_parquet(out / "results")) == 4 + 5  # Hive partitions read as one table
+
+
+def test_notebook_api_keeps_its_signatures(tmp_path):
+    raw = tmp_path / "raw" / "run1"
+    shutil.copytree(CORPUS / "multijob", raw)
+    (raw / "manifest.json").write_text(json.dumps({"run_id": "run1", "host": "lab-host", "points": {
+        "seqread": {"parameters": {"group": "blocksize"}}}}))
+    r = ingest.ingest("run1", raw_dir=tmp_path / "raw", processed_dir=tmp_path / "processed")
+    assert r.summary() == "2 files, 5 rows, 0 quarantined"
+    assert set(r.results.host) == {"lab-host"}
+    assert r.results.set_index("job_name").loc["seqread", "group"] == "blocksize"
+    assert len(store.load(tmp_path / "processed", config.RESULTS_DATASET, "run1")) == 5
+    r2 = ingest.ingest_run(raw, run_id="other")
+    assert set(r2.results.run_id) == {"other"} and len(r2.quarantine) == 0
+    rows, bad = ingest.rows_from_bytes(b"", "x", "f.json")
+    assert rows == [] and bad[0]["reason"] == "the file is empty."
+
+
+def test_process_pool_gives_the_same_frame_as_one_process(tmp_path, monkeypatch):
+    for i, rel in enumerate(GOOD * 2):
+        shutil.copy(CORPUS / rel, tmp_path / f"{i:03d}.json")
+    serial = ingest.ingest_paths([tmp_path], "p", workers=1, batch_files=5)
+    monkeypatch.setattr(ingest, "POOL_MIN_FILES", 0)
+    pooled = ingest.ingest_paths([tmp_path], "p", workers=2, batch_files=5)
+    pd.testing.assert_frame_equal(serial.results, pooled.results)
+    pd.testing.assert_frame_equal(serial.histograms, pooled.histograms)
+
+
+# --- property-based: no uncaught exception, ever -------------------------------------------------
+
+SEEDS = [(CORPUS / r).read_bytes() for r in ("json/randread-qd4.json", "text/status-interval.json",
+                                              "clientserver/two-clients.json")]
+SEED_OBJ = json.loads(SEEDS[0])
+PROPS = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def assert_never_raises(data: bytes) -> None:
+    sink = ingest._Sink()
+    ingest.add_file(data, "h", "f.json", sink)
+    df = ingest._results_frame(sink.rows)
+    ingest._hist_frame(sink)
+    ingest._quarantine_frame(sink.bad)
+    assert len(sink.rows) + len(sink.bad) > 0  # every file is either data or quarantined
+    assert (df.total_ios > 0).all() and (df.io_bytes > 0).all()
+
+
+@PROPS
+@given(st.binary(max_size=2000))
+def test_arbitrary_bytes(data):
+    assert_never_raises(data)
+
+
+@PROPS
+@given(st.sampled_from(SEEDS), st.lists(st.tuples(st.integers(0, 10**6), st.binary(max_size=8)), max_size=5),
+       st.integers(0, 10**6))
+def test_mutated_real_files(seed, edits, cut):
+    data = bytearray(seed)
+    for pos, chunk in edits:
+        pos %= len(data)
+        data[pos:pos + len(chunk)] = chunk
+    assert_never_raises(bytes(data[: len(data) - cut % len(data)]))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8)
+
+
+def _paths(obj, prefix=()):
+    yield prefix
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _paths(v, (*prefix, i))
+
+
+SEED_PATHS = list(_paths(SEED_OBJ))[1:]
+
+
+@PROPS
+@given(st.lists(st.tuples(st.sampled_from(SEED_PATHS), json_values), min_size=1, max_size=4))
+def test_structurally_mutated_fio_json(mutations):
+    obj = json.loads(SEEDS[0])
+    for path, value in mutations:
+        node = obj
+        try:
+            for k in path[:-1]:
+                node = node[k]
+            node[path[-1]] = value
+        except (KeyError, IndexError, TypeError):
+            continue
+    assert_never_raises(json.dumps(obj, allow_nan=True).encode())

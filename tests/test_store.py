@@ -1,0 +1,36 @@
+"""Partitioned datasets: streamed batches, atomic replacement, typed empty frames."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from helpers import config, store
+
+
+def test_runwriter_streams_batches_and_replaces_the_partition(tmp_path):
+    a = pd.DataFrame({"run_id": ["r", "r"], "x": pd.array([1, None], dtype="Int64"),
+                      "s": pd.array([None, None], dtype="string")})
+    b = pd.DataFrame({"run_id": ["r"], "x": pd.array([3], dtype="Int64"), "s": pd.array(["z"], dtype="string")})
+    with store.RunWriter(tmp_path, "ds", "r") as w:
+        w.write(a)
+        w.write(b)
+    df = store.load(tmp_path, "ds", "r")
+    assert list(df.x.fillna(-1)) == [1, -1, 3] and list(df.run_id) == ["r"] * 3
+    store.write_run(tmp_path, "ds", "r", b)  # re-ingest replaces, never appends
+    assert len(store.load(tmp_path, "ds")) == 1
+    assert [p.name for p in (tmp_path / "ds").iterdir()] == ["run_id=r"]
+
+
+def test_failed_write_leaves_the_old_partition(tmp_path):
+    store.write_run(tmp_path, "ds", "r", pd.DataFrame({"x": [1]}))
+    with pytest.raises(RuntimeError), store.RunWriter(tmp_path, "ds", "r") as w:
+        w.write(pd.DataFrame({"x": [2, 3]}))
+        raise RuntimeError("boom")
+    assert list(store.load(tmp_path, "ds", "r").x) == [1]
+    assert [p.name for p in (tmp_path / "ds").iterdir()] == ["run_id=r"]
+
+
+def test_empty_datasets_are_typed(tmp_path):
+    h = store.load(tmp_path, config.HISTOGRAM_DATASET)
+    assert list(h.columns)[-2:] == ["bin_ns", "count"] and len(h) == 0
