@@ -1,7 +1,9 @@
 """Which runs a notebook analyses: explicit ids, ``latest``, or the bundled sample run.
 
-The sample run (real fio output shipped in ``helpers/sample/raw/``) lets every analysis
-notebook run on a fresh checkout without fio; it is ingested on first use.
+The sample runs (real fio output shipped in ``helpers/sample/raw/``) let every analysis
+notebook run on a fresh checkout without fio; each is ingested on first use.  ``sample`` (and
+``latest`` with no own run) means the first sample id in sorted order, ``sample-grid-vm`` (operation
+x block size x queue depth grid and a mix sweep); ``sample-quick-vm`` is the quick profile's output.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ def sample_run_ids() -> list[str]:
     return sorted(p.name for p in config.SAMPLE_RAW_DIR.iterdir() if p.is_dir()) if config.SAMPLE_RAW_DIR.exists() else []
 
 
-def ensure_sample(processed_dir: Path) -> str:
-    """Ingest the bundled sample run into ``processed_dir`` if it is not there; return its id."""
+def ensure_sample(processed_dir: Path, run: str = "") -> str:
+    """Ingest a bundled sample run (default: the first) into ``processed_dir`` if it is not there;
+    return its id."""
     ids = sample_run_ids()
     if not ids:
         raise LabError("the bundled sample run is missing from the package (helpers/sample/raw/).")
-    run = ids[0]
+    if run and run not in ids:
+        raise LabError(f"{run!r} is not a bundled sample run (samples: {', '.join(ids)}).")
+    run = run or ids[0]
     if run not in store.list_runs(processed_dir):
         ingest(run, raw_dir=config.SAMPLE_RAW_DIR, processed_dir=processed_dir)
     return run
@@ -48,7 +53,7 @@ def resolve_runs(run_id: str | list[str] = "latest", processed_dir: str | Path =
         elif r in available:
             out.append(r)
         elif r in samples:
-            out.append(ensure_sample(pdir))
+            out.append(ensure_sample(pdir, r))
         else:
             raise LabError(f"run {r!r} has no processed data in {pdir}: run 'make ingest RUN={r}' first "
                            f"(processed runs: {', '.join(available) or 'none'}).")
@@ -72,6 +77,13 @@ class RunData:
     run_ids: list[str]
     results: pd.DataFrame
     quarantine: pd.DataFrame
+
+    @property
+    def histograms(self) -> pd.DataFrame:
+        """json+ latency bins of the chosen runs (empty DataFrame when none were ingested)."""
+        if not hasattr(self, "_histograms"):
+            self._histograms = store.load(self.processed_dir, config.HISTOGRAM_DATASET, self.run_ids)
+        return self._histograms
 
     @property
     def summary(self) -> pd.DataFrame:

@@ -31,3 +31,57 @@ def log2_axis(values) -> dict:
     """x-axis settings for queue depth: log2 scale with a tick at every measured power of two."""
     ticks = sorted({int(v) for v in values})
     return {"type": "log", "tickvals": ticks, "ticktext": [str(t) for t in ticks]}
+
+
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+           "#7f7f7f", "#bcbd22"]
+FLAG_SYMBOL = "x"  # flagged points (validity flags) are drawn as crosses, clean ones as circles
+MB_AXIS = "Bandwidth (MB/s, decimal: 1 MB = 10^6 bytes)"
+IOPS_AXIS = "IOPS (I/O operations per second)"
+BS_AXIS = "Block size (binary: 4k = 4096 bytes, log2 axis)"
+QD_AXIS = "Queue depth (iodepth, log2 axis)"
+
+
+def color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def flag_symbols(flagged) -> list[str]:
+    return [FLAG_SYMBOL if bool(f) else "circle" for f in flagged]
+
+
+def flag_notes(reasons) -> list[str]:
+    """Hover suffix per point: empty for clean points, the flag reasons for flagged ones."""
+    out = []
+    for r in reasons:
+        r = "" if r is None or (isinstance(r, float) and r != r) else str(r)
+        out.append("<br>⚠ flagged: " + r.replace("; ", "<br>⚠ ") if r else "")
+    return out
+
+
+def bs_axis(values) -> dict:
+    """x-axis settings for block sizes: log scale, ticks at the measured sizes in fio's spelling."""
+    from ..units import format_bytes
+
+    ticks = sorted({int(v) for v in values})
+    return {"type": "log", "tickvals": ticks, "ticktext": [format_bytes(t) for t in ticks]}
+
+
+def add_step_slider(fig: go.Figure, steps: list[tuple[str, list[bool]]], prefix: str, active: int = 0,
+                    y: float = -0.18) -> go.Figure:
+    """A plotly slider (works offline in exported HTML) whose steps show one group of traces.
+
+    ``steps`` is (label, visibility mask over fig.data); the ``active`` step's mask is applied now.
+    With a single step no slider is drawn.
+    """
+    if not steps:
+        return fig
+    for trace, visible in zip(fig.data, steps[active][1]):
+        trace.visible = visible
+    if len(steps) < 2:
+        return fig
+    fig.update_layout(sliders=[{
+        "active": active, "currentvalue": {"prefix": prefix}, "pad": {"t": 40}, "y": y, "len": 0.9, "x": 0.05,
+        "steps": [{"label": label, "method": "update", "args": [{"visible": mask}]} for label, mask in steps],
+    }])
+    return fig

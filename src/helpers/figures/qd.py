@@ -1,4 +1,4 @@
-"""Queue-depth view: throughput and latency against queue depth."""
+"""Queue-depth view: throughput and latency against queue depth, and the throughput-latency trade-off."""
 
 from __future__ import annotations
 
@@ -6,33 +6,100 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import TEMPLATE, log2_axis, message_figure
+from ..units import format_bytes
+from .common import (IOPS_AXIS, MB_AXIS, QD_AXIS, TEMPLATE, add_step_slider, color, flag_notes, flag_symbols,
+                     log2_axis, message_figure)
+
+NO_SWEEP = "This run has no queue-depth sweep (no series with two or more iodepths)."
+
+
+def _prepare(series: pd.DataFrame) -> pd.DataFrame:
+    s = series.copy()
+    if "mb_per_s" not in s:
+        s["mb_per_s"] = s["bw_bytes_per_s"] / 1e6
+    if "flag_reasons" not in s:
+        s["flag_reasons"] = ""
+    s["flag_reasons"] = s["flag_reasons"].fillna("").astype(str)
+    s["flagged"] = s["flag_reasons"] != ""
+    return s
+
+
+def _bs_steps(groups: list[int]) -> list[tuple[str, list[bool]]]:
+    sizes = sorted(set(groups))
+    steps = [(format_bytes(b), [g == b for g in groups]) for b in sizes]
+    if len(sizes) > 1:
+        steps.append(("all", [True] * len(groups)))
+    return steps
 
 
 def qd_figure(series: pd.DataFrame, title: str = "Queue depth") -> go.Figure:
-    """IOPS (left) and mean / p99 completion latency (right, log axis) against queue depth.
+    """IOPS, bandwidth (MB/s) and mean / p50 / p99 latency (log axis) against queue depth (log2 x).
 
-    ``series`` is the output of :func:`helpers.analysis.qd_series`.
+    ``series`` is the output of :func:`helpers.analysis.qd_series`.  When the run has queue-depth
+    series at several block sizes a slider steps through them; flagged points are crosses.
     """
     if series.empty:
-        return message_figure("This run has no queue-depth sweep (no series with two or more iodepths).")
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("Throughput", "Latency"), horizontal_spacing=0.1)
-    for i, (name, s) in enumerate(series.groupby("series", sort=False)):
-        color = f"hsl({(i * 67) % 360},65%,45%)"
-        fig.add_trace(go.Scatter(x=s["iodepth"], y=s["iops"], mode="lines+markers", name=f"{name} IOPS",
-                                 legendgroup=name, line={"color": color},
-                                 hovertemplate="QD %{x}<br>%{y:,.0f} IOPS<extra>" + name + "</extra>"), 1, 1)
-        fig.add_trace(go.Scatter(x=s["iodepth"], y=s["lat_mean_us"], mode="lines+markers",
-                                 name=f"{name} mean latency", legendgroup=name, line={"color": color},
-                                 hovertemplate="QD %{x}<br>mean %{y:,.1f} µs<extra>" + name + "</extra>"), 1, 2)
-        fig.add_trace(go.Scatter(x=s["iodepth"], y=s["clat_p99_us"], mode="lines+markers",
-                                 name=f"{name} p99 latency", legendgroup=name,
-                                 line={"color": color, "dash": "dot"},
-                                 hovertemplate="QD %{x}<br>p99 %{y:,.1f} µs<extra>" + name + "</extra>"), 1, 2)
-    ax = log2_axis(series["iodepth"])
-    fig.update_xaxes(title_text="Queue depth (iodepth, log2)", **ax, row=1, col=1)
-    fig.update_xaxes(title_text="Queue depth (iodepth, log2)", **ax, row=1, col=2)
-    fig.update_yaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=1)
-    fig.update_yaxes(title_text="Latency (µs, log)", type="log", row=1, col=2)
-    fig.update_layout(title=title, template=TEMPLATE, height=480, legend={"orientation": "h", "y": -0.25})
+        return message_figure(NO_SWEEP)
+    s_all = _prepare(series)
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("Throughput (IOPS)", "Bandwidth (MB/s)", "Latency (µs, log)"),
+                        horizontal_spacing=0.08)
+    groups: list[int] = []
+    for i, (name, s) in enumerate(s_all.groupby("series", sort=False)):
+        c = color(i)
+        notes = flag_notes(s["flag_reasons"])
+        marker = {"symbol": flag_symbols(s["flagged"]), "size": 8}
+        specs = [("iops", 1, f"{name} IOPS", "solid", "%{y:,.0f} IOPS"),
+                 ("mb_per_s", 2, f"{name} MB/s", "solid", "%{y:,.1f} MB/s"),
+                 ("lat_mean_us", 3, f"{name} mean latency", "solid", "mean %{y:,.1f} µs"),
+                 ("clat_p50_us", 3, f"{name} p50 latency", "dash", "p50 %{y:,.1f} µs"),
+                 ("clat_p99_us", 3, f"{name} p99 latency", "dot", "p99 %{y:,.1f} µs")]
+        for col, panel, label, dash, fmt in specs:
+            if col not in s or s[col].isna().all():
+                continue
+            fig.add_trace(go.Scatter(
+                x=s["iodepth"], y=s[col], mode="lines+markers", name=label, legendgroup=name,
+                line={"color": c, "dash": dash}, marker=marker, customdata=notes,
+                hovertemplate="QD %{x}<br>" + fmt + "%{customdata}<extra>" + name + "</extra>"), 1, panel)
+            groups.append(int(s["bs_bytes"].iloc[0]))
+    ax = log2_axis(s_all["iodepth"])
+    for col in (1, 2, 3):
+        fig.update_xaxes(title_text=QD_AXIS, **ax, row=1, col=col)
+    fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
+    fig.update_yaxes(title_text="Latency (µs, log)", type="log", row=1, col=3)
+    add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.35)
+    fig.update_layout(title=title + " (solid: mean, dashed: p50, dotted: p99; crosses: flagged points)",
+                      template=TEMPLATE, height=560, legend={"orientation": "h", "y": -0.6}, margin={"b": 120})
+    return fig
+
+
+def qd_tradeoff_figure(series: pd.DataFrame, title: str = "Throughput-latency trade-off") -> go.Figure:
+    """Latency (log y) against IOPS, one curve per queue-depth series, each point labelled with its
+    QD: the further right a curve goes before it turns up, the more throughput the device gives
+    before queueing only adds latency.  Dotted: p99, solid: mean; a slider steps through block sizes
+    when there are several."""
+    if series.empty:
+        return message_figure(NO_SWEEP)
+    s_all = _prepare(series)
+    fig = go.Figure()
+    groups: list[int] = []
+    for i, (name, s) in enumerate(s_all.groupby("series", sort=False)):
+        notes = flag_notes(s["flag_reasons"])
+        for col, dash in (("clat_p99_us", "dot"), ("lat_mean_us", "solid")):
+            if col not in s or s[col].isna().all():
+                continue
+            what = "p99" if col == "clat_p99_us" else "mean"
+            fig.add_trace(go.Scatter(
+                x=s["iops"], y=s[col], mode="lines+markers+text", name=f"{name} ({what})",
+                text=[f"QD{q}" for q in s["iodepth"]], textposition="top left",
+                line={"color": color(i), "dash": dash},
+                marker={"symbol": flag_symbols(s["flagged"]), "size": 9}, customdata=list(zip(s["iodepth"], notes)),
+                hovertemplate="QD %{customdata[0]}<br>%{x:,.0f} IOPS<br>" + what + " %{y:,.1f} µs%{customdata[1]}"
+                              "<extra>" + name + "</extra>"))
+            groups.append(int(s["bs_bytes"].iloc[0]))
+    fig.update_xaxes(title_text=IOPS_AXIS, rangemode="tozero")
+    fig.update_yaxes(title_text="Completion latency (µs, log)", type="log")
+    add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.2)
+    fig.update_layout(title=title + " (points labelled by QD; dotted: p99, solid: mean; crosses: flagged points)",
+                      template=TEMPLATE, height=560, legend={"orientation": "h", "y": -0.45}, margin={"b": 120})
     return fig

@@ -1,0 +1,63 @@
+"""Block-size sweeps: series of points that differ only in block size, and where bandwidth stops growing."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..units import format_bytes
+from .points import with_units
+
+SERIES_KEYS = ["run_id", "host", "rw", "direction", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct"]
+PLATEAU_FRACTION = 0.9  # a series has "stopped growing" once it reaches 90 % of its peak bandwidth
+
+
+def _label(r: pd.Series, with_run: bool) -> str:
+    mix = "" if pd.isna(r["rwmixread_pct"]) else f" {r['rwmixread_pct']:.0f}% read"
+    nj = "" if r["numjobs"] == 1 else f" x{r['numjobs']} jobs"
+    direction = "" if r["rw"] in ("read", "write", "randread", "randwrite") else f" ({r['direction']})"
+    label = f"{r['rw']}{mix}{direction} QD{r['iodepth']}{nj}"
+    return f"{r['run_id']}: {label}" if with_run else label
+
+
+def blocksize_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
+    """Rows of block-size series (≥ ``min_points`` block sizes, everything else equal), with units,
+    ``series`` labels (operation, direction, QD), sorted by series and block size."""
+    if df.empty:
+        return with_units(df).assign(series=pd.Series(dtype="string"))
+    keys = [k for k in SERIES_KEYS if k in df.columns]
+    n = df.groupby(keys, dropna=False)["bs_bytes"].transform("nunique")
+    out = with_units(df[n >= min_points])
+    multi_run = out["run_id"].nunique() > 1
+    out["series"] = pd.Series([_label(r, multi_run) for _, r in out.iterrows()], index=out.index, dtype="string")
+    return out.sort_values(["iodepth", "series", "bs_bytes"]).reset_index(drop=True)
+
+
+def bandwidth_plateau(series: pd.DataFrame, fraction: float = PLATEAU_FRACTION) -> pd.DataFrame:
+    """Per series: the smallest block size reaching ``fraction`` of the series' peak bandwidth.
+
+    ``plateau_bs_bytes`` is <NA> when that block size is the largest measured one (bandwidth was
+    still growing at the end of the sweep); ``note`` says so in one sentence.
+    """
+    cols = ["series", "rw", "direction", "iodepth", "peak_mb_per_s", "peak_bs_bytes", "plateau_bs_bytes",
+            "plateau_mb_per_s", "note"]
+    rows = []
+    for name, s in series.groupby("series", sort=False):
+        s = s.sort_values("bs_bytes")
+        peak = s["mb_per_s"].max()
+        peak_row = s.loc[s["mb_per_s"].idxmax()]
+        reached = s[s["mb_per_s"] >= fraction * peak].iloc[0]
+        largest = s["bs_bytes"].max()
+        if reached["bs_bytes"] == largest:
+            plateau, plateau_mb = pd.NA, float("nan")
+            note = f"bandwidth was still growing at the largest block size ({format_bytes(largest)})."
+        else:
+            plateau, plateau_mb = int(reached["bs_bytes"]), float(reached["mb_per_s"])
+            note = (f"bandwidth reaches {fraction:.0%} of its peak ({peak:,.0f} MB/s) at "
+                    f"{format_bytes(plateau)} blocks; larger blocks add at most {1 / fraction - 1:.0%}.")
+        rows.append({"series": name, "rw": s["rw"].iloc[0], "direction": s["direction"].iloc[0],
+                     "iodepth": int(s["iodepth"].iloc[0]), "peak_mb_per_s": float(peak),
+                     "peak_bs_bytes": int(peak_row["bs_bytes"]), "plateau_bs_bytes": plateau,
+                     "plateau_mb_per_s": plateau_mb, "note": note})
+    out = pd.DataFrame(rows, columns=cols)
+    out["plateau_bs_bytes"] = out["plateau_bs_bytes"].astype("Int64")
+    return out

@@ -1,0 +1,147 @@
+"""Device card: the headline numbers people share, and findings written from the data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..units import format_bytes
+from .blocksize import bandwidth_plateau, blocksize_series
+from .points import with_units
+
+KB4 = 4096
+
+
+@dataclass
+class Metric:
+    """One headline number with the point it came from."""
+
+    name: str
+    value: float | None
+    unit: str
+    detail: str = ""
+    flag_reasons: str = ""
+
+    @property
+    def available(self) -> bool:
+        return self.value is not None and pd.notna(self.value)
+
+
+@dataclass
+class DeviceCard:
+    metrics: list[Metric]
+    knee_qd: float | None
+    knee_reason: str
+    findings: list[str] = field(default_factory=list)
+
+    def table(self) -> pd.DataFrame:
+        return pd.DataFrame([{"metric": m.name, "value": m.value, "unit": m.unit, "measured at": m.detail,
+                              "flags": m.flag_reasons} for m in self.metrics]).set_index("metric")
+
+    def metric(self, name: str) -> Metric:
+        return next(m for m in self.metrics if m.name == name)
+
+
+def _where(r: pd.Series) -> str:
+    return f"{r['rw']} {format_bytes(r['bs_bytes'])} QD{int(r['iodepth'])}" + (
+        "" if r["numjobs"] == 1 else f" x{int(r['numjobs'])} jobs")
+
+
+def _pick(rows: pd.DataFrame, col: str, how: str) -> pd.Series | None:
+    rows = rows[rows[col].notna()]
+    if rows.empty:
+        return None
+    clean = rows[~rows["flagged"]]
+    pool = clean if not clean.empty else rows  # prefer unflagged points; fall back and say so
+    return pool.loc[pool[col].idxmax() if how == "max" else pool[col].idxmin()]
+
+
+def _metric(name: str, rows: pd.DataFrame, col: str, unit: str, how: str = "max", scale: float = 1.0) -> Metric:
+    r = _pick(rows, col, how)
+    if r is None:
+        return Metric(name, None, unit, "not measured in this run")
+    return Metric(name, float(r[col]) * scale, unit, _where(r), r["flag_reasons"])
+
+
+def rand4k_qd_series(df: pd.DataFrame) -> pd.DataFrame:
+    """4k random-read points of one job, averaged per queue depth (the card's knee series)."""
+    d = with_units(df)
+    s = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["numjobs"] == 1) & (d["direction"] == "read")]
+    return s.groupby("iodepth", as_index=False).agg(iops=("iops", "mean"), lat_mean_us=("lat_mean_us", "mean"),
+                                                    clat_p99_us=("clat_p99_us", "mean"))
+
+
+def device_card(df: pd.DataFrame, S: float = 1.0) -> DeviceCard:
+    """Headline metrics of one run (prefers unflagged points) and its findings."""
+    d = with_units(df)
+    rr = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["direction"] == "read")]
+    rw = d[(d["rw"] == "randwrite") & (d["bs_bytes"] == KB4) & (d["direction"] == "write")]
+    metrics = [
+        _metric("QD1 4k random read latency", rr[(rr["iodepth"] == 1) & (rr["numjobs"] == 1)], "lat_mean_us", "µs", "min"),
+        _metric("QD1 4k random write latency", rw[(rw["iodepth"] == 1) & (rw["numjobs"] == 1)], "lat_mean_us", "µs", "min"),
+        _metric("Peak 4k random read IOPS", rr, "iops", "IOPS"),
+        _metric("Peak 4k random write IOPS", rw, "iops", "IOPS"),
+        _metric("Peak sequential read bandwidth", d[(d["rw"] == "read") & (d["direction"] == "read")],
+                "mb_per_s", "MB/s"),
+        _metric("Peak sequential write bandwidth", d[(d["rw"] == "write") & (d["direction"] == "write")],
+                "mb_per_s", "MB/s"),
+    ]
+    series = rand4k_qd_series(df)
+    knee_qd, reason = None, "no 4k random-read queue-depth sweep in this run"
+    knee = None
+    if series["iodepth"].nunique() >= 2:
+        from .knee import find_knee
+
+        knee = find_knee(series["iodepth"], series["iops"], S=S)
+        knee_qd, reason = knee.knee_qd, knee.reason
+    metrics.append(Metric("Throughput stops growing beyond", knee_qd, "QD",
+                          "4k random read, Kneedle on IOPS vs log2 QD" if knee_qd is not None else reason))
+    card = DeviceCard(metrics, knee_qd, reason)
+    card.findings = findings(d, card, knee)
+    return card
+
+
+def _flag_note(m: Metric) -> str:
+    return " (a flagged point)" if m.flag_reasons else ""
+
+
+def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
+    """Short sentences, each carrying its number, written only for what the run measured."""
+    out: list[str] = []
+    r1, w1 = card.metric("QD1 4k random read latency"), card.metric("QD1 4k random write latency")
+    if r1.available:
+        out.append(f"At queue depth 1 a 4k random read takes {r1.value:,.0f} µs on average{_flag_note(r1)}.")
+    if w1.available:
+        extra = f", {w1.value / r1.value:.1f}× the read latency" if r1.available and r1.value else ""
+        out.append(f"At queue depth 1 a 4k random write takes {w1.value:,.0f} µs on average{extra}{_flag_note(w1)}.")
+    pr = card.metric("Peak 4k random read IOPS")
+    if pr.available:
+        out.append(f"4k random reads peak at {pr.value:,.0f} IOPS ({pr.detail}){_flag_note(pr)}.")
+    pw = card.metric("Peak 4k random write IOPS")
+    if pw.available:
+        out.append(f"4k random writes peak at {pw.value:,.0f} IOPS ({pw.detail}){_flag_note(pw)}.")
+    if knee is not None:
+        if knee.knee_qd is not None:
+            frac = f", {knee.fraction_of_peak:.0%} of the peak" if knee.fraction_of_peak is not None else ""
+            out.append(f"4k random-read throughput stops growing beyond QD {knee.knee_qd:g} "
+                       f"({knee.knee_iops:,.0f} IOPS{frac}): deeper queues mostly add latency.")
+        else:
+            out.append(f"No queue-depth knee was found for 4k random reads: {knee.reason}.")
+    for name in ("Peak sequential read bandwidth", "Peak sequential write bandwidth"):
+        m = card.metric(name)
+        if m.available:
+            out.append(f"{name.replace('Peak s', 'S')} peaks at {m.value:,.0f} MB/s ({m.value * 1e6 / 2**20:,.0f} "
+                       f"MiB/s) with {m.detail}{_flag_note(m)}.")
+    plateau = bandwidth_plateau(blocksize_series(d[d["rw"].isin(["read", "write"])]))
+    plateau = plateau.sort_values("peak_mb_per_s", ascending=False).drop_duplicates("rw")
+    for p in plateau.itertuples():
+        if pd.notna(p.plateau_bs_bytes):
+            out.append(f"Sequential {p.rw} bandwidth at QD {p.iodepth} reaches 90% of its peak at "
+                       f"{format_bytes(p.plateau_bs_bytes)} blocks ({p.plateau_mb_per_s:,.0f} of "
+                       f"{p.peak_mb_per_s:,.0f} MB/s).")
+    n_flag, n = int(d["flagged"].sum()), len(d)
+    if n_flag:
+        out.append(f"{n_flag} of {n} measurements are flagged (see their flag_reasons), so their numbers may "
+                   f"not measure the device alone.")
+    return out

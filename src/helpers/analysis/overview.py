@@ -1,0 +1,86 @@
+"""Overview: the whole run at once (operation x block size / queue depth grids, distributions,
+and one factor's effect with the others held constant)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..units import format_bytes
+from .points import operations, sorted_operations
+
+METRICS: dict[str, str] = {  # column -> label with unit
+    "iops": "IOPS (I/O per second)",
+    "mb_per_s": "Bandwidth (MB/s, 1 MB = 10^6 B)",
+    "lat_mean_us": "Mean latency (µs)",
+    "clat_p99_us": "p99 completion latency (µs)",
+}
+FACTORS: dict[str, str] = {"bs_bytes": "Block size", "iodepth": "Queue depth", "rwmixread_pct": "Read share (%)"}
+
+
+def factor_value_label(factor: str, v) -> str:
+    if factor == "bs_bytes":
+        return format_bytes(v)
+    if factor == "iodepth":
+        return f"QD {int(v)}"
+    return f"{v:g}% read" if factor == "rwmixread_pct" else str(v)
+
+
+def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth") -> pd.DataFrame:
+    """Mean of each metric per (held value, operation, x value) over single-job points, mixed
+    modes as read+write totals; ``flagged``/``flag_reasons`` say whether any point in a cell is
+    flagged.  Empty when no operation has ≥ 2 values of ``x`` at one held value."""
+    cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons"]
+    ops = operations(df)
+    if ops.empty:
+        return pd.DataFrame(columns=cols)
+    ops = ops[ops["numjobs"] == 1]
+    agg = {m: "mean" for m in METRICS}
+    g = ops.groupby([held, "operation", x], as_index=False, dropna=False).agg(
+        **{m: (m, "mean") for m in agg}, n_points=("iops", "size"), flagged=("flagged", "any"),
+        flag_reasons=("flag_reasons", lambda s: "; ".join(dict.fromkeys(r for r in s if r))))
+    g = g.rename(columns={held: "held", x: "x"})
+    n_x = g.groupby(["held", "operation"])["x"].transform("nunique")
+    g = g[n_x >= 2]
+    if g.empty or g["operation"].nunique() < 1:
+        return pd.DataFrame(columns=cols)
+    order = {op: i for i, op in enumerate(sorted_operations(g["operation"]))}
+    g = g.sort_values(["held", "operation", "x"], key=lambda s: s.map(order) if s.name == "operation" else s)
+    return g[cols].reset_index(drop=True)
+
+
+def distribution(df: pd.DataFrame) -> pd.DataFrame:
+    """Every point once (mixed modes as totals) with its operation, for box plots of throughput and latency."""
+    ops = operations(df)
+    return ops.assign(order=ops["operation"].map(
+        {op: i for i, op in enumerate(sorted_operations(ops["operation"]))})).sort_values("order")
+
+
+def held_constant(df: pd.DataFrame, factor: str, fixed: dict[str, float]) -> tuple[pd.DataFrame, str]:
+    """Points where every ``fixed`` column equals its value, varying ``factor`` (≥ 2 values per line).
+
+    Returns (rows with a ``line`` label, message): the message is one sentence when nothing matches
+    (naming the values that were measured), empty otherwise.
+    """
+    ops = operations(df)
+    if ops.empty:
+        return ops.assign(line=pd.Series(dtype="string")), "This run has no data points."
+    rows = ops
+    for col, val in fixed.items():
+        present = sorted(v for v in rows[col].dropna().unique())
+        rows = rows[rows[col] == val]
+        if rows.empty:
+            have = ", ".join(factor_value_label(col, v) for v in present) or "none"
+            return rows.assign(line=pd.Series(dtype="string")), (
+                f"This run has no points at {factor_value_label(col, val)} (measured: {have}).")
+    others = [f for f in ("iodepth", "bs_bytes", "numjobs") if f != factor and f not in fixed]
+    varying = [f for f in others if rows[f].nunique() > 1]
+    rows = rows.copy()
+    rows["line"] = [" ".join([r["operation"]] + [
+        (f"QD{int(r[f])}" if f == "iodepth" else format_bytes(r[f]) if f == "bs_bytes" else f"x{int(r[f])} jobs")
+        for f in varying]) for _, r in rows.iterrows()]
+    n = rows.groupby("line")[factor].transform("nunique")
+    rows = rows[n >= 2]
+    if rows.empty:
+        what = " and ".join(factor_value_label(c, v) for c, v in fixed.items())
+        return rows, f"At {what} this run varies {FACTORS.get(factor, factor).lower()} over fewer than two values."
+    return rows.sort_values(["line", factor]).reset_index(drop=True), ""

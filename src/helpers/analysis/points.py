@@ -1,0 +1,94 @@
+"""Shared per-point helpers for the views: decimal/binary throughput units, labels, flags, totals.
+
+Throughput units: ``mb_per_s`` is decimal (1 MB = 10^6 bytes, as on spec sheets);
+``mib_per_s`` is binary (1 MiB = 2^20 bytes, as fio's own 'MiB/s').
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..units import format_bytes
+
+MB = 1_000_000
+MIB = 1024**2
+MIXED_MODES = ("rw", "readwrite", "randrw")
+OPERATION_ORDER = ["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]
+POINT_KEYS = ["run_id", "point_id", "job_index"]
+
+
+def is_flagged(df: pd.DataFrame) -> pd.Series:
+    if "flag_reasons" not in df.columns:
+        return pd.Series(False, index=df.index)
+    return df["flag_reasons"].fillna("").astype(str) != ""
+
+
+def operation_label(rw: str, mix: float) -> str:
+    """``randread``; mixed modes carry their read share: ``randrw 70% read``."""
+    return rw if rw not in MIXED_MODES or pd.isna(mix) else f"{rw} {mix:.0f}% read"
+
+
+def with_units(df: pd.DataFrame) -> pd.DataFrame:
+    """Copy of ``df`` with ``mb_per_s``, ``mib_per_s``, ``bs_label``, ``operation`` and ``flagged``."""
+    out = df.copy()
+    out["mb_per_s"] = out["bw_bytes_per_s"] / MB
+    out["mib_per_s"] = out["bw_bytes_per_s"] / MIB
+    out["bs_label"] = [format_bytes(b) for b in out["bs_bytes"]]
+    out["operation"] = [operation_label(r, m) for r, m in zip(out["rw"], out["rwmixread_pct"])]
+    out["flagged"] = is_flagged(out)
+    if "flag_reasons" not in out.columns:
+        out["flag_reasons"] = ""
+    out["flag_reasons"] = out["flag_reasons"].fillna("").astype(str)
+    return out
+
+
+def totals(df: pd.DataFrame) -> pd.DataFrame:
+    """One ``direction == "total"`` row per point: IOPS and bandwidth summed over read and write,
+    mean latency weighted by each direction's IOPS (percentiles cannot be combined: NaN)."""
+    if df.empty:
+        return df.assign(direction=pd.Series(dtype="string"))
+    keys = [k for k in POINT_KEYS if k in df.columns]
+    rows = []
+    for _, g in df.groupby(keys, dropna=False, sort=False):
+        first = g.iloc[0].copy()
+        w = g["iops"].fillna(0)
+        first["direction"] = "total"
+        first["iops"] = g["iops"].sum()
+        first["bw_bytes_per_s"] = g["bw_bytes_per_s"].sum()
+        for col in ("io_bytes", "total_ios"):
+            if col in g:
+                first[col] = g[col].sum()
+        for col in ("lat_mean_us", "clat_mean_us", "slat_mean_us"):
+            if col in g:
+                first[col] = float(np.average(g[col], weights=w)) if w.sum() > 0 else g[col].mean()
+        for col in [c for c in g.columns if c.startswith("clat_p")] + ["lat_stddev_us"]:
+            if col in g:
+                first[col] = np.nan
+        if "lat_max_us" in g:
+            first["lat_max_us"] = g["lat_max_us"].max()
+            first["lat_min_us"] = g["lat_min_us"].min()
+        if "flag_reasons" in g:
+            reasons = [r for r in g["flag_reasons"].fillna("").astype(str) if r]
+            first["flag_reasons"] = "; ".join(dict.fromkeys(reasons))
+        for col in [c for c in g.columns if c.startswith("flag_") and c != "flag_reasons"]:
+            first[col] = bool(g[col].any())
+        rows.append(first)
+    return pd.DataFrame(rows).reset_index(drop=True)
+
+
+def operations(df: pd.DataFrame) -> pd.DataFrame:
+    """Each point once: pure modes as measured, mixed modes as their read+write total."""
+    if df.empty:
+        return with_units(df)
+    mixed = df["rw"].isin(MIXED_MODES)
+    return with_units(pd.concat([df[~mixed], totals(df[mixed])], ignore_index=True))
+
+
+def operation_sort_key(op: str) -> tuple[int, str]:
+    base = op.split(" ")[0]
+    return (OPERATION_ORDER.index(base) if base in OPERATION_ORDER else len(OPERATION_ORDER), op)
+
+
+def sorted_operations(ops) -> list[str]:
+    return sorted(set(ops), key=operation_sort_key)

@@ -1,0 +1,71 @@
+"""Block-size view: bandwidth (decimal MB/s), IOPS and mean/p99 latency against block size."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .common import (BS_AXIS, IOPS_AXIS, MB_AXIS, TEMPLATE, add_step_slider, bs_axis, color, flag_notes,
+                     flag_symbols, message_figure)
+
+OP_COLORS = {"read": 0, "write": 1, "randread": 2, "randwrite": 3, "rw": 4, "readwrite": 4, "randrw": 5}
+
+
+def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
+                     title: str = "Block size") -> go.Figure:
+    """Four panels against block size (log2 x): bandwidth in MB/s, IOPS, mean latency and p99
+    completion latency (log y).  One line per operation (and direction); a slider steps through
+    queue depths.  Flagged points are crosses with the reason in the hover; a star marks where
+    bandwidth stops growing (``plateau`` from :func:`helpers.analysis.bandwidth_plateau`).
+
+    ``series`` is the output of :func:`helpers.analysis.blocksize_series`.
+    """
+    if series.empty:
+        return message_figure("This run has no block-size sweep (no workload measured at two or more block sizes).")
+    fig = make_subplots(rows=2, cols=2, vertical_spacing=0.14, horizontal_spacing=0.1,
+                        subplot_titles=("Bandwidth (MB/s)", "IOPS", "Mean latency (µs, log)",
+                                        "p99 completion latency (µs, log)"))
+    qds = sorted(series["iodepth"].unique())
+    groups: list[int] = []
+    panels = [("mb_per_s", 1, 1, "%{y:,.0f} MB/s (%{customdata[0]:,.0f} MiB/s)"),
+              ("iops", 1, 2, "%{y:,.0f} IOPS"),
+              ("lat_mean_us", 2, 1, "mean %{y:,.1f} µs"),
+              ("clat_p99_us", 2, 2, "p99 %{y:,.1f} µs")]
+    for name, s in series.groupby("series", sort=False):
+        qd = int(s["iodepth"].iloc[0])
+        c = color(OP_COLORS.get(s["rw"].iloc[0], 6) + (1 if s["direction"].iloc[0] == "write"
+                                                       and s["rw"].iloc[0] in ("rw", "randrw") else 0))
+        notes = flag_notes(s["flag_reasons"])
+        for k, (col, row, cc, fmt) in enumerate(panels):
+            fig.add_trace(go.Scatter(
+                x=s["bs_bytes"], y=s[col], mode="lines+markers", name=name, legendgroup=name,
+                showlegend=k == 0, line={"color": c},
+                marker={"symbol": flag_symbols(s["flagged"]), "size": 8},
+                customdata=list(zip(s["mib_per_s"], s["bs_label"], notes)),
+                hovertemplate=f"{name}<br>block size %{{customdata[1]}}<br>{fmt}%{{customdata[2]}}<extra></extra>"),
+                row, cc)
+            groups.append(qd)
+    if plateau is not None:
+        for p in plateau.dropna(subset=["plateau_bs_bytes"]).itertuples():
+            fig.add_trace(go.Scatter(
+                x=[int(p.plateau_bs_bytes)], y=[p.plateau_mb_per_s], mode="markers", name="bandwidth stops growing",
+                legendgroup="plateau", showlegend=False, marker={"symbol": "star", "size": 16, "color": "gold",
+                                                                 "line": {"width": 1, "color": "black"}},
+                hovertemplate=f"{p.series}: {p.note}<extra></extra>"), 1, 1)
+            groups.append(int(p.iodepth))
+    ax = bs_axis(series["bs_bytes"])
+    for r, c in ((1, 1), (1, 2), (2, 1), (2, 2)):
+        fig.update_xaxes(title_text=BS_AXIS, **ax, row=r, col=c)
+    fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=2)
+    fig.update_yaxes(title_text="Mean latency (µs, log)", type="log", row=2, col=1)
+    fig.update_yaxes(title_text="p99 latency (µs, log)", type="log", row=2, col=2)
+    steps = [(f"QD {q}", [g == q for g in groups]) for q in qds]
+    if len(qds) > 1:
+        steps.append(("all", [True] * len(groups)))
+    add_step_slider(fig, steps, "Queue depth: ", active=len(qds) - 1 if len(qds) > 1 else 0, y=-0.12)
+    fig.update_layout(title=title + " (crosses: flagged points; 1 MB = 10^6 B, 1 MiB = 2^20 B)",
+                      template=TEMPLATE, height=820, legend={"orientation": "v", "x": 1.02, "y": 1},
+                      margin={"b": 140})
+    return fig

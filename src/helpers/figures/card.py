@@ -1,0 +1,49 @@
+"""Device card: the headline numbers as one figure, and the findings as Markdown."""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+
+from .common import TEMPLATE, message_figure
+
+COLS = 4
+
+
+def card_figure(card, title: str = "Device card") -> go.Figure:
+    """One number tile per card metric (``card`` from :func:`helpers.analysis.device_card`);
+    a metric the run did not measure says so in its tile, a flagged one is marked ⚠."""
+    if not card.metrics:
+        return message_figure("This run has no data for a device card.")
+    fig = go.Figure()
+    rows = math.ceil(len(card.metrics) / COLS)
+    for i, m in enumerate(card.metrics):
+        r, c = divmod(i, COLS)
+        domain = {"x": [c / COLS + 0.01, (c + 1) / COLS - 0.01], "y": [1 - (r + 1) / rows + 0.04, 1 - r / rows - 0.08]}
+        warn = " ⚠" if m.flag_reasons else ""
+        sub = (m.detail or "") + ("<br>⚠ flagged point (see the table)" if m.flag_reasons else "")
+        if m.available:
+            fmt = ",.0f" if m.unit != "µs" else ",.1f"
+            fig.add_trace(go.Indicator(
+                mode="number", value=m.value, domain=domain,
+                number={"valueformat": fmt, "suffix": f" {m.unit}" if m.unit != "QD" else "",
+                        "prefix": "QD " if m.unit == "QD" else "", "font": {"size": 34}},
+                title={"text": f"<b>{m.name}</b>{warn}<br><span style='font-size:11px;color:#555'>{sub}</span>",
+                       "font": {"size": 13}}))
+        else:
+            fig.add_annotation(x=(domain["x"][0] + domain["x"][1]) / 2, y=(domain["y"][0] + domain["y"][1]) / 2,
+                               xref="paper", yref="paper", showarrow=False,
+                               text=f"<b>{m.name}</b><br><span style='font-size:11px;color:#555'>{m.detail}</span>",
+                               font={"size": 13})
+    fig.update_layout(title=title, template=TEMPLATE, height=190 * rows + 60, margin={"l": 10, "r": 10, "t": 50})
+    return fig
+
+
+def findings_markdown(card):
+    """The card's findings as a Markdown bullet list (IPython display object)."""
+    from IPython.display import Markdown
+
+    if not card.findings:
+        return Markdown("_This run has no data to write findings from._")
+    return Markdown("\n".join(f"- {f}" for f in card.findings))

@@ -1,0 +1,76 @@
+"""Compare views: several runs on the same axes, and measured peaks against spec sheets."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .common import TEMPLATE, color, message_figure
+
+
+def needs_runs_message(run_ids: list[str]) -> str:
+    return (f"Comparing needs two or more runs; this report has {len(run_ids)} ({', '.join(run_ids) or 'none'}): "
+            f"pass run_id as a comma-separated list, e.g. sample-grid-vm,sample-quick-vm.")
+
+
+def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per run") -> go.Figure:
+    """One small panel per device-card metric, one bar per run on the same axis (hover: where it
+    was measured).  ``metrics`` is the output of :func:`helpers.analysis.run_metrics`."""
+    runs = list(dict.fromkeys(metrics["run_id"])) if len(metrics) else []
+    if len(runs) < 2:
+        return message_figure(needs_runs_message(runs))
+    names = list(dict.fromkeys(metrics["metric"]))
+    cols = 4
+    rows = -(-len(names) // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, vertical_spacing=0.22, horizontal_spacing=0.07)
+    for i, name in enumerate(names):
+        m = metrics[metrics["metric"] == name].set_index("run_id").reindex(runs)
+        unit = m["unit"].dropna().iloc[0] if m["unit"].notna().any() else ""
+        r, c = divmod(i, cols)
+        fig.add_trace(go.Bar(
+            x=runs, y=m["value"], marker={"color": [color(k) for k in range(len(runs))],
+                                          "pattern": {"shape": ["x" if f else "" for f in m["flag_reasons"].fillna("")]}},
+            showlegend=False, customdata=m["measured_at"].fillna(""),
+            hovertemplate="%{x}<br>%{y:,.1f} " + unit + "<br>%{customdata}<extra>" + name + "</extra>"), r + 1, c + 1)
+        fig.update_yaxes(title_text=unit, row=r + 1, col=c + 1)
+    fig.update_layout(title=title + " (hatched: flagged point)", template=TEMPLATE, height=300 * rows + 80)
+    return fig
+
+
+def spec_table_figure(table: pd.DataFrame, title: str = "Measured peak vs spec sheet") -> go.Figure:
+    """The spec comparison as a table: run, drive, metric, measured, spec, measured/spec, source.
+    ``table`` is the output of :func:`helpers.analysis.spec_comparison`."""
+    if table.empty:
+        return message_figure("No reference drive gives a figure for a metric this run measured.")
+    t = table.copy()
+    fmt = lambda v, u: "not measured" if pd.isna(v) else f"{v:,.0f} {u}"  # noqa: E731
+    fig = go.Figure(go.Table(
+        columnwidth=[90, 150, 160, 90, 90, 70, 110, 230],
+        header={"values": ["run", "reference drive", "metric", "measured", "spec", "measured / spec",
+                           "measured at", "spec source"], "fill_color": "#e8eef7", "align": "left"},
+        cells={"values": [t["run_id"], t["drive"], t["metric"],
+                          [fmt(v, u) for v, u in zip(t["measured"], t["unit"])],
+                          [fmt(v, u) for v, u in zip(t["spec"], t["unit"])],
+                          ["" if pd.isna(r) else f"{r:.2f}×" for r in t["ratio"]],
+                          t["measured_at"], t["source"]], "align": "left", "height": 26}))
+    fig.update_layout(title=title, template=TEMPLATE, height=min(120 + 34 * len(t), 900),
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig
+
+
+def ratio_figure(table: pd.DataFrame, title: str = "Measured / spec ratio") -> go.Figure:
+    """Bars of measured / spec per metric, grouped by reference drive, one colour per run (1.0 = spec)."""
+    t = table.dropna(subset=["ratio"]) if len(table) else table
+    if t.empty:
+        return message_figure("No measured metric has a spec figure to compare with.")
+    fig = go.Figure()
+    for i, (run, s) in enumerate(t.groupby("run_id", sort=False)):
+        fig.add_trace(go.Bar(x=[s["drive"], s["metric"]], y=s["ratio"], name=run, marker={"color": color(i)},
+                             customdata=list(zip(s["measured"], s["spec"], s["unit"])),
+                             hovertemplate="%{x}<br>measured %{customdata[0]:,.0f} / spec %{customdata[1]:,.0f} "
+                                           "%{customdata[2]} = %{y:.2f}<extra>" + run + "</extra>"))
+    fig.add_hline(y=1.0, line_dash="dash", annotation_text="spec")
+    fig.update_yaxes(title_text="Measured / spec (1.0 = as specified)", type="log")
+    fig.update_layout(title=title, template=TEMPLATE, height=520, barmode="group", margin={"b": 140})
+    return fig

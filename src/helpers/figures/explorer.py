@@ -1,0 +1,135 @@
+"""Interactive explorer for JupyterLab: ipywidgets sliders (queue depth, block size) and an operation
+dropdown driving a plotly FigureWidget live.  Widgets need a kernel: static reports use plotly sliders."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..units import format_bytes
+from .common import IOPS_AXIS, MB_AXIS, TEMPLATE, bs_axis, log2_axis, message_figure
+
+
+def _figure_class():
+    try:
+        go.FigureWidget()
+        return go.FigureWidget
+    except ImportError:  # plotly >= 6 needs anywidget for FigureWidget
+        return None
+
+
+class Explorer:
+    """Widgets + figure; ``select(operation, qd, bs)`` is what the widgets call (and tests)."""
+
+    def __init__(self, points: pd.DataFrame):
+        import ipywidgets as w
+
+        self.points = points
+        ops = list(dict.fromkeys(points["operation"]))
+        self.op = w.Dropdown(options=ops, value=ops[0], description="Operation")
+        self.qd = w.SelectionSlider(options=[1], description="Queue depth", continuous_update=False)
+        self.bs = w.SelectionSlider(options=[("4k", 4096)], description="Block size", continuous_update=False)
+        self.info = w.HTML()
+        cls = _figure_class()
+        fig = self._empty()
+        self.figure = cls(fig) if cls else fig
+        self.output = None if cls else w.Output()
+        self._busy = False
+        self._options(ops[0])
+        self.op.observe(self._on_op, names="value")
+        self.qd.observe(self._on_change, names="value")
+        self.bs.observe(self._on_change, names="value")
+        self.widget = w.VBox([w.HBox([self.op, self.qd, self.bs]), self.info,
+                              self.figure if cls else self.output])
+        self.redraw()
+
+    @staticmethod
+    def _empty() -> go.Figure:
+        fig = make_subplots(rows=1, cols=2, subplot_titles=("IOPS vs queue depth (selected block size)",
+                                                            "Bandwidth vs block size (selected queue depth)"))
+        for col in (1, 2):
+            fig.add_trace(go.Scatter(mode="lines+markers", name="measured", showlegend=col == 1,
+                                     line={"color": "#1f77b4"}), 1, col)
+            fig.add_trace(go.Scatter(mode="markers", name="selected point", showlegend=col == 1,
+                                     marker={"size": 16, "color": "#d62728", "symbol": "circle-open",
+                                             "line": {"width": 3}}), 1, col)
+        fig.update_xaxes(title_text="Queue depth (iodepth, log2 axis)", type="log", row=1, col=1)
+        fig.update_xaxes(title_text="Block size (binary: 4k = 4096 bytes, log2 axis)", type="log", row=1, col=2)
+        fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
+        fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
+        fig.update_layout(template=TEMPLATE, height=460, legend={"orientation": "h", "y": -0.25})
+        return fig
+
+    def _options(self, op: str) -> None:
+        d = self.points[self.points["operation"] == op]
+        self._busy = True
+        qds = sorted(int(q) for q in d["iodepth"].unique())
+        sizes = sorted(int(b) for b in d["bs_bytes"].unique())
+        self.qd.options = qds
+        self.bs.options = [(format_bytes(b), b) for b in sizes]
+        self.qd.value = qds[len(qds) // 2]
+        self.bs.value = sizes[0]
+        self._busy = False
+
+    def _on_op(self, change) -> None:
+        self._options(change["new"])
+        self.redraw()
+
+    def _on_change(self, _change) -> None:
+        if not self._busy:
+            self.redraw()
+
+    def select(self, operation: str | None = None, qd: int | None = None, bs: int | None = None) -> None:
+        if operation is not None and operation != self.op.value:
+            self.op.value = operation
+        if qd is not None:
+            self.qd.value = qd
+        if bs is not None:
+            self.bs.value = bs
+
+    def redraw(self) -> None:
+        op, qd, bs = self.op.value, self.qd.value, self.bs.value
+        d = self.points[self.points["operation"] == op]
+        by_qd = d[d["bs_bytes"] == bs].groupby("iodepth", as_index=False)[["iops", "mb_per_s"]].mean()
+        by_bs = d[d["iodepth"] == qd].groupby("bs_bytes", as_index=False)[["iops", "mb_per_s"]].mean()
+        here = d[(d["iodepth"] == qd) & (d["bs_bytes"] == bs)]
+        fig = self.figure
+        with fig.batch_update() if hasattr(fig, "batch_update") else _nullcontext():
+            fig.data[0].x, fig.data[0].y = by_qd["iodepth"].tolist(), by_qd["iops"].tolist()
+            fig.data[2].x, fig.data[2].y = by_bs["bs_bytes"].tolist(), by_bs["mb_per_s"].tolist()
+            fig.data[1].x, fig.data[1].y = ([qd], [here["iops"].mean()]) if len(here) else ([], [])
+            fig.data[3].x, fig.data[3].y = ([bs], [here["mb_per_s"].mean()]) if len(here) else ([], [])
+            if len(by_qd):
+                fig.update_xaxes(**log2_axis(by_qd["iodepth"]), row=1, col=1)
+            if len(by_bs):
+                fig.update_xaxes(**bs_axis(by_bs["bs_bytes"]), row=1, col=2)
+            fig.update_layout(title=f"{op}: {format_bytes(bs)} blocks at QD {qd}")
+        if len(here):
+            r = here.iloc[0]
+            flag = f" <b>⚠ flagged:</b> {r['flag_reasons']}" if r["flag_reasons"] else ""
+            self.info.value = (f"<b>{op} {format_bytes(bs)} QD {qd}</b>: {r['iops']:,.0f} IOPS, "
+                               f"{r['mb_per_s']:,.1f} MB/s ({r['mib_per_s']:,.1f} MiB/s), mean latency "
+                               f"{r['lat_mean_us']:,.1f} µs{flag}")
+        else:
+            self.info.value = f"{op} was not measured with {format_bytes(bs)} blocks at QD {qd} in this run."
+        if self.output is not None:
+            self.output.clear_output(wait=True)
+            with self.output:
+                fig.show()
+
+
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def explorer(points: pd.DataFrame):
+    """The explorer widget for ``points`` (output of :func:`helpers.analysis.distribution`), or a
+    one-sentence figure when there is nothing to explore."""
+    if points.empty:
+        return message_figure("This run has no data points to explore.")
+    return Explorer(points).widget

@@ -1,0 +1,143 @@
+"""Overview views: heatmaps (operation x block size / queue depth), box plots, held-constant charts."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..units import format_bytes
+from .common import (IOPS_AXIS, MB_AXIS, TEMPLATE, add_step_slider, bs_axis, color, flag_notes,
+                     flag_symbols, log2_axis, message_figure)
+
+METRICS = {  # column -> (label with unit, number format)
+    "iops": ("IOPS", ",.0f"),
+    "mb_per_s": ("MB/s (10^6 B/s)", ",.0f"),
+    "lat_mean_us": ("mean latency (µs)", ",.0f"),
+    "clat_p99_us": ("p99 latency (µs)", ",.0f"),
+}
+AXIS_NAMES = {"bs_bytes": "Block size", "iodepth": "Queue depth", "rwmixread_pct": "Read share (%)"}
+
+
+def _value_label(factor: str, v) -> str:
+    if factor == "bs_bytes":
+        return format_bytes(v)
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth",
+                   title: str = "") -> go.Figure:
+    """Heatmap of a metric over operation (rows) x ``x`` (columns), one held-constant value of
+    ``held`` at a time (slider); a dropdown switches the metric (IOPS, MB/s, mean, p99 latency).
+    Cells whose point is flagged show ⚠ and the reason in the hover.
+
+    ``grid`` is the output of :func:`helpers.analysis.grid` with the same ``x`` and ``held``.
+    """
+    xname, hname = AXIS_NAMES.get(x, x), AXIS_NAMES.get(held, held)
+    if grid.empty:
+        return message_figure(f"This run has no operation x {xname.lower()} grid (no operation measured at two or "
+                              f"more {xname.lower()}s with the {hname.lower()} held constant).")
+    fig = go.Figure()
+    helds = list(dict.fromkeys(grid["held"]))
+    zs: dict[str, list] = {m: [] for m in METRICS}
+    texts: dict[str, list] = {m: [] for m in METRICS}
+    for h in helds:
+        g = grid[grid["held"] == h]
+        ops = list(dict.fromkeys(g["operation"]))
+        xs = sorted(g["x"].unique())
+        xlabels = [_value_label(x, v) for v in xs]
+        reasons = g.pivot_table(index="operation", columns="x", values="flag_reasons", aggfunc="first").reindex(
+            index=ops, columns=xs)
+        for m, (_, fmt) in METRICS.items():
+            z = g.pivot_table(index="operation", columns="x", values=m, aggfunc="mean").reindex(index=ops, columns=xs)
+            zs[m].append(z.values.tolist())
+            texts[m].append([[("" if pd.isna(v) else format(v, fmt)) + (" ⚠" if isinstance(r, str) and r else "")
+                              for v, r in zip(zr, rr)] for zr, rr in zip(z.values, reasons.values)])
+        hover = [[(r if isinstance(r, str) and r else "clean") for r in rr] for rr in reasons.values]
+        fig.add_trace(go.Heatmap(
+            z=zs["iops"][-1], x=xlabels, y=ops, text=texts["iops"][-1], texttemplate="%{text}",
+            customdata=hover, colorscale="Viridis", colorbar={"title": {"text": METRICS["iops"][0]}},
+            name=f"{hname} {_value_label(held, h)}",
+            hovertemplate=f"%{{y}} at {xname.lower()} %{{x}}<br>%{{text}}<br>flags: %{{customdata}}<extra></extra>"))
+    buttons = [{"label": label, "method": "restyle",
+                "args": [{"z": zs[m], "text": texts[m], "colorbar.title.text": [label] * len(helds)}]}
+               for m, (label, _) in METRICS.items()]
+    fig.update_layout(updatemenus=[{"buttons": buttons, "x": 0.0, "y": 1.18, "xanchor": "left",
+                                    "direction": "down", "showactive": True}])
+    steps = [(_value_label(held, h), [i == k for i in range(len(helds))]) for k, h in enumerate(helds)]
+    add_step_slider(fig, steps, f"{hname} held at: ", active=len(helds) - 1, y=-0.2)
+    fig.update_xaxes(title_text=xname + (" (binary: 4k = 4096 bytes)" if x == "bs_bytes" else ""), type="category")
+    fig.update_yaxes(title_text="Operation (mixed: read + write total)", autorange="reversed")
+    fig.update_layout(title=title or f"Operation x {xname.lower()} ({hname.lower()} held constant; ⚠: flagged)",
+                      template=TEMPLATE, height=480, margin={"t": 110, "b": 120})
+    return fig
+
+
+def box_figure(points: pd.DataFrame, title: str = "Distribution over all points") -> go.Figure:
+    """Box plots per operation of IOPS, bandwidth (MB/s) and mean latency (log), every point
+    drawn beside its box; flagged points are crosses with the reason in the hover.
+
+    ``points`` is the output of :func:`helpers.analysis.distribution`.
+    """
+    if points.empty:
+        return message_figure("This run has no data points.")
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
+                        subplot_titles=("IOPS", "Bandwidth (MB/s)", "Mean latency (µs, log)"))
+    for i, (op, s) in enumerate(points.groupby("operation", sort=False)):
+        text = [f"{op} {b} QD{q}{n}" for b, q, n in zip(s["bs_label"], s["iodepth"], flag_notes(s["flag_reasons"]))]
+        for k, col in enumerate(("iops", "mb_per_s", "lat_mean_us")):
+            fig.add_trace(go.Box(
+                y=s[col], name=op, legendgroup=op, showlegend=k == 0, marker={"color": color(i)},
+                boxpoints="all", jitter=0.4, pointpos=0, hovertext=text,
+                hovertemplate="%{hovertext}<br>%{y:,.1f}<extra></extra>"), 1, k + 1)
+            flagged = s[s["flagged"]]
+            if len(flagged):
+                fig.add_trace(go.Scatter(
+                    x=[op] * len(flagged), y=flagged[col], mode="markers", name="flagged", legendgroup="flagged",
+                    showlegend=(i == 0 and k == 0), marker={"symbol": "x-open", "size": 11, "color": "black"},
+                    hovertext=[t for t, f in zip(text, s["flagged"]) if f],
+                    hovertemplate="%{hovertext}<br>%{y:,.1f}<extra>flagged</extra>"), 1, k + 1)
+    fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
+    fig.update_yaxes(title_text="Mean latency (µs, log)", type="log", row=1, col=3)
+    fig.update_xaxes(title_text="Operation")
+    fig.update_layout(title=title + " (crosses: flagged points)", template=TEMPLATE, height=520,
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def held_constant_figure(rows: pd.DataFrame, message: str = "", factor: str = "bs_bytes", title: str = "") -> go.Figure:
+    """A metric against ``factor`` with the other factors held constant, one line per operation;
+    a dropdown switches the metric (IOPS, MB/s, mean, p99 latency).  ``rows``/``message`` are the
+    output of :func:`helpers.analysis.held_constant`."""
+    if rows.empty:
+        return message_figure(message or "No points match the values held constant.")
+    fig = go.Figure()
+    metric_of: list[str] = []
+    for i, (line, s) in enumerate(rows.groupby("line", sort=False)):
+        notes = flag_notes(s["flag_reasons"])
+        for m, (label, fmt) in METRICS.items():
+            fig.add_trace(go.Scatter(
+                x=s[factor], y=s[m], mode="lines+markers", name=line, line={"color": color(i)},
+                marker={"symbol": flag_symbols(s["flagged"]), "size": 9}, customdata=notes, visible=m == "iops",
+                hovertemplate=f"{line}<br>%{{x}}<br>%{{y:{fmt}}} {label}%{{customdata}}<extra></extra>"))
+            metric_of.append(m)
+    ylabels = {"iops": IOPS_AXIS, "mb_per_s": MB_AXIS, "lat_mean_us": "Mean latency (µs, log)",
+               "clat_p99_us": "p99 completion latency (µs, log)"}
+    buttons = [{"label": label, "method": "update",
+                "args": [{"visible": [k == m for k in metric_of]},
+                         {"yaxis.title.text": ylabels[m], "yaxis.type": "log" if "lat" in m else "linear"}]}
+               for m, (label, _) in METRICS.items()]
+    fig.update_layout(updatemenus=[{"buttons": buttons, "x": 0.0, "y": 1.15, "xanchor": "left"}])
+    if factor == "bs_bytes":
+        fig.update_xaxes(title_text="Block size (binary: 4k = 4096 bytes, log2 axis)", **bs_axis(rows[factor]))
+    elif factor == "iodepth":
+        fig.update_xaxes(title_text="Queue depth (iodepth, log2 axis)", **log2_axis(rows[factor]))
+    else:
+        fig.update_xaxes(title_text=AXIS_NAMES.get(factor, factor))
+    fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero")
+    fig.update_layout(title=(title or "Held constant") + " (crosses: flagged points)", template=TEMPLATE,
+                      height=480, margin={"t": 110})
+    return fig
+
+

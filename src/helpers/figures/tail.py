@@ -1,0 +1,85 @@
+"""Tail-latency views: fio's completion-latency percentiles per point, and the latency distribution
+(histogram and tail 1 - CDF) from fio's json+ bins."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .common import TEMPLATE, add_step_slider, color, flag_notes, flag_symbols, message_figure
+
+
+def _qd_steps(groups: list[int], extra_all: bool = True) -> list[tuple[str, list[bool]]]:
+    qds = sorted(set(groups))
+    steps = [(f"QD {q}", [g == q for g in groups]) for q in qds]
+    if extra_all and len(qds) > 1:
+        steps.append(("all", [True] * len(groups)))
+    return steps
+
+
+def percentiles_figure(long: pd.DataFrame, title: str = "Completion-latency percentiles") -> go.Figure:
+    """Latency (log y) at p50, p90, p95, p99, p99.9 and p99.99 for every point, one line per point;
+    a slider steps through queue depths.  Flagged points (e.g. too few I/Os for p99.99) are crosses.
+
+    ``long`` is the output of :func:`helpers.analysis.percentiles_long`.
+    """
+    if long.empty:
+        return message_figure("This run reports no completion-latency percentiles.")
+    fig = go.Figure()
+    groups: list[int] = []
+    order = list(dict.fromkeys(long.sort_values("percentile")["percentile_label"]))
+    for i, (label, s) in enumerate(long.groupby("label", sort=False)):
+        s = s.sort_values("percentile")
+        fig.add_trace(go.Scatter(
+            x=s["percentile_label"], y=s["latency_us"], mode="lines+markers", name=label,
+            line={"color": color(i)}, marker={"symbol": flag_symbols(s["flagged"]), "size": 8},
+            customdata=flag_notes(s["flag_reasons"]),
+            hovertemplate=label + "<br>%{x}: %{y:,.1f} µs%{customdata}<extra></extra>"))
+        groups.append(int(s["iodepth"].iloc[0]))
+    fig.update_xaxes(title_text="Percentile of completion latency", type="category", categoryorder="array",
+                     categoryarray=order)
+    fig.update_yaxes(title_text="Completion latency (µs, log)", type="log")
+    add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.2)
+    fig.update_layout(title=title + " (crosses: flagged points)", template=TEMPLATE, height=520,
+                      margin={"b": 110})
+    return fig
+
+
+def latency_distribution_figure(dist: pd.DataFrame, message: str = "",
+                                title: str = "Latency distribution from fio's histogram bins") -> go.Figure:
+    """Left: share of I/Os per latency bin (log x); right: tail, the share of I/Os slower than x
+    (1 - CDF, log-log).  One line per point and direction; a slider steps through queue depths.
+
+    ``dist`` is the output of :func:`helpers.analysis.latency_distribution`; when it is empty
+    ``message`` (or a default sentence) is shown instead.
+    """
+    if dist is None or dist.empty:
+        return message_figure(message or "This run has no latency histogram (fio json+ bins were not ingested).")
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=("Histogram: share of I/Os per bin", "Tail: share of I/Os slower than x"))
+    keys = [k for k in ("run_id", "point_id", "job_name", "job_index", "direction") if k in dist.columns]
+    groups: list[int] = []
+    has_qd = "iodepth" in dist.columns and dist["iodepth"].notna().any()
+    for i, (_, s) in enumerate(dist.groupby(keys, sort=False, dropna=False)):
+        s = s.sort_values("latency_us")
+        label = str(s["label"].iloc[0])
+        flagged = bool(s["flagged"].iloc[0]) if "flagged" in s and pd.notna(s["flagged"].iloc[0]) else False
+        note = flag_notes([s["flag_reasons"].iloc[0] if "flag_reasons" in s else ""])[0]
+        line = {"color": color(i), "dash": "dot" if flagged else "solid"}
+        fig.add_trace(go.Scatter(x=s["latency_us"], y=s["share"] * 100, mode="lines", name=label, legendgroup=label,
+                                 line=line, hovertemplate=label + "<br>%{x:,.1f} µs: %{y:.3f}% of I/Os" + note +
+                                 "<extra></extra>"), 1, 1)
+        fig.add_trace(go.Scatter(x=s["latency_us"], y=s["exceedance"].where(s["exceedance"] > 0), mode="lines",
+                                 name=label, legendgroup=label, showlegend=False, line=line,
+                                 hovertemplate=label + "<br>%{y:.2e} of I/Os slower than %{x:,.1f} µs" + note +
+                                 "<extra></extra>"), 1, 2)
+        qd = int(s["iodepth"].iloc[0]) if has_qd and pd.notna(s["iodepth"].iloc[0]) else 0
+        groups += [qd, qd]
+    fig.update_xaxes(title_text="Completion latency (µs, log)", type="log")
+    fig.update_yaxes(title_text="Share of I/Os in the bin (%)", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="Share of I/Os slower (1 - CDF, log)", type="log", row=1, col=2)
+    if has_qd:
+        add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.25)
+    fig.update_layout(title=title + " (dotted: flagged points)", template=TEMPLATE, height=520, margin={"b": 120})
+    return fig

@@ -1,0 +1,22 @@
+"""Reference drive specifications: a plain CSV (one drive per row, a ``source`` column per row).
+
+Spec-sheet numbers are vendor maxima (usually at high queue depth, decimal MB/s). Add a drive by
+adding a row to ``drives.csv``; leave a cell empty when the source does not give that figure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+DRIVES_CSV = Path(__file__).resolve().parent / "drives.csv"
+SPEC_METRICS = ["rand_read_4k_iops", "rand_write_4k_iops", "seq_read_mb_per_s", "seq_write_mb_per_s"]
+
+
+def load_drive_specs(path: str | Path = "") -> pd.DataFrame:
+    """The reference drives table (``drives.csv`` next to this file unless ``path`` is given)."""
+    df = pd.read_csv(Path(path) if path else DRIVES_CSV, dtype={"capacity": "string"})
+    for c in SPEC_METRICS:
+        df[c] = pd.to_numeric(df[c], errors="coerce")
+    return df
