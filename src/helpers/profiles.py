@@ -12,6 +12,7 @@ which expand into their cartesian product.  Example::
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -29,8 +30,11 @@ WRITE_MODES = ("write", "randwrite", "rw", "readwrite", "randrw", "trim", "randt
 IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixaio", "mmap")
 
 POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "runtime_s", "ramp_s",
-              "direct", "repeat"}
-TOP_KEYS = {"description", "settings", "points"}
+              "direct", "repeat", "rate_iops", "rate_process"}
+TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition"}
+MODES = ("grid", "adaptive", "steady-state")
+RATE_PROCESSES = ("poisson", "linear")
+PREFILL_MIB_PER_S = 200  # assumed sequential write speed for duration estimates of fills
 PER_POINT_OVERHEAD_S = 0.7  # fio start-up and file open, measured on a 2-core VM
 
 
@@ -49,6 +53,9 @@ class Point:
     ramp_s: float = 1.0
     direct: int = 1
     repeat: int = 0
+    rate_iops: int | None = None  # open loop: offered load in I/O per second (fio rate_iops)
+    rate_process: str | None = None  # "poisson" (default with rate_iops) or "linear"
+    round: int = 0  # steady-state round (1, 2, ...); 0 outside steady-state profiles
 
     @property
     def point_id(self) -> str:
@@ -59,9 +66,19 @@ class Point:
             parts.append(self.ioengine)
         if self.direct != 1:
             parts.append(f"direct{self.direct}")
+        if self.rate_iops is not None:
+            parts.append(f"rate{self.rate_iops}")
+            if self.rate_process and self.rate_process != "poisson":
+                parts.append(self.rate_process)
         if self.repeat:
             parts.append(f"r{self.repeat}")
+        if self.round:
+            parts.append(f"round{self.round}")
         return "-".join(parts)
+
+    @property
+    def seconds(self) -> float:
+        return self.runtime_s + self.ramp_s + PER_POINT_OVERHEAD_S
 
     @property
     def writes(self) -> bool:
@@ -72,21 +89,96 @@ class Point:
 
 
 @dataclass(frozen=True)
+class AdaptiveSettings:
+    """Adaptive queue-depth search (see :mod:`helpers.adaptive`)."""
+
+    gain_pct: float = 10.0  # a doubling of QD that adds less than this % of IOPS is "flat"
+    flat_steps: int = 2  # stop after this many flat doublings in a row
+    start_qd: int = 1
+    max_qd: int = 1024
+    lat_limit_us: float | None = None  # stop when mean completion latency exceeds this
+    refine: bool = True  # measure the geometric midpoint between the last two depths before the plateau
+    confirm_runtime_s: float = 0.0  # >0: re-measure the knee and the peak at this runtime
+    typical_steps: int = 8  # for the duration estimate
+
+
+@dataclass(frozen=True)
+class SteadyStateSettings:
+    """SNIA PTS steady state: rounds until the last ``window`` rounds are within limits."""
+
+    window: int = 5
+    max_rounds: int = 25
+    range_pct: float = 20.0  # max - min of the window <= this % of the window mean
+    slope_pct: float = 10.0  # |least-squares slope| x (window - 1) <= this % of the mean
+    metric: str = "iops"  # tracked per round: iops of the first point
+
+
+@dataclass(frozen=True)
+class PreconditionSettings:
+    """Sequential fill of the whole target, ``passes`` times, before the first round."""
+
+    passes: int = 2
+    bs_bytes: int = 128 * 1024
+    iodepth: int = 32
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     description: str
     points: tuple[Point, ...]
     source: str  # the YAML text, stored in the manifest
+    mode: str = "grid"
+    adaptive: AdaptiveSettings | None = None
+    steady_state: SteadyStateSettings | None = None
+    precondition: PreconditionSettings | None = None
 
     @property
     def estimated_seconds(self) -> float:
-        return sum(p.runtime_s + p.ramp_s + PER_POINT_OVERHEAD_S for p in self.points)
+        """Expected seconds of fio (without the fill of a new scratch file)."""
+        base = sum(p.seconds for p in self.points)
+        if self.mode == "adaptive" and self.adaptive:
+            a = self.adaptive
+            extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
+            return sum(p.seconds * a.typical_steps + extra for p in self.points)
+        if self.mode == "steady-state" and self.steady_state:
+            return base * self.steady_state.window
+        return base
+
+    @property
+    def max_seconds(self) -> float:
+        """Worst case: adaptive search up to max_qd, steady state taking every round."""
+        if self.mode == "adaptive" and self.adaptive:
+            a = self.adaptive
+            steps = len(qd_ladder(a.start_qd, a.max_qd)) + (1 if a.refine else 0)
+            extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
+            return sum(p.seconds * steps + extra for p in self.points)
+        if self.mode == "steady-state" and self.steady_state:
+            return sum(p.seconds for p in self.points) * self.steady_state.max_rounds
+        return self.estimated_seconds
+
+    def fill_seconds(self, size_bytes: int) -> float:
+        passes = self.precondition.passes if self.precondition else 0
+        return passes * size_bytes / (PREFILL_MIB_PER_S * 1024**2)
+
+    def estimate_text(self, size_bytes: int | None = None) -> str:
+        """One phrase for the announcement printed before a sweep starts."""
+        est = self.estimated_seconds + (self.fill_seconds(size_bytes) if size_bytes else 0.0)
+        text = f"about {_minutes(est)} of fio"
+        if self.max_seconds > self.estimated_seconds * 1.05:
+            worst = self.max_seconds + (self.fill_seconds(size_bytes) if size_bytes else 0.0)
+            what = "if the search goes to the largest QD" if self.mode == "adaptive" else \
+                "if steady state needs every round"
+            text += f" (at most {_minutes(worst)} {what})"
+        if self.precondition and size_bytes:
+            text += f", including {self.precondition.passes} fill passes of {format_bytes(size_bytes)}"
+        return text
 
     @property
     def writes(self) -> bool:
         return any(p.writes for p in self.points)
 
-    def with_runtime(self, runtime_s: float | None) -> "Profile":
+    def with_runtime(self, runtime_s: float | None) -> Profile:
         """Same points with every point's runtime replaced (the RUNTIME override)."""
         if runtime_s is None:
             return self
@@ -94,6 +186,23 @@ class Profile:
             raise LabError(f"runtime {runtime_s!r} must be a positive number of seconds.")
         pts = tuple(replace(p, runtime_s=float(runtime_s)) for p in self.points)
         return replace(self, points=pts)
+
+
+def _minutes(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def qd_ladder(start: int, stop: int) -> list[int]:
+    """start, 2*start, 4*start, ... up to stop (inclusive)."""
+    out, q = [], max(1, int(start))
+    while q <= stop:
+        out.append(q)
+        q *= 2
+    return out
 
 
 def available_profiles() -> list[str]:
@@ -144,7 +253,7 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "") -> Profile:
         raise LabError(f"profile {name} must be a mapping with a 'points' list.")
     unknown = set(doc) - TOP_KEYS
     if unknown:
-        raise LabError(f"profile {name}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(TOP_KEYS))}).")
+        raise LabError(f"profile {name}: unknown key {min(unknown)!r} (known: {', '.join(sorted(TOP_KEYS))}).")
     settings = doc.get("settings") or {}
     if not isinstance(settings, dict):
         raise LabError(f"profile {name}: 'settings' must be a mapping.")
@@ -159,13 +268,72 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "") -> Profile:
         merged = {**settings, **entry}
         unknown = set(merged) - POINT_KEYS
         if unknown:
-            raise LabError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(POINT_KEYS))}).")
+            raise LabError(f"{where}: unknown key {min(unknown)!r} (known: {', '.join(sorted(POINT_KEYS))}).")
         points.extend(_expand(merged, where))
+    mode = doc.get("mode", "grid")
+    if mode not in MODES:
+        raise LabError(f"profile {name}: mode {mode!r} is not known (use one of {', '.join(MODES)}).")
+    adaptive = steady = pre = None
+    if mode == "adaptive":
+        adaptive = _section(doc.get("adaptive"), AdaptiveSettings, name, "adaptive")
+        points = _adaptive_series(points, adaptive)
+    elif "adaptive" in doc:
+        raise LabError(f"profile {name}: an 'adaptive' section needs mode: adaptive.")
+    if mode == "steady-state":
+        steady = _section(doc.get("steady_state"), SteadyStateSettings, name, "steady_state")
+        if steady.window < 2 or steady.max_rounds < steady.window:
+            raise LabError(f"profile {name}: steady_state needs window >= 2 and max_rounds >= window.")
+        pre = _section(doc.get("precondition"), PreconditionSettings, name, "precondition")
+    elif "steady_state" in doc:
+        raise LabError(f"profile {name}: a 'steady_state' section needs mode: steady-state.")
+    elif "precondition" in doc:
+        pre = _section(doc.get("precondition"), PreconditionSettings, name, "precondition")
     ids = [p.point_id for p in points]
     dup = next((x for x in ids if ids.count(x) > 1), None)
     if dup:
         raise LabError(f"profile {name}: point {dup} is listed twice (use 'repeat' to measure a point again).")
-    return Profile(name=name, description=str(doc.get("description", "")), points=tuple(points), source=source)
+    return Profile(name=name, description=str(doc.get("description", "")), points=tuple(points), source=source,
+                   mode=mode, adaptive=adaptive, steady_state=steady, precondition=pre)
+
+
+def _section(raw: Any, cls: type, name: str, key: str) -> Any:
+    """Validate a settings mapping against a dataclass (unknown keys and wrong types are one sentence)."""
+    raw = raw or {}
+    if not isinstance(raw, dict):
+        raise LabError(f"profile {name}: '{key}' must be a mapping.")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    alias = {"bs": "bs_bytes"}
+    out = {}
+    for k, v in raw.items():
+        field_name = alias.get(k, k)
+        if field_name not in fields:
+            known = ", ".join(sorted("bs" if f == "bs_bytes" else f for f in fields))
+            raise LabError(f"profile {name}: unknown key {k!r} in '{key}' (known: {known}).")
+        default = fields[field_name].default
+        if field_name == "bs_bytes":
+            v = parse_size(v, what=f"profile {name}, {key}: bs")
+        elif isinstance(default, bool):
+            if not isinstance(v, bool):
+                raise LabError(f"profile {name}: {key}.{k} {v!r} must be true or false.")
+        elif isinstance(default, int):
+            v = _int(v, k, f"profile {name}, {key}", 1, 1 << 20)
+        elif isinstance(default, float) or default is None:
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0):
+                raise LabError(f"profile {name}: {key}.{k} {v!r} must be a number (0 or more).")
+            v = None if v is None else float(v)
+        elif isinstance(default, str) and not isinstance(v, str):
+            raise LabError(f"profile {name}: {key}.{k} {v!r} must be text.")
+        out[field_name] = v
+    return cls(**out)
+
+
+def _adaptive_series(points: list[Point], a: AdaptiveSettings) -> list[Point]:
+    """One starting point per (rw, bs, numjobs, mix, ...) series: the search decides the depths."""
+    seen: dict[str, Point] = {}
+    for p in points:
+        q = replace(p, iodepth=a.start_qd, group=p.group if p.group != "points" else "adaptive")
+        seen.setdefault(q.point_id, q)
+    return list(seen.values())
 
 
 def _expand(merged: dict[str, Any], where: str) -> list[Point]:
@@ -181,12 +349,19 @@ def _expand(merged: dict[str, Any], where: str) -> list[Point]:
         raise LabError(f"{where}: runtime_s must be more than 0 seconds.")
     direct = _int(merged.get("direct", 1), "direct", where, 0, 1)
     repeats = _int(merged.get("repeat", 1), "repeat", where, 1, 100)
+    process = merged.get("rate_process")
+    if process is not None and process not in RATE_PROCESSES:
+        raise LabError(f"{where}: rate_process {process!r} is not supported (use one of {', '.join(RATE_PROCESSES)}).")
+    if process is not None and merged.get("rate_iops") is None:
+        raise LabError(f"{where}: rate_process needs rate_iops (the offered load in I/O per second).")
     out = []
     combos = itertools.product(
         _as_list(merged["rw"]), _as_list(merged["bs"]), _as_list(merged.get("iodepth", 1)),
-        _as_list(merged.get("numjobs", 1)), _as_list(merged.get("rwmixread")),
+        _as_list(merged.get("numjobs", 1)), _as_list(merged.get("rwmixread")), _as_list(merged.get("rate_iops")),
     )
-    for rw, bs, qd, nj, mix in combos:
+    for rw, bs, qd, nj, mix, rate in combos:
+        if rate is not None:
+            rate = _int(rate, "rate_iops", where, 1, 100_000_000)
         if rw not in RW_MODES:
             raise LabError(f"{where}: rw {rw!r} is not a fio workload (use one of {', '.join(RW_MODES)}).")
         bs_bytes = parse_size(bs, what=f"{where}: bs")
@@ -198,5 +373,6 @@ def _expand(merged: dict[str, Any], where: str) -> list[Point]:
             raise LabError(f"{where}: rwmixread applies only to mixed workloads (rw, randrw), not {rw!r}.")
         for r in range(repeats):
             out.append(Point(group=group, rw=rw, bs_bytes=bs_bytes, iodepth=qd, numjobs=nj, rwmixread=mix,
-                             ioengine=ioengine, runtime_s=runtime_s, ramp_s=ramp_s, direct=direct, repeat=r))
+                             ioengine=ioengine, runtime_s=runtime_s, ramp_s=ramp_s, direct=direct, repeat=r,
+                             rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None))
     return out

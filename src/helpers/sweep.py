@@ -8,23 +8,44 @@ Command line (used by ``make sweep`` for its one-sentence preflight)::
 from __future__ import annotations
 
 import argparse
+import shlex
+import signal
 import sys
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from tqdm.auto import tqdm
 
+from . import adaptive as adaptive_mod
 from . import config
 from .errors import LabError
 from .fio_binary import find_fio, fio_version
+from .hosts import check_hosts, client_entries, parse_hosts
+from .lock import SweepLocks
 from .manifest import check_run_id, default_run_id, now_iso, read_manifest, write_manifest
-from .profiles import Profile, load_profile
-from .runner import describe_point, prefill_argv, run_fio, run_point
+from .profiles import Point, Profile, load_profile, qd_ladder
+from .runner import (
+    FioInterrupted,
+    client_argv,
+    describe_point,
+    job_file_text,
+    point_argv,
+    prefill_argv,
+    prefill_options,
+    run_fio,
+    run_point,
+)
+from .steady_state import check_steady_state
 from .system import describe_host, describe_target
 from .target import Target, prepare_target, read_sidecar, write_sidecar
+
+
+class SweepInterrupted(LabError):
+    """Ctrl-C (or SIGTERM) stopped the sweep; the message says how to resume."""
 
 
 @dataclass
@@ -34,32 +55,72 @@ class SweepPlan:
     target: Target
     fio: str
     run_dir: Path
+    hosts: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def read_only(self) -> bool:
+        """No point writes and no preconditioning: fio runs with --readonly."""
+        return not self.profile.writes and self.profile.precondition is None
+
+    @property
+    def estimate(self) -> str:
+        return self.profile.estimate_text(self.target.size_bytes if self.profile.precondition else None)
+
+    def announcement(self) -> str:
+        p = self.profile
+        hosts = f" on {len(self.hosts)} hosts ({', '.join(self.hosts)})" if self.hosts else ""
+        mode = "" if p.mode == "grid" else f" ({p.mode} mode, {len(p.points)} series)"
+        note = f"; {self.target.note}" if self.target.note else ""
+        return (f"profile {p.name}: {len(p.points)} points{mode}, {self.estimate}, target {self.target.path}"
+                f"{hosts}{note}")
 
 
 def plan_sweep(target: str | Path = config.DEFAULT_TARGET, profile: str | Path = config.DEFAULT_PROFILE,
                run_id: str | None = None, runtime_s: float | None = None, size: str | int = config.DEFAULT_SIZE,
-               raw_dir: Path = config.RAW_DIR) -> SweepPlan:
-    """Every check that can fail before any I/O: fio present, profile valid, target safe, space free."""
+               raw_dir: Path = config.RAW_DIR, *, hosts: str | list[str] | None = None, dry_run: bool = False,
+               allow_existing: str | None = None, destroy_device: str | None = None,
+               ignore_signature: str | None = None, read_only_ack: str | None = None,
+               check_hosts_now: bool = True) -> SweepPlan:
+    """Every check that can fail before any I/O: fio present, profile valid, target safe, space free,
+    hosts reachable.  Nothing is written in a dry run (not even the scratch folder)."""
     fio = find_fio()
     prof = load_profile(profile).with_runtime(runtime_s)
     direct = all(p.direct for p in prof.points)
-    tgt = prepare_target(target, size, writes=True, direct=direct)  # prefill writes the scratch file
+    writes = prof.writes or prof.precondition is not None
+    host_list = parse_hosts(hosts)
+    tpath = Path(target).expanduser()
+    if host_list and tpath.exists() and tpath.is_block_device():
+        raise LabError("multi-host sweeps run on files only (the lab cannot check devices on other hosts).")
+    # the lab fills a scratch file it owns before reading it, so checks are for writes unless the
+    # target is a foreign file or a device, where read-only profiles only read
+    owned = not tpath.exists() or (tpath.is_file() and read_sidecar(tpath).get("created_by") == "ssd-perf-lab")
+    tgt = prepare_target(target, size, writes=writes or owned, direct=direct, allow_existing=allow_existing,
+                         destroy_device=destroy_device, ignore_signature=ignore_signature,
+                         read_only_ack=read_only_ack, dry_run=dry_run)
     run_id = check_run_id(run_id or default_run_id())
-    return SweepPlan(run_id=run_id, profile=prof, target=tgt, fio=fio, run_dir=Path(raw_dir) / run_id)
+    if host_list and check_hosts_now:
+        check_hosts(host_list)
+    return SweepPlan(run_id=run_id, profile=prof, target=tgt, fio=fio, run_dir=Path(raw_dir) / run_id,
+                     hosts=host_list, dry_run=dry_run)
 
 
 def plan_sweep_from_parameters(target: str, profile: str, run_id: str, runtime_s: float, size: str,
-                               raw_dir: str) -> SweepPlan:
+                               raw_dir: str, hosts: str = "", dry_run: bool = False, allow_existing: str = "",
+                               destroy_device: str = "", ignore_signature: str = "",
+                               read_only_ack: str = "") -> SweepPlan:
     """Notebook parameters ("" / 0 meaning "the default") -> :func:`plan_sweep`."""
     return plan_sweep(target or config.DEFAULT_TARGET, profile or config.DEFAULT_PROFILE, run_id or None,
-                      runtime_s or None, size or config.DEFAULT_SIZE, Path(raw_dir) if raw_dir else config.RAW_DIR)
+                      runtime_s or None, size or config.DEFAULT_SIZE, Path(raw_dir) if raw_dir else config.RAW_DIR,
+                      hosts=hosts or None, dry_run=bool(dry_run), allow_existing=allow_existing or None,
+                      destroy_device=destroy_device or None, ignore_signature=ignore_signature or None,
+                      read_only_ack=read_only_ack or None)
 
 
 def plan_table(plan: SweepPlan) -> pd.DataFrame:
     """The points of a plan, one row each, with the estimated time of the whole sweep in the index name."""
     df = pd.DataFrame([p.as_dict() for p in plan.profile.points]).set_index("point_id")
-    df.index.name = (f"{plan.run_id}: {len(df)} points, about {plan.profile.estimated_seconds / 60:.1f} min, "
-                     f"target {plan.target.path}")
+    df.index.name = f"{plan.run_id}: {plan.announcement()}"
     return df
 
 
@@ -70,68 +131,346 @@ def points_table(manifest: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("point_id") if rows else pd.DataFrame()
 
 
-def prefill(plan: SweepPlan) -> dict[str, Any]:
-    """Write the whole scratch file once (skipped when the lab already filled it to this size)."""
+# ---------------------------------------------------------------------------------------- dry run
+
+def _cmd(argv: list[str]) -> str:
+    return shlex.join(argv)
+
+
+def dry_run_commands(plan: SweepPlan) -> list[str]:
+    """Every fio command the sweep would run (adaptive and steady-state: the most it could run)."""
+    out_dir = plan.run_dir
+    prof, tgt = plan.profile, plan.target
+    cmds = []
+
+    def point_cmd(p: Point) -> str:
+        out = out_dir / f".{p.point_id}.json.tmp"
+        if plan.hosts:
+            job = out_dir / f".{p.point_id}.fio"
+            text = job_file_text(p, tgt.path, tgt.size_bytes).strip().replace("\n", "; ")
+            return f"{_cmd(client_argv(plan.fio, plan.hosts, job, out, plan.read_only))}   # {job.name}: {text}"
+        return _cmd(point_argv(plan.fio, p, tgt.path, tgt.size_bytes, out, read_only=plan.read_only))
+
+    if tgt.kind == "file" and tgt.owned:
+        cmds.append(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / ".prefill.json.tmp"))
+                    + "   # skipped when the lab already filled this file")
+    if prof.precondition:
+        pc = prof.precondition
+        for i in range(1, pc.passes + 1):
+            cmds.append(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / f".precondition-{i}.json.tmp",
+                                          pc.bs_bytes, pc.iodepth, name=f"precondition-{i}")))
+    if prof.mode == "adaptive" and prof.adaptive:
+        a = prof.adaptive
+        for p0 in prof.points:
+            cmds.append(f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the "
+                        "plateau; at most:")
+            cmds.extend(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))
+    elif prof.mode == "steady-state" and prof.steady_state:
+        ss = prof.steady_state
+        cmds.append(f"# rounds 1..{ss.max_rounds} until steady state (window {ss.window}), each round:")
+        cmds.extend(point_cmd(replace(p, round=1)) for p in prof.points)
+    else:
+        cmds.extend(point_cmd(p) for p in prof.points)
+    return cmds
+
+
+def dry_run(plan: SweepPlan, file=None) -> list[str]:
+    """Print the announcement and every fio command; write nothing."""
+    file = file or sys.stdout
+    cmds = dry_run_commands(plan)
+    print(f"dry run, nothing is written: {plan.announcement()}", file=file)
+    for c in cmds:
+        print(c, file=file)
+    return cmds
+
+
+# ----------------------------------------------------------------------------------- the sweep
+
+def _cleanup_partial(run_dir: Path) -> list[str]:
+    """Temp files left by a sweep killed mid-point (kill -9): never data, always removed."""
+    removed = []
+    for p in list(run_dir.glob(".*.tmp")) + list(run_dir.glob(".*.fio")):
+        p.unlink(missing_ok=True)
+        removed.append(p.name)
+    return removed
+
+
+def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepLocks) -> dict[str, Any]:
     tgt = plan.target
-    side = read_sidecar(tgt.path)
-    if tgt.path.exists() and side.get("prefilled_bytes", 0) >= tgt.size_bytes:
-        return {"skipped": True, "reason": "already filled by the lab", "bytes": side["prefilled_bytes"]}
-    write_sidecar(tgt.path, prefilled_bytes=0)  # mark the file as the lab's before fio creates it
-    out = plan.run_dir / ".prefill.json.tmp"
-    final = plan.run_dir / ".prefill.json"
-    rc, text, seconds = run_fio(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out), out, final, timeout=3600)
+    out = plan.run_dir / f".{name}.json.tmp"
+    final = plan.run_dir / f".{name}.json"
+    job = None
+    if plan.hosts:
+        job = plan.run_dir / f".{name}.fio"
+        opts = prefill_options(tgt.path, tgt.size_bytes, bs_bytes, iodepth, name)
+        job.write_text(f"[{name}]\n" + "\n".join(f"{k}={v}" for k, v in opts[1:]) + "\n")
+        argv = client_argv(plan.fio, plan.hosts, job, out)
+    else:
+        argv = prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out, bs_bytes, iodepth, name)
+    try:
+        rc, text, seconds = run_fio(argv, out, final, timeout=6 * 3600, on_start=lambda pid: locks.set(fio_pid=pid))
+    finally:
+        if job is not None:
+            job.unlink(missing_ok=True)
     final.unlink(missing_ok=True)
     if rc != 0:
-        raise LabError(f"prefilling {tgt.path} failed (fio exit {rc}): {text.splitlines()[-1] if text else ''}")
+        raise LabError(f"{name} of {tgt.path} failed (fio exit {rc}): {text.splitlines()[-1] if text else ''}")
+    return {"bytes": tgt.size_bytes, "seconds": round(seconds, 2)}
+
+
+def prefill(plan: SweepPlan, locks: SweepLocks | None = None) -> dict[str, Any]:
+    """Write the lab's scratch file once (skipped when the lab already filled it to this size).
+
+    Only files the lab owns are filled; a foreign file or a device is never prefilled."""
+    tgt = plan.target
+    if not (tgt.kind == "file" and tgt.owned):
+        return {"skipped": True, "reason": "not a lab scratch file"}
+    side = read_sidecar(tgt.path)
+    if tgt.path.exists() and side.get("prefilled_bytes", 0) >= tgt.size_bytes and not plan.hosts:
+        return {"skipped": True, "reason": "already filled by the lab", "bytes": side["prefilled_bytes"]}
+    write_sidecar(tgt.path, prefilled_bytes=0)  # mark the file as the lab's before fio creates it
+    res = _fill(plan, "prefill", 1024**2, 16, locks or _NoLocks())
     write_sidecar(tgt.path, prefilled_bytes=tgt.size_bytes)
-    return {"skipped": False, "bytes": tgt.size_bytes, "seconds": round(seconds, 2)}
+    return {"skipped": False, **res}
+
+
+class _NoLocks:
+    def set(self, **fields) -> None:
+        pass
+
+
+def _announce(msg: str, progress: bool) -> None:
+    print(msg, flush=True)
 
 
 def run_sweep(plan: SweepPlan, progress: bool = True) -> dict[str, Any]:
-    """Run every point of the plan; completed points (raw file present) are skipped on a re-run."""
+    """Run every point of the plan; completed points (raw file present) are skipped on a re-run.
+
+    Holds a lock on the target and on the run folder for the whole sweep.  Ctrl-C stops fio cleanly,
+    records the interrupted point and raises :class:`SweepInterrupted` saying how to resume.
+    """
+    if plan.dry_run:
+        dry_run(plan)
+        return {"run_id": plan.run_id, "status": "dry-run", "commands": dry_run_commands(plan)}
     plan.run_dir.mkdir(parents=True, exist_ok=True)
+    locks = SweepLocks(plan.target.path, plan.run_dir, plan.run_id)
+    with locks, _sigterm_as_interrupt():
+        return _run_locked(plan, locks, progress)
+
+
+class _sigterm_as_interrupt:
+    """SIGTERM behaves like Ctrl-C while the sweep runs (main thread only)."""
+
+    def __enter__(self):
+        self.old = None
+        if threading.current_thread() is threading.main_thread():
+            self.old = signal.signal(signal.SIGTERM, self._handler)
+        return self
+
+    @staticmethod
+    def _handler(signum, frame):
+        raise KeyboardInterrupt()
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
+
+
+def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool) -> dict[str, Any]:
+    removed = _cleanup_partial(plan.run_dir)
     manifest = read_manifest(plan.run_dir) or {"run_id": plan.run_id, "started": now_iso()}
+    resumed = bool(manifest.get("points"))
     manifest.update({
         "run_id": plan.run_id,
         **describe_host(),
         "fio_version": fio_version(plan.fio),
         "target": describe_target(plan.target.path),
+        "target_kind": plan.target.kind,
         "target_size_bytes": plan.target.size_bytes,
+        "read_only": plan.read_only,
         "profile": plan.profile.name,
+        "profile_mode": plan.profile.mode,
         "profile_description": plan.profile.description,
         "profile_yaml": plan.profile.source,
         "estimated_seconds": round(plan.profile.estimated_seconds),
+        "estimate": plan.estimate,
         "status": "running",
     })
+    if plan.hosts:
+        manifest["hosts"] = plan.hosts
+    if resumed:
+        manifest.setdefault("resumes", []).append({"at": now_iso(), "removed_partial_files": removed,
+                                                   "took_over_locks_of": [t.get("pid") for t in locks.took_over]})
     manifest.setdefault("points", {})
     write_manifest(plan.run_dir, manifest)
-    manifest["prefill"] = prefill(plan)
-    write_manifest(plan.run_dir, manifest)
-
-    bar = tqdm(plan.profile.points, desc=f"sweep {plan.run_id}", unit="point", disable=not progress)
-    for point in bar:
-        bar.set_postfix_str(describe_point(point))
-        entry = {"parameters": point.as_dict()}
-        if (plan.run_dir / f"{point.point_id}.json").exists():
-            manifest["points"].setdefault(point.point_id, {**entry, "status": "ok"})
-            continue
-        res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio)
-        manifest["points"][point.point_id] = {
-            **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
-            "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
-        }
+    _announce(f"{'resuming' if resumed else 'starting'} run {plan.run_id}: {plan.announcement()}", progress)
+    ctx = _SweepContext(plan, manifest, locks, progress)
+    try:
+        if "prefill" not in manifest or not manifest["prefill"].get("done"):
+            manifest["prefill"] = {**prefill(plan, locks), "done": True}
+            write_manifest(plan.run_dir, manifest)
+        if plan.profile.mode == "adaptive":
+            ctx.run_adaptive()
+        elif plan.profile.mode == "steady-state":
+            ctx.run_steady_state()
+        else:
+            ctx.run_points(plan.profile.points)
+    except (KeyboardInterrupt, FioInterrupted):
+        current = ctx.current
+        if current and current in manifest["points"] and manifest["points"][current].get("status") == "running":
+            manifest["points"][current]["status"] = "interrupted"
+        manifest.update({"status": "interrupted", "interrupted": now_iso()})
         write_manifest(plan.run_dir, manifest)
-    failed = [k for k, v in manifest["points"].items() if v.get("status") != "ok"]
-    manifest.update({"status": "failed-points" if failed else "complete", "finished": now_iso()})
+        done = sum(1 for v in manifest["points"].values() if v.get("status") == "ok")
+        raise SweepInterrupted(
+            f"sweep {plan.run_id} was interrupted{' during point ' + current if current else ''} (fio stopped, its "
+            f"partial output discarded; {done} points are done): resume with the same run id, e.g. "
+            f"'make sweep RUN={plan.run_id} PROFILE={plan.profile.name}' or run_id='{plan.run_id}' in the notebook."
+        ) from None
+    failed = [k for k, v in manifest["points"].items() if v.get("status") not in ("ok",)]
+    manifest.update({"status": "failed-points" if failed else "complete", "finished": now_iso(),
+                     "device_seconds": round(adaptive_mod.device_seconds(manifest["points"]), 2)})
     write_manifest(plan.run_dir, manifest)
     return manifest
 
 
+class _SweepContext:
+    def __init__(self, plan: SweepPlan, manifest: dict, locks: SweepLocks, progress: bool):
+        self.plan, self.manifest, self.locks, self.progress = plan, manifest, locks, progress
+        self.current: str | None = None
+
+    def raw(self, point: Point) -> Path:
+        return self.plan.run_dir / f"{point.point_id}.json"
+
+    def done(self, point: Point) -> bool:
+        entry = self.manifest["points"].get(point.point_id, {})
+        return self.raw(point).exists() and entry.get("status") in (None, "ok")
+
+    def run_point(self, point: Point, extra: dict | None = None) -> dict:
+        """Run (or skip, when already measured) one point and record it in the manifest."""
+        plan, pts = self.plan, self.manifest["points"]
+        entry = {"parameters": point.as_dict(), **(extra or {})}
+        if self.done(point):
+            pts.setdefault(point.point_id, {**entry, "status": "ok", "raw_file": self.raw(point).name})
+            pts[point.point_id]["status"] = "ok"
+            return pts[point.point_id]
+        self.current = point.point_id
+        pts[point.point_id] = {**entry, "status": "running", "started": now_iso()}
+        write_manifest(plan.run_dir, self.manifest)
+        res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
+                        read_only=plan.read_only, hosts=plan.hosts or None,
+                        on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id))
+        pts[point.point_id] = {
+            **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
+            "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
+        }
+        if plan.hosts and res.status == "ok":
+            try:
+                pts[point.point_id]["clients"] = client_entries(self.raw(point))
+            except (OSError, ValueError, LabError) as exc:  # the raw file is kept verbatim either way
+                pts[point.point_id]["clients_error"] = str(exc)[:200]
+        self.current = None
+        write_manifest(plan.run_dir, self.manifest)
+        return pts[point.point_id]
+
+    def run_points(self, points) -> None:
+        bar = tqdm(points, desc=f"sweep {self.plan.run_id}", unit="point", disable=not self.progress)
+        for point in bar:
+            bar.set_postfix_str(describe_point(point))
+            self.run_point(point)
+
+    # -------------------------------------------------------------------------------- adaptive
+    def run_adaptive(self) -> None:
+        a = self.plan.profile.adaptive
+        summary = self.manifest.setdefault("adaptive", {})
+        bar = tqdm(desc=f"adaptive {self.plan.run_id}", unit="point", disable=not self.progress)
+        for p0 in self.plan.profile.points:
+            history: list[adaptive_mod.Step] = []
+            series = replace(p0, iodepth=a.start_qd).point_id
+            while True:
+                nxt = adaptive_mod.next_depth(history, a)
+                if nxt is None:
+                    break
+                qd, kind = nxt
+                point = replace(p0, iodepth=qd)
+                if kind == "confirm":
+                    point = replace(point, runtime_s=a.confirm_runtime_s, repeat=1)
+                bar.set_postfix_str(f"{describe_point(point)} ({kind})")
+                entry = self.run_point(point, {"adaptive": {"series": series, "kind": kind}})
+                bar.update(1)
+                if entry.get("status") != "ok":
+                    summary[series] = {"error": f"point {point.point_id} failed; search stopped"}
+                    break
+                m = adaptive_mod.point_metrics(self.raw(point))
+                history.append(adaptive_mod.Step(qd, m["iops"], m["lat_mean_us"], kind))
+            if history:
+                pk = adaptive_mod.peak(history)
+                summary[series] = {
+                    "steps": [s.__dict__ for s in history], "stop_reason": adaptive_mod.stop_reason(history, a),
+                    "peak_qd": pk.qd, "peak_iops": round(pk.iops, 1),
+                }
+            write_manifest(self.plan.run_dir, self.manifest)
+        bar.close()
+
+    # ---------------------------------------------------------------------------- steady state
+    def run_steady_state(self) -> None:
+        plan, prof = self.plan, self.plan.profile
+        ss, pc = prof.steady_state, prof.precondition
+        state = self.manifest.setdefault("steady_state", {"settings": ss.__dict__, "rounds": []})
+        pre = self.manifest.setdefault("precondition", {"passes_done": 0})
+        if pc and pre.get("passes_done", 0) < pc.passes:
+            pre["passes_done"] = 0  # an interrupted fill starts over: both passes must be complete
+            pre["passes"] = []
+            for i in range(1, pc.passes + 1):
+                self.current = f"precondition-{i}"
+                _announce(f"preconditioning {plan.target.path}: sequential fill {i} of {pc.passes}", self.progress)
+                pre["passes"].append(_fill(plan, f"precondition-{i}", pc.bs_bytes, pc.iodepth, self.locks))
+                pre["passes_done"] = i
+                write_manifest(plan.run_dir, self.manifest)
+            self.current = None
+        tracked = prof.points[0]
+        values: list[float] = []
+        rounds = []
+        for r in range(1, ss.max_rounds + 1):
+            for p in prof.points:
+                entry = self.run_point(replace(p, round=r), {"round": r})
+                if entry.get("status") != "ok":
+                    raise LabError(f"steady-state round {r} failed at {p.point_id}: "
+                                   f"{(entry.get('fio_messages') or 'no message').splitlines()[-1]}")
+            m = adaptive_mod.point_metrics(self.raw(replace(tracked, round=r)))
+            values.append(m["iops"])
+            check = check_steady_state(values, ss.window, ss.range_pct, ss.slope_pct)
+            rounds.append({"round": r, "point_id": replace(tracked, round=r).point_id, "iops": round(m["iops"], 1),
+                           "lat_mean_us": round(m["lat_mean_us"], 1), "steady": check.reached})
+            state.update({"rounds": rounds, "tracked_point": tracked.point_id, "result": check.to_dict()})
+            write_manifest(plan.run_dir, self.manifest)
+            if self.progress:
+                print(f"round {r}: {m['iops']:.0f} IOPS; {check.reason}", flush=True)
+            if check.reached:
+                break
+
+
 def sweep(target: str | Path = config.DEFAULT_TARGET, profile: str | Path = config.DEFAULT_PROFILE,
           run_id: str | None = None, runtime_s: float | None = None, size: str | int = config.DEFAULT_SIZE,
-          raw_dir: Path = config.RAW_DIR, progress: bool = True) -> dict[str, Any]:
-    """Plan and run a sweep; returns the manifest."""
-    return run_sweep(plan_sweep(target, profile, run_id, runtime_s, size, raw_dir), progress=progress)
+          raw_dir: Path = config.RAW_DIR, progress: bool = True, **options: Any) -> dict[str, Any]:
+    """Plan and run a sweep; returns the manifest.  ``options``: see :func:`plan_sweep`."""
+    return run_sweep(plan_sweep(target, profile, run_id, runtime_s, size, raw_dir, **options), progress=progress)
+
+
+def add_sweep_arguments(ap: argparse.ArgumentParser) -> None:
+    """The sweep's optional safety / multi-host arguments (shared with helpers.pipeline)."""
+    ap.add_argument("--hosts", default="", help="host[:port],... running 'fio --server' (multi-host sweep)")
+    ap.add_argument("--dry-run", action="store_true", help="print every fio command, write nothing")
+    ap.add_argument("--allow-existing", default="", help="an existing non-lab file that writes may destroy")
+    ap.add_argument("--destroy-device", default="", help="repeat the block device name to allow writes to it")
+    ap.add_argument("--ignore-signature", default="", help="repeat the device name again to write over a signature")
+    ap.add_argument("--read-only-ack", default="", help="device name: read a device that is in use (reads only)")
+
+
+def sweep_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"hosts": args.hosts or None, "dry_run": bool(args.dry_run), "allow_existing": args.allow_existing or None,
+            "destroy_device": args.destroy_device or None, "ignore_signature": args.ignore_signature or None,
+            "read_only_ack": args.read_only_ack or None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,19 +480,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--run", default=None, help="run id (default: time and host)")
     ap.add_argument("--runtime", type=float, default=None, help="seconds per point (overrides the profile)")
     ap.add_argument("--size", default=config.DEFAULT_SIZE)
+    ap.add_argument("--raw-dir", default=str(config.RAW_DIR))
     ap.add_argument("--check-only", action="store_true", help="run the checks, print the plan, do no I/O")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_sweep_arguments(ap)
     args = ap.parse_args(argv)
     try:
-        plan = plan_sweep(args.target, args.profile, args.run, args.runtime, args.size)
+        plan = plan_sweep(args.target or config.DEFAULT_TARGET, args.profile, args.run, args.runtime, args.size,
+                          Path(args.raw_dir), **sweep_options(args))
         if args.check_only:
-            p = plan.profile
-            print(f"ok: profile {p.name}, {len(p.points)} points, about {p.estimated_seconds / 60:.1f} min of fio, "
-                  f"target {plan.target.path} ({plan.target.size_bytes / 1024**3:.2f} GiB)")
+            print(f"ok: {plan.announcement()} ({plan.target.size_bytes / 1024**3:.2f} GiB)")
             return 0
         t0 = time.monotonic()
-        m = sweep(args.target, args.profile, plan.run_id, args.runtime, args.size)
+        m = run_sweep(plan, progress=not args.quiet)
+        if plan.dry_run:
+            return 0
         print(f"run {m['run_id']}: {m['status']} in {time.monotonic() - t0:.0f} s -> {plan.run_dir}")
         return 0
+    except SweepInterrupted as exc:
+        print(f"interrupted: {exc}", file=sys.stderr)
+        return 130
     except LabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -10,7 +10,6 @@ import errno
 import json
 import os
 import shutil
-import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,9 @@ class Target:
     path: Path
     size_bytes: int
     kind: str  # "file" or "block"
+    owned: bool = True  # a lab scratch file (or a new file the lab will create and mark)
+    writes: bool = True  # the checks passed for write workloads (False: read-only sweep)
+    note: str = ""  # e.g. "size limited to the device size"
 
 
 def sidecar_path(path: Path) -> Path:
@@ -94,35 +96,78 @@ def check_free_space(directory: Path, size_bytes: int) -> None:
         )
 
 
-def prepare_target(path: str | Path, size: str | int, writes: bool, direct: bool = True) -> Target:
-    """Check a target before any I/O and create the scratch file's directory.
+def _same_path(a: str | Path | None, b: Path) -> bool:
+    if not a:
+        return False
+    return os.path.realpath(Path(str(a)).expanduser()) == os.path.realpath(b)
 
-    Files: the parent must allow O_DIRECT, have free space for a new file, and an existing
-    file that the lab did not create is refused for write workloads.  Block devices are
-    refused here (the device safety rules live in :mod:`helpers.safety` when enabled).
+
+def _memory_fs_check(directory: Path) -> None:
+    from .system import mount_of
+
+    d = directory
+    while not d.exists() and d != d.parent:
+        d = d.parent
+    mount = mount_of(d)
+    if mount and mount["fstype"] in MEMORY_FILESYSTEMS:
+        raise LabError(
+            f"{directory} is on {mount['fstype']} (memory, not a device), so fio would measure RAM: "
+            "choose a TARGET on a disk-backed filesystem."
+        )
+
+
+def prepare_target(path: str | Path, size: str | int, writes: bool, direct: bool = True, *,
+                   allow_existing: str | Path | None = None, destroy_device: str | None = None,
+                   ignore_signature: str | None = None, read_only_ack: str | None = None,
+                   dry_run: bool = False) -> Target:
+    """Check a target before any I/O and create the scratch file's directory (not in a dry run).
+
+    Files: the parent must allow O_DIRECT and have free space for a new file; an existing file the
+    lab did not create is refused for write workloads unless ``allow_existing`` names it.  For
+    reads, a foreign file is fine and the tested size is limited to its size (so fio never extends
+    it).  Block devices follow :func:`helpers.safety.check_block_device`.
     """
+    from .safety import check_block_device, is_block_device
+
     path = Path(path).expanduser().absolute()
     size_bytes = parse_size(size, what="SIZE")
-    if path.exists() and stat.S_ISBLK(path.stat().st_mode):
-        raise LabError(f"{path} is a block device: device targets need the explicit device safety parameters.")
+    if is_block_device(path):
+        st = check_block_device(path, writes, destroy_device=destroy_device, ignore_signature=ignore_signature,
+                                read_only_ack=read_only_ack)
+        note = ""
+        if size_bytes > st.size_bytes:
+            size_bytes, note = st.size_bytes, f"size limited to the device size ({st.size_bytes} bytes)"
+        return Target(path=path, size_bytes=size_bytes, kind="block", owned=False, writes=writes, note=note)
     if path.exists() and not path.is_file():
-        raise LabError(f"target {path} exists and is not a regular file.")
+        raise LabError(f"target {path} exists and is not a regular file or block device.")
     parent = path.parent
-    if not parent.exists():
-        if path.exists():
-            raise LabError(f"target directory {parent} does not exist.")
-        parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() and writes and not is_lab_file(path):
+    owned = not path.exists() or is_lab_file(path)
+    if path.exists() and writes and not owned and not _same_path(allow_existing, path):
         raise LabError(
             f"{path} exists and was not created by the lab, so write workloads will not touch it: "
-            "point TARGET at a new file (the default is data/scratch/fio-target.bin)."
+            "point TARGET at a new file (the default is data/scratch/fio-target.bin), or name this file in the "
+            "allow_existing parameter (ALLOW_EXISTING=<same path>) if its contents may be destroyed."
         )
-    if direct:
-        check_o_direct(parent)
+    note = ""
+    if path.exists() and not owned and path.stat().st_size < size_bytes:
+        size_bytes = path.stat().st_size
+        note = f"size limited to the existing file's size ({size_bytes} bytes)"
+        if size_bytes <= 0:
+            raise LabError(f"{path} is empty, so there is nothing to read: use a new TARGET instead.")
+    if dry_run:
+        _memory_fs_check(parent)
+    else:
+        if not parent.exists():
+            parent.mkdir(parents=True, exist_ok=True)
+        if direct:
+            check_o_direct(parent)
     existing = path.stat().st_size if path.exists() else 0
     if existing < size_bytes:
-        check_free_space(parent, size_bytes - existing)
-    return Target(path=path, size_bytes=size_bytes, kind="file")
+        anc = parent
+        while not anc.exists() and anc != anc.parent:
+            anc = anc.parent
+        check_free_space(anc, size_bytes - existing)
+    return Target(path=path, size_bytes=size_bytes, kind="file", owned=owned, writes=writes, note=note)
 
 
 def remove_scratch(path: Path) -> bool:

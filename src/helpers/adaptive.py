@@ -1,0 +1,125 @@
+"""Adaptive queue-depth search: find the plateau of a (rw, bs) series with few fio runs.
+
+Per series the search doubles QD from ``start_qd`` (1, 2, 4, ...) and stops when
+
+* the last ``flat_steps`` doublings each added less than ``gain_pct`` % IOPS over the best
+  depth measured before them ("flat"), or
+* the mean completion latency exceeded ``lat_limit_us`` (when set), or
+* ``max_qd`` was measured.
+
+It then refines between the last depth that still paid off and the first flat (or too slow)
+depth by measuring their geometric midpoint, and optionally re-measures the peak with a longer
+runtime.  :func:`next_depth` is a pure function of the history, so a resumed sweep re-reads the
+raw files it already has and takes exactly the same path.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .fio_json import parse_fio_bytes
+from .profiles import AdaptiveSettings, qd_ladder
+
+
+@dataclass(frozen=True)
+class Step:
+    qd: int
+    iops: float
+    lat_mean_us: float
+    kind: str = "ladder"  # "ladder", "refine" or "confirm"
+
+
+def point_metrics(raw: Path) -> dict[str, float]:
+    """Total IOPS (all directions; all hosts in client/server mode) and mean completion latency (µs)."""
+    obj = parse_fio_bytes(Path(raw).read_bytes())[-1]
+    jobs = obj.get("jobs") if "jobs" in obj else obj.get("client_stats", [])
+    agg = [j for j in jobs if j.get("jobname") == "All clients"]
+    if not agg:
+        agg = [j for j in jobs if j.get("jobname") != "All clients"]
+    iops = 0.0
+    lat_weighted = 0.0
+    for j in agg:
+        for d in ("read", "write", "trim"):
+            x = j.get(d) or {}
+            i = float(x.get("iops", 0.0))
+            iops += i
+            lat_weighted += i * float((x.get("clat_ns") or {}).get("mean", 0.0)) / 1000.0
+    return {"iops": iops, "lat_mean_us": lat_weighted / iops if iops else float("nan")}
+
+
+def _flat_run(ladder: list[Step], gain: float) -> int:
+    """Number of trailing ladder steps that gained less than ``gain`` over the best before them."""
+    n = 0
+    for i in range(len(ladder) - 1, 0, -1):
+        best_before = max(s.iops for s in ladder[:i])
+        if ladder[i].iops < best_before * (1 + gain):
+            n += 1
+        else:
+            break
+    return n
+
+
+def ladder_stop(ladder: list[Step], a: AdaptiveSettings) -> str | None:
+    """Why the doubling stops after these steps (None: keep doubling)."""
+    if not ladder:
+        return None
+    last = ladder[-1]
+    if a.lat_limit_us is not None and last.lat_mean_us > a.lat_limit_us:
+        return f"mean latency {last.lat_mean_us:.0f} us at QD {last.qd} exceeds the limit {a.lat_limit_us:.0f} us"
+    if _flat_run(ladder, a.gain_pct / 100) >= a.flat_steps:
+        return f"{a.flat_steps} doublings in a row added less than {a.gain_pct:g} % IOPS (up to QD {last.qd})"
+    if last.qd * 2 > a.max_qd:
+        return f"reached the largest queue depth {last.qd}"
+    return None
+
+
+def refine_bracket(ladder: list[Step], a: AdaptiveSettings) -> tuple[int, int] | None:
+    """(last depth that still paid off, first flat or too-slow depth)."""
+    if len(ladder) < 2:
+        return None
+    last = ladder[-1]
+    if a.lat_limit_us is not None and last.lat_mean_us > a.lat_limit_us:
+        return ladder[-2].qd, last.qd
+    flat = _flat_run(ladder, a.gain_pct / 100)
+    if flat == 0:
+        return None  # still rising at max_qd: nothing to refine
+    first_flat = len(ladder) - flat
+    return ladder[first_flat - 1].qd, ladder[first_flat].qd
+
+
+def next_depth(history: list[Step], a: AdaptiveSettings) -> tuple[int, str] | None:
+    """The next (QD, kind) to measure, or None when the search is done."""
+    ladder = [s for s in history if s.kind == "ladder"]
+    depths = qd_ladder(a.start_qd, a.max_qd)
+    if ladder_stop(ladder, a) is None:
+        return depths[len(ladder)], "ladder"
+    measured = {s.qd for s in history}
+    if a.refine and not any(s.kind == "refine" for s in history):
+        br = refine_bracket(ladder, a)
+        if br and br[1] - br[0] >= 2:
+            mid = round(math.sqrt(br[0] * br[1]))
+            if mid not in measured and br[0] < mid < br[1]:
+                return mid, "refine"
+    if a.confirm_runtime_s and not any(s.kind == "confirm" for s in history):
+        return peak(history).qd, "confirm"
+    return None
+
+
+def peak(history: list[Step]) -> Step:
+    return max(history, key=lambda s: s.iops)
+
+
+def stop_reason(history: list[Step], a: AdaptiveSettings) -> str:
+    return ladder_stop([s for s in history if s.kind == "ladder"], a) or "not finished"
+
+
+def device_seconds(manifest_points: dict) -> float:
+    """Seconds the device was driven (ramp + runtime of every successful point) in a manifest."""
+    total = 0.0
+    for v in manifest_points.values():
+        p = v.get("parameters", {})
+        if v.get("status") == "ok":
+            total += float(p.get("runtime_s", 0)) + float(p.get("ramp_s", 0))
+    return total

@@ -1,0 +1,94 @@
+"""Helpers shared by the sweep-engine tests (not fixtures: conftest.py is owned elsewhere)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_profile(directory: Path, name: str, points: list[dict], **top) -> Path:
+    settings = top.pop("settings", {"ioengine": "libaio", "runtime_s": 1, "ramp_s": 0})
+    path = Path(directory) / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({"description": name, "settings": settings, "points": points, **top}))
+    return path
+
+
+def sha256(path: Path, limit: int | None = None) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        left = limit
+        while True:
+            chunk = f.read(1 << 20 if left is None else min(1 << 20, left))
+            if not chunk:
+                break
+            h.update(chunk)
+            if left is not None:
+                left -= len(chunk)
+                if left <= 0:
+                    break
+    return h.hexdigest()
+
+
+def fio_recorder(directory: Path, real_fio: str) -> tuple[Path, Path]:
+    """A fio wrapper that logs every invocation to a file, then runs the real fio."""
+    log = Path(directory) / "fio-invocations.log"
+    wrapper = Path(directory) / "fio"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real_fio}" "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper, log
+
+
+def sweep_cli(args: list[str], **kw) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.Popen([sys.executable, "-m", "helpers.sweep", "--quiet", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def wait_for(pred, timeout: float = 60.0, step: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = pred()
+        if v:
+            return v
+        time.sleep(step)
+    raise AssertionError("condition not reached in time")
+
+
+def manifest(run_dir: Path) -> dict:
+    try:
+        return json.loads((Path(run_dir) / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def running_point(run_dir: Path, min_done: int = 1) -> str | None:
+    """The id of the point being measured once at least ``min_done`` points are complete."""
+    pts = manifest(run_dir).get("points", {})
+    done = sum(1 for v in pts.values() if v.get("status") == "ok")
+    running = [k for k, v in pts.items() if v.get("status") == "running"]
+    return running[0] if running and done >= min_done else None
+
+
+def fio_children(pid: int) -> list[int]:
+    out = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            stat = (p / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            comm = stat.split("(", 1)[1].rsplit(")", 1)[0]
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == pid and comm == "fio":
+            out.append(int(p.name))
+    return out
