@@ -199,6 +199,8 @@ def check_block_device(path: Path, writes: bool, destroy_device: str | None = No
                        ignore_signature: str | None = None, read_only_ack: str | None = None) -> DeviceState:
     """Raise LabError unless the rules above allow this sweep on ``path``; nothing is written."""
     path = Path(path)
+    if not is_block_device(path):
+        raise LabError(f"{path} is not a block device.")
     st = inspect_device(path)
     dev = str(path)
     if writes:
