@@ -81,3 +81,6 @@ clean: ## remove the lab's scratch file (only a file the lab created) and caches
 	@if [ -x $(BIN)/python ]; then $(BIN)/python -m helpers.target --remove-scratch; fi
 	rm -rf .pytest_cache build .jupyter/runtime
 	find src tests -name __pycache__ -type d -prune -exec rm -rf {} +
+
+bench-ingest: setup ## time ingest vs a naive json_normalize baseline on 3,000 generated fio files
+	$(BIN)/python tests/bench_ingest.py --files 3000
