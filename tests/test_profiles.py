@@ -79,3 +79,57 @@ def test_invalid_yaml_is_one_sentence(tmp_path):
     f.write_text("points: [ {rw: read\n")
     with pytest.raises(LabError, match="is not valid YAML"):
         load_profile(f)
+
+
+def test_course_profile_is_the_full_grid():
+    p = load_profile("course")
+    assert len(p.points) == 4 * 6 * 5
+    assert {x.bs_bytes for x in p.points} == {4096, 16384, 32768, 131072}
+    assert {x.rw for x in p.points} == {"read", "write", "randread", "randwrite", "rw", "randrw"}
+    assert {x.iodepth for x in p.points} == {1, 16, 64, 256, 1024}
+
+
+def test_battery_profile_has_every_part():
+    p = load_profile("battery")
+    by = {}
+    for x in p.points:
+        by.setdefault(x.group, []).append(x)
+    assert {(x.rw, x.bs_bytes, x.iodepth) for x in by["qd1"]} == {
+        ("randread", 4096, 1), ("randwrite", 4096, 1), ("read", 131072, 1), ("write", 131072, 1)}
+    sizes = [4096 * 2**i for i in range(7)]
+    assert sorted(x.bs_bytes for x in by["bs-random"]) == sizes and {x.rw for x in by["bs-random"]} == {"randread"}
+    assert sorted(x.bs_bytes for x in by["bs-sequential"]) == sizes and {x.rw for x in by["bs-sequential"]} == {"read"}
+    assert sorted(x.rwmixread for x in by["mix"]) == [0, 50, 70, 100]
+    assert sorted(x.iodepth for x in by["qd"]) == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert sorted(x.iodepth for x in by["tail"]) == [16, 64] and min(x.runtime_s for x in by["tail"]) >= 20
+
+
+def test_every_profile_states_its_duration():
+    for name in available_profiles():
+        p = load_profile(name)
+        text = p.estimate_text(64 << 20)
+        assert text.startswith("about ") and p.estimated_seconds > 0
+
+
+def test_rate_points_get_ids_and_defaults():
+    prof = _profile([{"rw": "randread", "bs": "4k", "iodepth": 32, "rate_iops": [100, 200]}])
+    assert [p.point_id for p in prof.points] == ["points-randread-bs4k-qd32-nj1-rate100",
+                                                 "points-randread-bs4k-qd32-nj1-rate200"]
+    assert {p.rate_process for p in prof.points} == {"poisson"}
+
+
+@pytest.mark.parametrize("doc, fragment", [
+    ({"points": [{"rw": "read", "bs": "4k", "rate_process": "poisson"}]}, "rate_process needs rate_iops"),
+    ({"points": [{"rw": "read", "bs": "4k", "rate_iops": 10, "rate_process": "burst"}]}, "rate_process 'burst'"),
+    ({"mode": "fast", "points": [{"rw": "read", "bs": "4k"}]}, "mode 'fast' is not known"),
+    ({"mode": "adaptive", "adaptive": {"gain": 5}, "points": [{"rw": "read", "bs": "4k"}]}, "unknown key 'gain'"),
+    ({"adaptive": {"gain_pct": 5}, "points": [{"rw": "read", "bs": "4k"}]}, "needs mode: adaptive"),
+    ({"mode": "steady-state", "steady_state": {"window": 5, "max_rounds": 3},
+      "points": [{"rw": "randwrite", "bs": "4k"}]}, "max_rounds >= window"),
+    ({"mode": "adaptive", "adaptive": {"refine": "yes"}, "points": [{"rw": "read", "bs": "4k"}]},
+     "must be true or false"),
+])
+def test_mode_sections_are_validated(doc, fragment):
+    with pytest.raises(LabError) as exc:
+        parse_profile(doc, name="t")
+    assert fragment in str(exc.value) and "\n" not in str(exc.value)

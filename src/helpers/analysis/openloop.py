@@ -1,0 +1,51 @@
+"""Open-loop (offered-load) sweeps: achieved vs offered IOPS and latency, the hockey stick."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+SATURATION_FRACTION = 0.95  # achieved below 95 % of offered: the device cannot keep up
+_RATE_RE = re.compile(r"-rate(\d+)(?:-|$)")
+COLUMNS = ["point_id", "rw", "bs_bytes", "iodepth", "offered_iops", "achieved_iops", "achieved_fraction",
+           "saturated", "clat_p50_us", "clat_p99_us", "clat_p99_9_us"]
+
+
+def offered_rate(point_id: str, manifest: dict[str, Any] | None = None) -> float:
+    """Offered IOPS of a point: the manifest's ``rate_iops`` parameter, else the ``-rateN`` of its id."""
+    params = ((manifest or {}).get("points", {}).get(point_id) or {}).get("parameters") or {}
+    if params.get("rate_iops") is not None:
+        return float(params["rate_iops"])
+    m = _RATE_RE.search(str(point_id))
+    return float(m.group(1)) if m else float("nan")
+
+
+def openloop_table(df: pd.DataFrame, manifest: dict[str, Any] | None = None,
+                   fraction: float = SATURATION_FRACTION) -> pd.DataFrame:
+    """One row per open-loop point: offered and achieved IOPS (all directions summed), p50/p99/p99.9
+    completion latency (worst direction), ``saturated`` when achieved < ``fraction`` x offered.
+
+    Uses a ``rate_iops`` column when the ingest provides one, else the manifest / point id."""
+    if df.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    d = df.copy()
+    if "rate_iops" in d.columns and d["rate_iops"].notna().any():
+        d["offered_iops"] = d["rate_iops"].astype(float)
+        # fio's rate_iops applies per direction for mixed workloads: the offered total is the sum
+    else:
+        d["offered_iops"] = [offered_rate(p, manifest) for p in d["point_id"]]
+    d = d[d["offered_iops"].notna()]
+    if d.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    keys = ["point_id"]
+    agg = {"rw": "first", "bs_bytes": "first", "iodepth": "first", "offered_iops": "first", "iops": "sum"}
+    for c in ("clat_p50_us", "clat_p99_us", "clat_p99_9_us"):
+        if c in d.columns:
+            agg[c] = "max"
+    t = d.groupby(keys, dropna=False).agg(agg).reset_index().rename(columns={"iops": "achieved_iops"})
+    t["achieved_fraction"] = t["achieved_iops"] / t["offered_iops"]
+    t["saturated"] = t["achieved_fraction"] < fraction
+    t = t.sort_values(["rw", "bs_bytes", "offered_iops"]).reset_index(drop=True)
+    return t[[c for c in COLUMNS if c in t.columns]]

@@ -1,0 +1,127 @@
+"""Adaptive QD search (pure decisions on synthetic curves + one real fio run with resume) and the
+SNIA steady-state rule (known answers + a real preconditioned run with its convergence figure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import sweep
+from helpers.adaptive import Step, next_depth, refine_bracket
+from helpers.figures.steady_state import steady_state_figure
+from helpers.profiles import AdaptiveSettings, load_profile
+from helpers.steady_state import check_steady_state
+from sweep_helpers import fio_recorder, write_profile
+
+
+@pytest.fixture(autouse=True)
+def _lock_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SSDLAB_LOCK_DIR", str(tmp_path / "locks"))
+
+
+def _search(curve, a: AdaptiveSettings, lat=lambda q: 100.0 * q):
+    history: list[Step] = []
+    while (nxt := next_depth(history, a)) is not None:
+        qd, kind = nxt
+        history.append(Step(qd, curve(qd), lat(qd), kind))
+        assert len(history) < 30
+    return history
+
+
+def test_doubles_until_two_flat_steps_then_refines_between_last_two_depths():
+    h = _search(lambda q: min(q * 10_000, 50_000), AdaptiveSettings())
+    assert [(s.qd, s.kind) for s in h] == [(1, "ladder"), (2, "ladder"), (4, "ladder"), (8, "ladder"),
+                                           (16, "ladder"), (32, "ladder"), (11, "refine")]
+
+
+def test_noise_dip_counts_as_flat_against_the_best_so_far():
+    vals = {1: 10, 2: 20, 4: 40, 8: 60, 16: 55, 32: 80, 64: 81, 128: 79}
+    h = _search(lambda q: vals.get(q, 80), AdaptiveSettings())
+    assert [s.qd for s in h if s.kind == "ladder"] == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert refine_bracket([s for s in h if s.kind == "ladder"], AdaptiveSettings()) == (32, 64)
+
+
+def test_latency_limit_stops_the_search():
+    a = AdaptiveSettings(lat_limit_us=1000)
+    h = _search(lambda q: q * 1000.0, a)  # never flat
+    assert [s.qd for s in h] == [1, 2, 4, 8, 16, 11]
+
+
+def test_still_rising_at_max_qd_is_not_refined_and_confirm_remeasures_the_peak():
+    h = _search(lambda q: q * 1000.0, AdaptiveSettings(max_qd=8, confirm_runtime_s=3))
+    assert [(s.qd, s.kind) for s in h] == [(1, "ladder"), (2, "ladder"), (4, "ladder"), (8, "ladder"), (8, "confirm")]
+
+
+def test_shipped_adaptive_profile_and_estimate():
+    p = load_profile("adaptive")
+    assert p.mode == "adaptive" and {(x.rw, x.bs_bytes) for x in p.points} == {
+        ("randread", 4096), ("randwrite", 4096), ("read", 131072)}
+    assert "at most" in p.estimate_text()
+
+
+def test_real_adaptive_sweep_and_resume_takes_the_same_path(tmp_path, scratch_dir, fio_path, monkeypatch):
+    prof = write_profile(tmp_path, "ad", [{"group": "ad", "rw": "randread", "bs": "4k"}], mode="adaptive",
+                         adaptive={"max_qd": 8, "gain_pct": 10},
+                         settings={"ioengine": "libaio", "runtime_s": 0.5, "ramp_s": 0})
+    raw = tmp_path / "raw"
+    m = sweep.sweep(scratch_dir / "adaptive.bin", prof, "ad", None, "16m", raw, progress=False)
+    assert m["status"] == "complete" and m["profile_mode"] == "adaptive"
+    summary = m["adaptive"]["ad-randread-bs4k-qd1-nj1"]
+    qds = [s["qd"] for s in summary["steps"]]
+    assert qds[:2] == [1, 2] and set(qds) <= {1, 2, 3, 4, 6, 8} and summary["peak_iops"] > 0
+    assert all(m["points"][f"ad-randread-bs4k-qd{q}-nj1"]["status"] == "ok" for q in qds)
+    assert m["device_seconds"] == pytest.approx(0.5 * len(qds))
+    wrapper, log = fio_recorder(tmp_path, fio_path)
+    monkeypatch.setenv("FIO", str(wrapper))
+    m2 = sweep.sweep(scratch_dir / "adaptive.bin", prof, "ad", None, "16m", raw, progress=False)
+    assert m2["adaptive"]["ad-randread-bs4k-qd1-nj1"]["steps"] == summary["steps"]
+    assert "--name=ad-" not in (log.read_text() if log.exists() else "")  # nothing measured twice
+
+
+@pytest.mark.parametrize("values, reached", [
+    ([100, 100, 100, 100, 100], True),
+    ([50, 300, 100, 101, 99, 100, 102], True),  # only the last 5 rounds count
+    ([100, 120, 140, 160, 180], False),  # range 80 > 20 % of 140
+    ([100, 104, 108, 112, 116], False),  # range 16 <= 21.6, but slope excursion 16 > 10.8
+    ([100, 100, 100, 100], False),  # fewer rounds than the window
+])
+def test_snia_steady_state_rule(values, reached):
+    r = check_steady_state(values)
+    assert r.reached is reached
+    if len(values) >= 5:
+        assert r.window == list(range(len(values) - 4, len(values) + 1))
+    if values == [100, 104, 108, 112, 116]:
+        assert r.slope == pytest.approx(4.0) and "slope excursion" in r.reason and "range" not in r.reason
+
+
+def test_shipped_snia_lite_profile():
+    p = load_profile("snia-lite")
+    assert p.mode == "steady-state" and p.precondition.passes == 2
+    ss = p.steady_state
+    assert (ss.window, ss.range_pct, ss.slope_pct) == (5, 20.0, 10.0)
+    assert "2 fill passes" in p.estimate_text(1 << 30)
+
+
+def test_real_steady_state_run_with_preconditioning(tmp_path, scratch_dir, fio_path, monkeypatch):
+    wrapper, log = fio_recorder(tmp_path, fio_path)
+    monkeypatch.setenv("FIO", str(wrapper))
+    common = {"mode": "steady-state", "precondition": {"passes": 2, "bs": "1m", "iodepth": 8},
+              "settings": {"ioengine": "libaio", "runtime_s": 0.5, "ramp_s": 0}}
+    pts = [{"group": "ss", "rw": "randwrite", "bs": "4k", "iodepth": 8}]
+    loose = write_profile(tmp_path, "loose", pts, steady_state={"window": 3, "max_rounds": 5, "range_pct": 1000,
+                                                                "slope_pct": 1000}, **common)
+    raw = tmp_path / "raw"
+    m = sweep.sweep(scratch_dir / "ss.bin", loose, "ss", None, "16m", raw, progress=False)
+    calls = log.read_text().splitlines()
+    assert [c.split()[0] for c in calls if "precondition" in c] == ["--name=precondition-1", "--name=precondition-2"]
+    assert all("--rw=write" in c and "--bs=1048576" in c for c in calls if "precondition" in c)
+    state = m["steady_state"]
+    assert [r["round"] for r in state["rounds"]] == [1, 2, 3] and state["result"]["reached"]
+    assert m["precondition"]["passes_done"] == 2
+    fig = steady_state_figure(state["rounds"], state["result"])
+    assert [t.name for t in fig.data] == ["iops", "window mean", "least-squares fit"]
+    strict = write_profile(tmp_path, "strict", pts, steady_state={"window": 2, "max_rounds": 3, "range_pct": 0,
+                                                                  "slope_pct": 0}, **common)
+    m = sweep.sweep(scratch_dir / "ss.bin", strict, "ss2", None, "16m", raw, progress=False)
+    assert len(m["steady_state"]["rounds"]) == 3 and not m["steady_state"]["result"]["reached"]
+    assert "not steady" in steady_state_figure(m["steady_state"]["rounds"], m["steady_state"]["result"]
+                                               ).layout.annotations[0].text

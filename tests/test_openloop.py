@@ -1,0 +1,59 @@
+"""Open-loop profile: fixed offered loads (rate_iops, Poisson) on real fio; achieved vs offered and the
+hockey-stick figure marking loads the device could not sustain."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from helpers import sweep
+from helpers.analysis.openloop import offered_rate, openloop_table
+from helpers.figures.openloop import openloop_figure
+from helpers.profiles import load_profile
+from sweep_helpers import write_profile
+
+
+@pytest.fixture(autouse=True)
+def _lock_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SSDLAB_LOCK_DIR", str(tmp_path / "locks"))
+
+
+def test_shipped_openloop_profile():
+    p = load_profile("openloop")
+    rates = [pt.rate_iops for pt in p.points]
+    assert rates == sorted(rates) and len(rates) >= 6 and {pt.rate_process for pt in p.points} == {"poisson"}
+    assert p.points[0].point_id == "openloop-randread-bs4k-qd256-nj1-rate1000"
+
+
+def test_offered_loads_low_to_past_saturation(tmp_path, scratch_dir, fio_path):
+    from helpers.ingest import ingest_run
+
+    prof = write_profile(tmp_path, "ol", [{"group": "openloop", "rw": "randread", "bs": "4k", "iodepth": 32,
+                                          "rate_process": "poisson", "rate_iops": [1000, 3000, 2000000]}],
+                         settings={"ioengine": "libaio", "runtime_s": 1.5, "ramp_s": 0})
+    raw = tmp_path / "raw"
+    m = sweep.sweep(scratch_dir / "openloop.bin", prof, "ol", None, "32m", raw, progress=False)
+    assert m["status"] == "complete"
+    argv = " ".join(m["points"]["openloop-randread-bs4k-qd32-nj1-rate3000"]["argv"])
+    assert "--rate_iops=3000" in argv and "--rate_process=poisson" in argv
+    assert m["points"]["openloop-randread-bs4k-qd32-nj1-rate3000"]["parameters"]["rate_iops"] == 3000
+    rows = ingest_run(raw / "ol").results
+    t = openloop_table(rows, m)
+    assert list(t["offered_iops"]) == [1000, 3000, 2000000]
+    assert list(t["saturated"]) == [False, False, True]
+    assert t["achieved_iops"].iloc[0] == pytest.approx(1000, rel=0.1)
+    assert t["achieved_iops"].iloc[2] < 0.95 * 2000000
+    assert t[["clat_p50_us", "clat_p99_us", "clat_p99_9_us"]].notna().all().all()
+    # without the manifest the offered rate comes from the point id
+    assert list(openloop_table(rows)["offered_iops"]) == [1000, 3000, 2000000]
+    fig = openloop_figure(t)
+    names = [tr.name for tr in fig.data]
+    assert names == ["p50", "p99", "p99.9", "achieved < 95 % of offered"]
+    assert list(fig.data[-1].x) == [t["achieved_iops"].iloc[2]]
+
+
+def test_offered_rate_and_empty():
+    assert offered_rate("ol-randread-bs4k-qd32-nj1-rate500-r1") == 500
+    assert pd.isna(offered_rate("qd-randread-bs4k-qd32-nj1"))
+    assert openloop_table(pd.DataFrame()).empty
+    assert openloop_figure(pd.DataFrame()).layout.annotations
