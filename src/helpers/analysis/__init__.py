@@ -54,7 +54,7 @@ __all__ += [  # analysis views (issue 4)
     "distribution_percentile", "grid", "held_constant", "latency_distribution", "mix_series", "operations",
     "percentiles_long", "run_metrics", "spec_comparison", "totals", "with_units",
 ]
-from .hosts import host_table, label_hosts  # noqa: E402  (sweep engine, issue 6)
-from .openloop import offered_rate, openloop_table  # noqa: E402
+from .hosts import host_table, label_hosts  # sweep engine (issue 6)
+from .openloop import offered_rate, openloop_table
 
 __all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)

@@ -23,8 +23,8 @@ __all__ = [
     "qd_figure", "qd_tradeoff_figure", "ratio_figure", "run_metrics_figure", "setup_notebook", "spec_table_figure",
 ]
 __all__ += ["knee_figure", "linear_region_figure", "littles_figure", "usl_figure"]
-from .hosts import hosts_figure  # noqa: E402  (sweep engine, issue 6)
-from .openloop import openloop_figure  # noqa: E402
-from .steady_state import steady_state_figure  # noqa: E402
+from .hosts import hosts_figure  # sweep engine (issue 6)
+from .openloop import openloop_figure
+from .steady_state import steady_state_figure
 
 __all__ += ["hosts_figure", "openloop_figure", "steady_state_figure"]  # sweep engine (issue 6)
