@@ -54,6 +54,23 @@ def test_disk_util_consistent_is_not_flagged():
     assert not f["flag_page_cache"].any()
 
 
+def test_unknown_direct_is_not_assumed_buffered():
+    f = add_flags(pd.DataFrame([row(), row()]).astype({"direct": "Int64"}).assign(direct=pd.array([pd.NA, 0],
+                                                                                                 dtype="Int64")))
+    assert list(f["flag_page_cache"]) == [False, True]
+    assert f.loc[0, "flag_reasons"] == ""
+
+
+def test_reasons_follow_their_rows_with_several_flags_and_a_duplicate_index():
+    df = pd.DataFrame([row(runtime_s=1.0, usr_cpu_pct=50.0, sys_cpu_pct=45.0), row(), row(direct=0)],
+                      index=[7, 7, 3])
+    f = add_flags(df)
+    assert list(f["flag_short_run"]) == [True, False, False]
+    assert f["flag_reasons"].iloc[0] == "fio used 95 % of a CPU (CPU-bound); ran 1.0 s: too short for steady state (< 3 s)"
+    assert f["flag_reasons"].iloc[1] == ""
+    assert f["flag_reasons"].iloc[2].startswith("buffered I/O")
+
+
 def test_cpu_bound():
     f = flags(row(usr_cpu_pct=35.0, sys_cpu_pct=62.0))
     assert f.loc[0, "flag_cpu_bound"] and "97 % of a CPU" in f.loc[0, "flag_reasons"]

@@ -80,44 +80,60 @@ def repeat_cv(df: pd.DataFrame) -> pd.Series:
     return (std / mean).where(count > 1)
 
 
+def _texts(mask: pd.Series, make) -> list[str | None]:
+    """Reason text for the rows where ``mask`` holds, else None.  ``make`` is a fixed sentence or a
+    function of the rows' positions returning one sentence per position."""
+    out: list[str | None] = [None] * len(mask)
+    pos = np.flatnonzero(mask.to_numpy(dtype=bool, na_value=False))
+    texts = [make] * len(pos) if isinstance(make, str) else make(pos)
+    for p, text in zip(pos, texts):
+        out[p] = text
+    return out
+
+
 def add_flags(df: pd.DataFrame) -> pd.DataFrame:
     """Return ``df`` with the flag columns of :data:`FLAG_COLUMNS` added (from the rows' own fields;
-    the repeat flag compares rows with the same configuration)."""
+    the repeat flag compares rows with the same configuration).  Column-wise: no per-row pandas access."""
     out = df.copy()
-    reasons = pd.Series([[] for _ in range(len(out))], index=out.index, dtype=object)
-
-    def flag(mask: pd.Series, text) -> pd.Series:
-        mask = mask.fillna(False).astype(bool)
-        for i in out.index[mask]:
-            reasons[i].append(text(out.loc[i]) if callable(text) else text)
-        return mask
-
     lat = _num(out, "lat_mean_us")
     total = _num(out, "total_ios")
-    buffered = _num(out, "direct").fillna(0).astype(int) == 0
-    too_fast = (out["direction"] == "read") & (lat < MIN_DEVICE_LATENCY_US)
+    buffered = _num(out, "direct") == 0  # unknown direct (<NA>, e.g. multi-client output) is not assumed buffered
+    is_read = (out["direction"] == "read") if "direction" in out.columns else pd.Series(False, index=out.index)
+    too_fast = is_read.fillna(False).astype(bool) & (lat < MIN_DEVICE_LATENCY_US)
     disk = disk_ios_for(out)
-    not_on_disk = (disk > 0) & (total > DISK_IO_RATIO * disk)
-    out["flag_page_cache"] = (
-        flag(buffered, "buffered I/O (direct=0): the page cache may serve it")
-        | flag(too_fast, lambda r: f"mean read latency {r.lat_mean_us:.2f} µs is faster than any SSD (cache?)")
-        | flag(not_on_disk & ~buffered & ~too_fast,
-               lambda r: f"fio counted {r.total_ios:,} I/Os but the device only {disk[r.name]:,.0f} (served from memory?)")
-    )
+    not_on_disk = (disk > 0) & (total > DISK_IO_RATIO * disk) & ~buffered & ~too_fast
     cpu = _num(out, "usr_cpu_pct") + _num(out, "sys_cpu_pct")
-    out["flag_cpu_bound"] = flag(cpu >= CPU_BOUND_PCT,
-                                 lambda r: f"fio used {r.usr_cpu_pct + r.sys_cpu_pct:.0f} % of a CPU (CPU-bound)")
-    reported = {c: _num(out, c).notna() for c in PERCENTILE_LEVELS}
-    bad = [",".join(c for c in unreliable_percentiles(n) if reported[c][i]) for i, n in zip(out.index, total)]
-    out["unreliable_percentiles"] = pd.Series(bad, index=out.index, dtype="string")
-    out["flag_few_ios"] = flag(out["unreliable_percentiles"] != "",
-                               lambda r: f"{r.total_ios:,} I/Os are too few for {r.unreliable_percentiles} "
-                                         f"(needs {TAIL_SAMPLES} I/Os beyond each percentile)")
+    cpu_bound = cpu >= CPU_BOUND_PCT
+    names = list(PERCENTILE_LEVELS)
+    few = np.zeros((len(out), len(names)), dtype=bool)
+    for j, (col, p) in enumerate(PERCENTILE_LEVELS.items()):
+        few[:, j] = (_num(out, col).notna() & (total * (1.0 - p) < TAIL_SAMPLES)).to_numpy()
+    unreliable = [",".join(n for n, bad in zip(names, row) if bad) for row in few]
+    few_ios = pd.Series(few.any(axis=1), index=out.index, dtype=bool)
     runtime = _num(out, "runtime_s")
-    out["flag_short_run"] = flag(runtime < MIN_RUNTIME_S,
-                                 lambda r: f"ran {r.runtime_s:.1f} s: too short for steady state (< {MIN_RUNTIME_S:g} s)")
+    short = runtime < MIN_RUNTIME_S
     cv = repeat_cv(out)
-    out["flag_repeat_spread"] = flag(cv > REPEAT_CV,
-                                     lambda r: f"repeats of this point vary by {100 * cv[r.name]:.0f} % (CV) in IOPS")
-    out["flag_reasons"] = pd.Series(["; ".join(r) for r in reasons], index=out.index, dtype="string")
+    spread = cv > REPEAT_CV
+    lat_a, total_a, disk_a, cpu_a, run_a, cv_a = (x.to_numpy() for x in (lat, total, disk, cpu, runtime, cv))
+
+    reasons = [
+        _texts(buffered, "buffered I/O (direct=0): the page cache may serve it"),
+        _texts(too_fast, lambda ps: [f"mean read latency {lat_a[i]:.2f} µs is faster than any SSD (cache?)" for i in ps]),
+        _texts(not_on_disk, lambda ps: [f"fio counted {total_a[i]:,.0f} I/Os but the device only {disk_a[i]:,.0f} "
+                                        "(served from memory?)" for i in ps]),
+        _texts(cpu_bound, lambda ps: [f"fio used {cpu_a[i]:.0f} % of a CPU (CPU-bound)" for i in ps]),
+        _texts(few_ios, lambda ps: [f"{total_a[i]:,.0f} I/Os are too few for {unreliable[i]} "
+                                    f"(needs {TAIL_SAMPLES} I/Os beyond each percentile)" for i in ps]),
+        _texts(short, lambda ps: [f"ran {run_a[i]:.1f} s: too short for steady state (< {MIN_RUNTIME_S:g} s)"
+                                  for i in ps]),
+        _texts(spread, lambda ps: [f"repeats of this point vary by {100 * cv_a[i]:.0f} % (CV) in IOPS" for i in ps]),
+    ]
+    out["flag_page_cache"] = (buffered | too_fast | not_on_disk).astype(bool)
+    out["flag_cpu_bound"] = cpu_bound.astype(bool)
+    out["unreliable_percentiles"] = pd.Series(unreliable, index=out.index, dtype="string")
+    out["flag_few_ios"] = few_ios
+    out["flag_short_run"] = short.astype(bool)
+    out["flag_repeat_spread"] = spread.astype(bool)
+    out["flag_reasons"] = pd.Series(["; ".join(t for t in row if t) for row in zip(*reasons)] if len(out) else [],
+                                    index=out.index, dtype="string")
     return out
