@@ -101,8 +101,8 @@ def box_figure(points: pd.DataFrame, title: str = "Distribution over all points"
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
     fig.update_yaxes(title_text="Mean latency (µs, log)", type="log", row=1, col=3)
     fig.update_xaxes(title_text="Operation")
-    fig.update_layout(title=title + " (crosses: flagged points)", template=TEMPLATE, height=520,
-                      legend={"orientation": "h", "y": -0.25})
+    fig.update_layout(title=title + " (crosses: flagged points)", template=TEMPLATE, height=560,
+                      legend={"orientation": "h", "y": -0.4}, margin={"b": 150})
     return fig
 
 

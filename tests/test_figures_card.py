@@ -1,0 +1,33 @@
+import pandas as pd
+import pytest
+
+from figdata import bs_sweep, rows
+from helpers import analysis, figures
+
+
+def card_rows():
+    qd = [{"point_id": f"q{q}", "iodepth": q, "iops": i, "lat_mean_us": 80.0 * q}
+          for q, i in ((1, 10000.0), (2, 19000.0), (4, 30000.0), (8, 31000.0), (16, 31500.0), (32, 31600.0))]
+    qd1w = [{"point_id": "w1", "rw": "randwrite", "direction": "write", "lat_mean_us": 160.0, "iops": 6000.0}]
+    return pd.concat([rows(qd + qd1w), bs_sweep("read")], ignore_index=True)
+
+
+def test_card_metrics_and_findings_carry_numbers():
+    card = analysis.device_card(card_rows())
+    assert card.metric("QD1 4k random read latency").value == pytest.approx(80.0)
+    assert card.metric("QD1 4k random write latency").value == pytest.approx(160.0)
+    assert card.metric("Peak 4k random read IOPS").value == pytest.approx(31600.0)
+    assert card.metric("Peak sequential read bandwidth").value == pytest.approx(410.0)
+    assert card.knee_qd is not None
+    text = " ".join(card.findings)
+    assert "80 µs" in text and "2.0× the read latency" in text and "31,600 IOPS" in text
+    assert "410 MB/s" in text and "64k blocks" in text
+    assert all(any(ch.isdigit() for ch in f) for f in card.findings)
+
+
+def test_card_figure_tiles_and_missing_metric_sentence():
+    card = analysis.device_card(rows([{}]))
+    fig = figures.card_figure(card)
+    assert any(t.type == "indicator" and t.value == pytest.approx(100.0) for t in fig.data)
+    assert any("not measured" in a.text for a in fig.layout.annotations)
+    assert "100 µs" in figures.findings_markdown(card).data

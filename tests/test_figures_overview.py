@@ -1,0 +1,43 @@
+import pytest
+
+from figdata import bs_sweep, rows
+from helpers import analysis, figures
+
+
+def test_heatmap_operation_by_block_size_with_qd_slider_and_metric_dropdown():
+    df = bs_sweep("read", qds=(1, 16))
+    g = analysis.grid(df, "bs_bytes", "iodepth")
+    fig = figures.heatmap_figure(g, "bs_bytes", "iodepth")
+    assert len(fig.data) == 2 and list(fig.data[1].x) == ["4k", "64k", "1m"] and list(fig.data[1].y) == ["read"]
+    assert fig.data[1].z[0] == pytest.approx([100e6 / 4096, 400e6 / 65536, 410e6 / 1048576])
+    assert [s.label for s in fig.layout.sliders[0].steps] == ["1", "16"]
+    labels = [b.label for b in fig.layout.updatemenus[0].buttons]
+    assert labels[0] == "IOPS" and any("MB/s" in b for b in labels)
+    mb = fig.layout.updatemenus[0].buttons[1].args[0]["z"][1][0]
+    assert mb == pytest.approx([100, 400, 410])
+
+
+def test_no_grid_is_one_sentence():
+    fig = figures.heatmap_figure(analysis.grid(rows([{}])), "bs_bytes", "iodepth")
+    assert not fig.data and "no operation x block size grid" in fig.layout.annotations[0].text
+
+
+def test_box_plot_per_operation_and_flagged_points_marked():
+    df = bs_sweep("read")
+    df.loc[0, "flag_reasons"] = "CPU-bound"
+    fig = figures.box_figure(analysis.distribution(df))
+    boxes = [t for t in fig.data if t.type == "box"]
+    assert len(boxes) == 3 and boxes[0].name == "read" and len(boxes[0].y) == 6
+    assert any(t.name == "flagged" for t in fig.data)
+    assert fig.layout.yaxis3.type == "log"
+
+
+def test_held_constant_at_a_qd_and_message_when_absent():
+    df = bs_sweep("read", qds=(1, 16))
+    r, msg = analysis.held_constant(df, "bs_bytes", {"iodepth": 16})
+    assert msg == "" and set(r["iodepth"]) == {16}
+    fig = figures.held_constant_figure(r, msg, factor="bs_bytes")
+    assert list(fig.data[0].y) == pytest.approx([100e6 / 4096, 400e6 / 65536, 410e6 / 1048576])
+    r, msg = analysis.held_constant(df, "bs_bytes", {"iodepth": 64})
+    assert "no points at QD 64 (measured: QD 1, QD 16)" in msg
+    assert msg in figures.held_constant_figure(r, msg).layout.annotations[0].text

@@ -1,0 +1,43 @@
+import pytest
+
+from figdata import rows
+from helpers import analysis, figures
+
+
+def qd_rows(sizes=(4096,)):
+    return rows([{"bs_bytes": b, "iodepth": q, "iops": 1000.0 * q, "lat_mean_us": 100.0 + q, "clat_p50_us": 90.0 + q,
+                  "clat_p99_us": 200.0 + q} for b in sizes for q in (1, 2, 4)])
+
+
+def test_qd_figure_has_iops_bandwidth_and_three_latencies_on_log2_axes():
+    fig = figures.qd_figure(analysis.qd_series(qd_rows()))
+    names = [t.name for t in fig.data]
+    assert any(n.endswith("IOPS") for n in names) and any(n.endswith("MB/s") for n in names)
+    assert {n.rsplit(" ", 2)[-2] for n in names if "latency" in n} == {"mean", "p50", "p99"}
+    iops = next(t for t in fig.data if t.name.endswith("IOPS"))
+    assert list(iops.x) == [1, 2, 4] and list(iops.y) == pytest.approx([1000, 2000, 4000])
+    mb = next(t for t in fig.data if t.name.endswith("MB/s"))
+    assert list(mb.y) == pytest.approx([4.096, 8.192, 16.384])
+    assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [1, 2, 4]
+    assert "IOPS" in fig.layout.yaxis.title.text and "MB/s" in fig.layout.yaxis2.title.text
+    assert fig.layout.yaxis3.type == "log" and "µs" in fig.layout.yaxis3.title.text
+    assert not fig.layout.sliders  # one block size: no slider
+
+
+def test_block_size_slider_when_several_sizes():
+    fig = figures.qd_figure(analysis.qd_series(qd_rows((4096, 65536))))
+    assert [s.label for s in fig.layout.sliders[0].steps] == ["4k", "64k", "all"]
+
+
+def test_tradeoff_curve_is_latency_vs_iops_labelled_by_qd():
+    fig = figures.qd_tradeoff_figure(analysis.qd_series(qd_rows()))
+    p99 = next(t for t in fig.data if "(p99)" in t.name)
+    assert list(p99.x) == pytest.approx([1000, 2000, 4000]) and list(p99.y) == pytest.approx([201, 202, 204])
+    assert list(p99.text) == ["QD1", "QD2", "QD4"]
+    assert "IOPS" in fig.layout.xaxis.title.text and fig.layout.yaxis.type == "log"
+
+
+def test_no_qd_sweep_says_so():
+    for f in (figures.qd_figure, figures.qd_tradeoff_figure):
+        fig = f(analysis.qd_series(rows([{}])))
+        assert not fig.data and "no queue-depth sweep" in fig.layout.annotations[0].text
