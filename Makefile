@@ -11,6 +11,12 @@ PROFILE ?= quick
 RUN ?=
 RUNTIME ?= 0
 SIZE ?= 1g
+HOSTS ?=
+DRY_RUN ?=
+ALLOW_EXISTING ?=
+DESTROY_DEVICE ?=
+IGNORE_SIGNATURE ?=
+READ_ONLY_ACK ?=
 
 # Jupyter/IPython state stays inside the project (gitignored), not in ~.
 export JUPYTER_CONFIG_DIR := $(CURDIR)/.jupyter/config
@@ -20,14 +26,18 @@ export IPYTHONDIR := $(CURDIR)/.jupyter/ipython
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 PIPELINE = $(BIN)/python -m helpers.pipeline
-SWEEP_ARGS = --target "$(TARGET)" --profile "$(PROFILE)" --run "$(RUN)" --runtime "$(RUNTIME)" --size "$(SIZE)"
+SWEEP_ARGS = --target "$(TARGET)" --profile "$(PROFILE)" --run "$(RUN)" --runtime "$(RUNTIME)" --size "$(SIZE)" \
+  --hosts "$(HOSTS)" --allow-existing "$(ALLOW_EXISTING)" --destroy-device "$(DESTROY_DEVICE)" \
+  --ignore-signature "$(IGNORE_SIGNATURE)" --read-only-ack "$(READ_ONLY_ACK)" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
 
-.PHONY: help setup fio run-all sweep ingest reports lab test test-unit test-notebooks browser-deps lint clean
+.PHONY: help setup fio run-all sweep ingest reports lab test test-unit test-notebooks browser-deps lint clean bench-adaptive
 
 help: ## list the targets and variables
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo "Variables: TARGET (default data/scratch/fio-target.bin) PROFILE (quick) RUN (time-host)"
-	@echo "           RUNTIME (s per point, 0 = profile) SIZE (1g)"
+	@echo "           RUNTIME (s per point, 0 = profile) SIZE (1g) HOSTS (h1,h2:port: fio --server hosts)"
+	@echo "           DRY_RUN=1 (print fio commands, write nothing) ALLOW_EXISTING DESTROY_DEVICE IGNORE_SIGNATURE"
+	@echo "           READ_ONLY_ACK (safety overrides, see docs/sweeps.md)"
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -73,6 +83,9 @@ browser-deps: ## install Chromium for the browser tests when possible (root + ap
 test: setup browser-deps ## unit tests, every notebook headless, browser tests
 	$(BIN)/python -m pytest -q
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax $$(ls notebooks/[1-8][0-9]-*.ipynb)
+
+bench-adaptive: setup ## adaptive QD search vs the full 1..1024 grid on a scratch file (about 10 min)
+	$(BIN)/python tests/bench_adaptive.py
 
 lint: setup ## ruff over src/ and tests/
 	$(BIN)/ruff check src tests

@@ -23,7 +23,8 @@ from .errors import LabError
 from .manifest import check_run_id, default_run_id, read_manifest
 from .reports import build_index, export_html
 from .runs import latest_raw_run
-from .sweep import plan_sweep
+from .sweep import add_sweep_arguments, plan_sweep, sweep_options
+from .sweep import dry_run as sweep_dry_run
 
 SWEEP_NB = "00-sweep.ipynb"
 INGEST_NB = "01-ingest.ipynb"
@@ -53,14 +54,29 @@ def executed_path(run_id: str, notebook: Path, reports_dir: Path = config.REPORT
     return Path(reports_dir) / run_id / "notebooks" / notebook.name
 
 
-def run_sweep_stage(run_id: str, target: str, profile: str, runtime_s: float, size: str) -> None:
-    plan = plan_sweep(target or config.DEFAULT_TARGET, profile, run_id, runtime_s or None, size)  # preflight: no I/O
-    print(f"sweep: profile {plan.profile.name}, {len(plan.profile.points)} points, about "
-          f"{plan.profile.estimated_seconds / 60:.1f} min of fio on {plan.target.path} "
+def run_sweep_stage(run_id: str, target: str, profile: str, runtime_s: float, size: str,
+                    options: dict[str, Any] | None = None) -> bool:
+    """Preflight (no I/O), announce, then execute the sweep notebook.  ``options``: hosts, dry_run and
+    the safety overrides of :func:`helpers.sweep.plan_sweep`.  Returns False for a dry run (nothing ran)."""
+    options = dict(options or {})
+    plan = plan_sweep(target or config.DEFAULT_TARGET, profile, run_id, runtime_s or None, size,
+                      **options)  # preflight: no I/O (hosts checked here, before the sweep starts)
+    if plan.dry_run:
+        sweep_dry_run(plan)
+        return False
+    print(f"sweep: {plan.announcement()} "
           f"(progress: {executed_path(run_id, config.NOTEBOOKS_DIR / SWEEP_NB)})", flush=True)
     nb = config.NOTEBOOKS_DIR / SWEEP_NB
-    execute(nb, executed_path(run_id, nb), {"target": target, "profile": profile, "run_id": run_id,
-                                            "runtime_s": float(runtime_s), "size": size})
+    params = {"target": target, "profile": profile, "run_id": run_id, "runtime_s": float(runtime_s), "size": size}
+    for key in ("hosts", "allow_existing", "destroy_device", "ignore_signature", "read_only_ack"):
+        value = options.get(key)
+        params[key] = ",".join(value) if isinstance(value, list) else (value or "")
+    try:
+        execute(nb, executed_path(run_id, nb), params)
+    except KeyboardInterrupt:
+        raise LabError(f"sweep {run_id} was interrupted (fio stopped; completed points are kept): resume with "
+                       f"'make sweep RUN={run_id} PROFILE={profile}' (same run id).") from None
+    return True
 
 
 def check_sweep_outcome(run_dir: Path) -> str | None:
@@ -108,12 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--run", default="")
     ap.add_argument("--runtime", type=float, default=0.0)
     ap.add_argument("--size", default=config.DEFAULT_SIZE)
+    add_sweep_arguments(ap)  # sweep stage: --hosts, --dry-run, safety overrides
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     try:
         if args.stage in ("sweep", "run-all"):
             run_id = check_run_id(args.run or default_run_id())
-            run_sweep_stage(run_id, args.target, args.profile, args.runtime, args.size)
+            if not run_sweep_stage(run_id, args.target, args.profile, args.runtime, args.size, sweep_options(args)):
+                return 0  # dry run: the commands were printed, nothing was written
             print(f"sweep: data/raw/{run_id} ({time.monotonic() - t0:.0f} s)")
             warning = check_sweep_outcome(config.RAW_DIR / run_id)
             if warning:
