@@ -10,8 +10,10 @@ Files and jobs that are not data points (truncated, empty, not fio, wrong schema
 no I/O) are never rows: they go to the quarantine list with file, job and a one-sentence reason,
 and the rest of the batch ingests.
 
-Files are parsed in batches (in a process pool for large inputs); each batch becomes column
-arrays once, and the command line streams batches to Parquet, so memory follows the batch size.
+Files are parsed in batches (in a forked process pool for large inputs); each batch becomes column
+arrays once.  The command line streams histograms and quarantine to Parquet batch by batch and writes
+the results once, after computing the validity flags over the whole run (the repeat flag compares all
+of a run's rows), so memory follows the batch size plus the run's result rows (~0.5 KB per row).
 
 Command line::
 
@@ -21,6 +23,7 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import multiprocessing
 import os
@@ -33,6 +36,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from . import config, schema, store
 from .errors import LabError
@@ -243,7 +247,7 @@ def _bins(clat: dict) -> tuple[np.ndarray, np.ndarray] | None:
     if not isinstance(bins, dict):
         raise BadJob("the clat 'bins' entry is not an object (wrong schema).")
     try:
-        keys = np.array(list(bins.keys())).astype(np.int64) if bins else np.zeros(0, np.int64)
+        keys = np.fromiter(map(int, bins), dtype=np.int64, count=len(bins))  # int(): as numpy's str cast
         counts = np.fromiter(bins.values(), dtype=np.int64, count=len(bins))
     except (ValueError, TypeError, OverflowError):
         raise BadJob("the clat 'bins' keys or counts are not integers (wrong schema).") from None
@@ -395,12 +399,21 @@ def _column(values: list | tuple, dtype: str) -> Any:
         return np.array(values, dtype=np.int64) if values else np.zeros(0, np.int64)
     if dtype == "bool":
         return np.array(values, dtype=bool) if values else np.zeros(0, bool)
+    if dtype == "string":
+        return _strings(list(values))
     return pd.array(values, dtype=dtype)
 
 
-def _results_frame(rows: list[tuple]) -> pd.DataFrame:
+def _results_frame(rows: list[tuple], flags: bool = True) -> pd.DataFrame:
+    """The results frame of ``rows``; without ``flags`` only the fields (see :func:`_flagged`)."""
     cols = list(zip(*rows)) if rows else [()] * len(FIELDS)
     df = pd.DataFrame({name: _column(col, _DTYPES[name]) for name, col in zip(FIELDS, cols)})
+    return _flagged(df) if flags else df
+
+
+def _flagged(df: pd.DataFrame) -> pd.DataFrame:
+    """The validity flag columns added, in schema order.  Applied to a whole run's rows at once: the
+    repeat flag compares every row of the run with the same configuration, whatever the batches."""
     df = add_flags(df)
     for col in FLAG_NAMES:
         dtype = _DTYPES[col]
@@ -408,15 +421,29 @@ def _results_frame(rows: list[tuple]) -> pd.DataFrame:
     return df[schema.column_names()]
 
 
+def _strings(values: Any, take: np.ndarray | None = None) -> Any:
+    """``pd.array(values, dtype="string")`` (optionally of ``values[take]``), built through Arrow when
+    every value is a str or None (the same array, without pandas' per-element pass)."""
+    try:
+        arr = pa.array(values, type=pa.large_string(), from_pandas=True)
+    except Exception:  # noqa: BLE001 - other values (ints from a manifest, ...): pandas converts them
+        arr = None
+    if arr is None:
+        vals = np.array(values, dtype=object) if take is None or len(values) else np.zeros(0, object)
+        return pd.array(vals if take is None else vals[take], dtype="string")
+    return pd.arrays.ArrowStringArray(pa.chunked_array([arr if take is None else arr.take(take)]))
+
+
 def _hist_frame(sink: _Sink) -> pd.DataFrame:
     n = np.array([len(b) for b in sink.hist_bins], dtype=np.int64)
     meta = list(zip(*sink.hist_meta)) if sink.hist_meta else [()] * 6
+    take = np.repeat(np.arange(len(n)), n)
     out = {}
     for name, col in zip(HIST_FIELDS[:6], meta):
         if name == "job_index":
-            out[name] = np.repeat(np.array(col, dtype=np.int64), n)
+            out[name] = np.array(col, dtype=np.int64)[take]
         else:
-            out[name] = pd.array(np.repeat(np.array(col, dtype=object), n), dtype="string")
+            out[name] = _strings(list(col), take)
     out["bin_ns"] = np.concatenate(sink.hist_bins) if sink.hist_bins else np.zeros(0, np.int64)
     out["count"] = np.concatenate(sink.hist_counts) if sink.hist_counts else np.zeros(0, np.int64)
     return pd.DataFrame(out)
@@ -440,8 +467,16 @@ class Batch:
     files: int
 
 
-def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> Batch:
-    """Parse a batch of (path, source_file) into frames (runs in a worker process)."""
+def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict,
+           flags: bool = True) -> Batch:
+    """Parse a batch of (path, source_file) into frames; without ``flags`` the results frame has
+    only the fields (the caller flags the whole run)."""
+    return _frames(_parse(items, run_id, host, groups), flags)
+
+
+def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Sink:
+    """Read and parse a batch of (path, source_file) into column-oriented rows (in a worker process:
+    a sink pickles as plain tuples and numpy arrays, much faster than frames of Arrow strings)."""
     sink = _Sink()
     for path, rel in items:
         try:
@@ -452,33 +487,41 @@ def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
             sink.bad.append((run_id, rel, None, f"the file cannot be read ({exc.strerror or exc})."))
             continue
         add_file(data, run_id, rel, sink, host, groups)
-    return Batch(_results_frame(sink.rows), _hist_frame(sink), _quarantine_frame(sink.bad), sink.files)
+    return sink
+
+
+def _frames(sink: _Sink, flags: bool = True) -> Batch:
+    return Batch(_results_frame(sink.rows, flags), _hist_frame(sink), _quarantine_frame(sink.bad), sink.files)
 
 
 def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
                  groups: dict | None = None, batch_files: int = BATCH_FILES,
-                 workers: int | None = None) -> Iterator[Batch]:
-    """Batches in input order; a process pool (at most 2 batches per worker in flight) for many files."""
+                 workers: int | None = None, flags: bool = True) -> Iterator[Batch]:
+    """Batches in input order; a process pool (fork, at most 2 batches per worker in flight) for many
+    files.  Each batch's results are flagged on their own unless ``flags`` is False."""
     groups = groups or {}
-    chunks = [items[i:i + batch_files] for i in range(0, len(items), batch_files)]
     workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
-    if workers <= 1 or len(items) < POOL_MIN_FILES or len(chunks) < 2:
+    pool = workers > 1 and len(items) >= POOL_MIN_FILES
+    if pool:  # smaller batches keep the workers evenly busy (the batch size still bounds memory)
+        batch_files = max(1, min(batch_files, -(-len(items) // (4 * workers))))
+    chunks = [items[i:i + batch_files] for i in range(0, len(items), batch_files)]
+    if not pool or len(chunks) < 2:
         for c in chunks:
-            yield _batch(c, run_id, host, groups)
+            yield _batch(c, run_id, host, groups, flags)
         return
     ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as ex:
         pending = []
         it = iter(chunks)
         for c in it:
-            pending.append(pool.submit(_batch, c, run_id, host, groups))
+            pending.append(ex.submit(_parse, c, run_id, host, groups))
             if len(pending) >= 2 * workers:
                 break
         while pending:
-            yield pending.pop(0).result()
+            yield _frames(pending.pop(0).result(), flags)
             nxt = next(it, None)
             if nxt is not None:
-                pending.append(pool.submit(_batch, nxt, run_id, host, groups))
+                pending.append(ex.submit(_parse, nxt, run_id, host, groups))
 
 
 # --- files, runs, entry points -------------------------------------------------------------------
@@ -488,8 +531,37 @@ def raw_files(path: Path) -> list[Path]:
     path = Path(path)
     if path.is_file():
         return [path]
-    return sorted(p for p in path.rglob("*.json")
-                  if p.name != MANIFEST_NAME and not p.name.startswith(".") and p.is_file())
+    return [path / rel for rel, _ in _json_files(str(path))]
+
+
+def _json_files(root: str) -> list[tuple[str, bool]]:
+    """(path relative to ``root``, is a symlink) of the raw files below ``root``, in Path order: what
+    ``Path(root).rglob("*.json")`` finds (symlinked folders not entered, unreadable ones skipped) less
+    hidden files and the manifest, with one scandir per folder instead of a stat per file."""
+    found: list[tuple[tuple[str, ...], bool]] = []
+    stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        folder, parts = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except PermissionError:
+            continue
+        for e in entries:
+            name = e.name
+            if name.endswith(".json") and name != MANIFEST_NAME and not name.startswith("."):
+                try:
+                    if e.is_file():
+                        found.append(((*parts, name), e.is_symlink()))
+                except OSError:
+                    pass
+            try:
+                if e.is_dir() and not e.is_symlink():
+                    stack.append((e.path, (*parts, name)))
+            except OSError:
+                pass
+    found.sort(key=lambda f: f[0])
+    return [("/".join(p), link) for p, link in found]
 
 
 def _items(paths: list[Path]) -> list[tuple[str, str]]:
@@ -497,11 +569,28 @@ def _items(paths: list[Path]) -> list[tuple[str, str]]:
     bases = [p if p.is_dir() else p.parent for p in paths]
     base = Path(os.path.commonpath([str(b.resolve()) for b in bases])) if bases else Path(".")
     out = []
+    rel_dirs: dict[str, str] = {}  # directory -> its resolved path relative to base
     for p in paths:
-        for f in raw_files(p):
-            rel = os.path.relpath(f.resolve(), base) if len(paths) > 1 or p.is_dir() else f.name
-            out.append((str(f), rel))
+        if p.is_file():
+            out.append((str(p), p.name if len(paths) == 1 else _rel(str(p), os.path.islink(p), base, rel_dirs)))
+            continue
+        sp = str(p)
+        for rel, link in _json_files(sp):
+            f = rel if sp == "." else os.path.join(sp, rel)  # str(p / rel)
+            out.append((f, _rel(f, link, base, rel_dirs)))
     return out
+
+
+def _rel(f: str, link: bool, base: Path, rel_dirs: dict[str, str]) -> str:
+    """``os.path.relpath(Path(f).resolve(), base)``, resolving each folder once: a file that is not a
+    symlink resolves to its resolved folder joined with its name."""
+    if link:
+        return os.path.relpath(os.path.realpath(f), base)
+    d, name = os.path.split(f)
+    rd = rel_dirs.get(d)
+    if rd is None:
+        rd = rel_dirs[d] = os.path.relpath(os.path.realpath(d or "."), base)
+    return name if rd == "." else os.path.join(rd, name)
 
 
 def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None, keep: bool = True,
@@ -509,33 +598,37 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
                  workers: int | None = None) -> IngestResult:
     """Ingest files and folders (recursive) as one run.
 
-    With ``out``, each dataset's ``run_id`` partition in ``out`` is replaced (streamed batch by batch).
-    With ``keep`` the frames are returned too; without it only counts and the quarantine list
-    (memory then follows the batch size, not the number of files).
+    With ``out``, each dataset's ``run_id`` partition in ``out`` is replaced (histograms and quarantine
+    streamed batch by batch, results written once after the run's validity flags).  With ``keep`` the
+    frames are returned too; without it only counts and the quarantine list (memory then follows the
+    batch size, plus the run's result rows -- not its parsed JSON or histograms).
     """
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     items = _items(paths)
     res, hist, quar = [], [], []
-    files = rows = hrows = 0
+    files = hrows = 0
     writers = {}
+    empty = _empty()  # typed empty frames
     if out is not None:
         writers = {ds: store.RunWriter(out, ds, run_id) for ds in
                    (config.RESULTS_DATASET, config.HISTOGRAM_DATASET, config.QUARANTINE_DATASET)}
     try:
-        for b in iter_batches(items, run_id, host, groups, batch_files, workers):
+        # histograms (the bulk) and quarantine stream batch by batch; result rows (a few hundred bytes
+        # per job and direction) are kept, so the validity flags are computed once over the whole run
+        for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False):
             files += b.files
-            rows += len(b.results)
             hrows += len(b.histograms)
             quar.append(b.quarantine)
+            res.append(b.results)
             if keep:
-                res.append(b.results)
                 hist.append(b.histograms)
             if writers:
-                writers[config.RESULTS_DATASET].write(b.results)
                 writers[config.HISTOGRAM_DATASET].write(b.histograms)
                 writers[config.QUARANTINE_DATASET].write(b.quarantine)
+        results = _flagged(_concat(res)) if res else empty.results
+        del res
         if writers:
-            empty = _batch([], run_id, host, groups or {})  # typed empty frames for empty runs
+            writers[config.RESULTS_DATASET].write(results)
             for ds, df in ((config.RESULTS_DATASET, empty.results), (config.HISTOGRAM_DATASET, empty.histograms),
                            (config.QUARANTINE_DATASET, empty.quarantine)):
                 writers[ds]._empty = df
@@ -544,15 +637,23 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
         for w in writers.values():
             w.abort()
         raise
-    empty = None
-    if not res or not quar:
-        empty = _batch([], run_id, host, groups or {})
-    results = _concat(res) if res else empty.results
+    rows = len(results)
     return IngestResult(
-        results=results, quarantine=_concat(quar) if quar else empty.quarantine, files=files,
-        histograms=_concat(hist) if hist else empty.histograms,
+        results=results if keep else empty.results, quarantine=_concat(quar) if quar else empty.quarantine,
+        files=files, histograms=_concat(hist) if hist else empty.histograms,
         rows=None if keep else rows, histogram_rows=hrows,
     )
+
+
+@functools.lru_cache(maxsize=1)
+def _empty_batch() -> Batch:
+    return _batch([], "", None, {})
+
+
+def _empty() -> Batch:
+    """Typed empty frames (fresh copies: callers may change what they get)."""
+    b = _empty_batch()
+    return Batch(b.results.copy(), b.histograms.copy(), b.quarantine.copy(), 0)
 
 
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
