@@ -6,8 +6,18 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import (BS_AXIS, IOPS_AXIS, MB_AXIS, TEMPLATE, add_step_slider, bs_axis, color, flag_notes,
-                     flag_symbols, message_figure)
+from .common import (
+    BS_AXIS,
+    IOPS_AXIS,
+    MB_AXIS,
+    TEMPLATE,
+    add_step_slider,
+    bs_axis,
+    color,
+    flag_notes,
+    flag_symbols,
+    message_figure,
+)
 
 OP_COLORS = {"read": 0, "write": 1, "randread": 2, "randwrite": 3, "rw": 4, "readwrite": 4, "randrw": 5}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -54,7 +56,7 @@ def flag_notes(reasons) -> list[str]:
     """Hover suffix per point: empty for clean points, the flag reasons for flagged ones."""
     out = []
     for r in reasons:
-        r = "" if r is None or (isinstance(r, float) and r != r) else str(r)
+        r = "" if r is None or (isinstance(r, float) and math.isnan(r)) else str(r)
         out.append("<br>⚠ flagged: " + r.replace("; ", "<br>⚠ ") if r else "")
     return out
 

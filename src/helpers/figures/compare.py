@@ -44,7 +44,7 @@ def spec_table_figure(table: pd.DataFrame, title: str = "Measured peak vs spec s
     if table.empty:
         return message_figure("No reference drive gives a figure for a metric this run measured.")
     t = table.copy()
-    fmt = lambda v, u: "not measured" if pd.isna(v) else f"{v:,.0f} {u}"  # noqa: E731
+    fmt = lambda v, u: "not measured" if pd.isna(v) else f"{v:,.0f} {u}"
     fig = go.Figure(go.Table(
         columnwidth=[90, 150, 160, 90, 90, 70, 110, 230],
         header={"values": ["run", "reference drive", "metric", "measured", "spec", "measured / spec",

@@ -46,8 +46,8 @@ class Explorer:
 
     @staticmethod
     def _empty() -> go.Figure:
-        fig = make_subplots(rows=1, cols=2, subplot_titles=("IOPS vs queue depth (selected block size)",
-                                                            "Bandwidth vs block size (selected queue depth)"))
+        fig = make_subplots(rows=1, cols=2, subplot_titles=("IOPS vs queue depth", "MB/s vs block size"),
+                            horizontal_spacing=0.14)
         for col in (1, 2):
             fig.add_trace(go.Scatter(mode="lines+markers", name="measured", showlegend=col == 1,
                                      line={"color": "#1f77b4"}), 1, col)

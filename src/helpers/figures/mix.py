@@ -6,8 +6,16 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import (IOPS_AXIS, MB_AXIS, TEMPLATE, add_step_slider, color, flag_notes, flag_symbols,
-                     message_figure)
+from .common import (
+    IOPS_AXIS,
+    MB_AXIS,
+    TEMPLATE,
+    add_step_slider,
+    color,
+    flag_notes,
+    flag_symbols,
+    message_figure,
+)
 
 DIRECTION_STYLE = {"read": (color(0), "solid", 2), "write": (color(1), "solid", 2), "total": ("#222", "dash", 3)}
 
@@ -50,6 +58,6 @@ def mix_figure(series: pd.DataFrame, title: str = "Read/write mix") -> go.Figure
     fig.update_yaxes(title_text="Mean latency (µs, log)", type="log", row=1, col=3)
     add_step_slider(fig, [(n, [g == n for g in groups]) for n in names], "Workload: ", y=-0.3)
     fig.update_layout(title=title + " (dashed: read + write total; crosses: flagged points)", template=TEMPLATE,
-                      height=520, legend={"orientation": "h", "y": 1.12, "x": 0.5, "xanchor": "center"},
+                      height=520, legend={"orientation": "v", "x": 1.02, "y": 1},
                       margin={"b": 130})
     return fig

@@ -7,8 +7,18 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..units import format_bytes
-from .common import (IOPS_AXIS, MB_AXIS, TEMPLATE, add_step_slider, bs_axis, color, flag_notes,
-                     flag_symbols, log2_axis, message_figure)
+from .common import (
+    IOPS_AXIS,
+    MB_AXIS,
+    TEMPLATE,
+    add_step_slider,
+    bs_axis,
+    color,
+    flag_notes,
+    flag_symbols,
+    log2_axis,
+    message_figure,
+)
 
 METRICS = {  # column -> (label with unit, number format)
     "iops": ("IOPS", ",.0f"),

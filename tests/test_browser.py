@@ -1,0 +1,215 @@
+"""Real-browser checks (headless Debian Chromium via playwright, networking off):
+
+* every exported report loads offline with at least one rendered plotly plot and no page errors,
+  and operating a report's plotly slider changes the plot (screenshots in build/screens/);
+* JupyterLab: the explorer notebook's ipywidgets render and moving a slider updates the figure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers import config, pipeline, runs
+from helpers.reports import build_index, export_html
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parents[1]
+SCREENS = ROOT / "build" / "screens"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} is not installed (make browser-deps installs it): browser tests skipped",
+                allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed (pip install playwright)")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    home = tempfile.mkdtemp(prefix="pw-home-")
+    env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": f"{home}/.config", "XDG_CACHE_HOME": f"{home}/.cache"}
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, env=env, headless=True)
+        yield b
+        b.close()
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def offline_page(browser, allow_localhost: bool = False):
+    """A page in its own context where every request that is not file:// (or localhost) is aborted."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    blocked: list[str] = []
+
+    def route(r):
+        url = r.request.url
+        local = url.startswith(("file://", "data:", "blob:")) or (
+            allow_localhost and url.startswith(("http://localhost", "http://127.0.0.1", "ws://localhost",
+                                                "ws://127.0.0.1")))
+        if local:
+            r.continue_()
+        else:
+            blocked.append(url)
+            r.abort()
+
+    ctx.route("**/*", route)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return ctx, page, errors, blocked
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """Every analysis notebook executed on the bundled grid sample and exported to HTML, as
+    pipeline.run_reports_stage does, two notebooks at a time (two cores)."""
+    tmp = tmp_path_factory.mktemp("browser")
+    processed, reports_dir = tmp / "processed", tmp / "reports"
+    run = runs.ensure_sample(processed)
+
+    def one(nb: Path) -> Path:
+        executed = pipeline.execute(nb, pipeline.executed_path(run, nb, reports_dir),
+                                    {"run_id": run, "processed_dir": str(processed)})
+        return export_html(executed, reports_dir / run / f"{pipeline.report_name(nb)}.html")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outs = list(pool.map(one, pipeline.analysis_notebooks()))
+    build_index(reports_dir, [config.SAMPLE_RAW_DIR])
+    return {"run": run, "pages": outs, "index": reports_dir / "index.html"}
+
+
+def plot_state(page, i: int) -> dict:
+    return page.evaluate("""(i) => { const gd = document.querySelectorAll('.js-plotly-plot')[i];
+        return {active: gd.layout.sliders && gd.layout.sliders.length ? gd.layout.sliders[0].active : null,
+                visible: gd._fullData.map(t => t.visible === true),
+                svg: gd.querySelector('.main-svg').innerHTML.length}; }""", i)
+
+
+def test_every_report_renders_offline_without_errors(browser, reports):
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    assert len(reports["pages"]) == len(pipeline.analysis_notebooks())
+    for html in reports["pages"] + [reports["index"]]:
+        ctx, page, errors, blocked = offline_page(browser)
+        page.goto(html.as_uri())
+        if html.name != "index.html":
+            page.wait_for_selector(".plotly .main-svg", timeout=30_000)
+            n = page.locator(".js-plotly-plot").count()
+            assert n >= 1, f"{html.name}: no plot rendered"
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(SCREENS / f"{html.stem}.png"), full_page=True)
+        assert not errors, f"{html.name}: page errors {errors}"
+        assert not [u for u in blocked if u.endswith(".js")], f"{html.name} tried to load scripts: {blocked}"
+        ctx.close()
+
+
+def test_operating_a_report_slider_changes_the_plot(browser, reports):
+    page_path = next(p for p in reports["pages"] if p.stem == "block-size")
+    ctx, page, errors, _ = offline_page(browser)
+    page.goto(page_path.as_uri())
+    page.wait_for_selector(".plotly .slider-container", timeout=30_000)
+    idx = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+        .findIndex(gd => gd.layout.sliders && gd.layout.sliders.length)""")
+    assert idx >= 0
+    before = plot_state(page, idx)
+    rail = page.locator(".js-plotly-plot").nth(idx).locator(".slider-rail-touch-rect").first
+    rail.scroll_into_view_if_needed()
+    box = rail.bounding_box()
+    page.mouse.click(box["x"] + 2, box["y"] + box["height"] / 2)  # the first step: the smallest QD
+    page.wait_for_timeout(500)
+    after = plot_state(page, idx)
+    assert after["active"] != before["active"] and after["active"] == 0
+    assert after["visible"] != before["visible"]
+    page.screenshot(path=str(SCREENS / "block-size-after-slider.png"), full_page=False)
+    assert not errors
+    ctx.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def jupyterlab(tmp_path_factory):
+    """JupyterLab on a copy of the explorer notebook pointed at the bundled sample (no token)."""
+    tmp = tmp_path_factory.mktemp("lab")
+    processed = tmp / "processed"
+    run = runs.ensure_sample(processed)
+    nb_path = pipeline.interactive_notebooks()[0]
+    nb = nbformat.read(nb_path, as_version=4)
+    for c in nb.cells:
+        if "parameters" in c.metadata.get("tags", []):
+            c.source += f'\nrun_id = "{run}"\nprocessed_dir = "{processed}"'
+    nbformat.write(nb, tmp / nb_path.name)
+    port = free_port()
+    log = open(tmp / "lab.log", "w")  # noqa: SIM115 - closed after the server stops
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--allow-root",
+                             f"--port={port}", "--ServerApp.token=", "--ServerApp.password=",
+                             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={tmp}",
+                             "--LabApp.expose_app_in_browser=True",
+                             "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+                            stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(f"{url}/api/status", timeout=1)
+            break
+        except OSError:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.5)
+    else:
+        proc.terminate()
+        pytest.fail("JupyterLab did not start: " + (tmp / "lab.log").read_text()[-2000:])
+    yield {"url": url, "notebook": nb_path.name}
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def test_jupyterlab_explorer_sliders_update_the_figure(browser, jupyterlab):
+    ctx, page, _errors, _ = offline_page(browser, allow_localhost=True)
+    page.goto(f"{jupyterlab['url']}/lab/tree/{jupyterlab['notebook']}?reset")
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.isEnabled('notebook:run-all-cells')",
+                           timeout=60_000)
+    page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=60_000)  # kernel started
+    page.locator(".jp-Notebook .jp-Cell").first.click()
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    slider = page.locator(".widget-slider .noUi-handle").first
+    try:
+        slider.wait_for(timeout=90_000)
+    except Exception:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / "jupyterlab-explorer-failed.png"), full_page=False)
+        raise
+    page.wait_for_selector(".jp-OutputArea .js-plotly-plot .main-svg", timeout=60_000)
+    title = page.locator(".jp-OutputArea .js-plotly-plot .gtitle").first
+    title.wait_for(timeout=30_000)
+    before = title.text_content()
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(b) => { const t = document.querySelector('.jp-OutputArea .js-plotly-plot .gtitle');"
+                           " return t && t.textContent !== b; }", arg=before, timeout=30_000)
+    after = title.text_content()
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "jupyterlab-explorer.png"), full_page=False)
+    assert before != after and "QD" in after
+    ctx.close()
