@@ -54,7 +54,7 @@ def spec_table_figure(table: pd.DataFrame, title: str = "Measured peak vs spec s
                           [fmt(v, u) for v, u in zip(t["spec"], t["unit"])],
                           ["" if pd.isna(r) else f"{r:.2f}×" for r in t["ratio"]],
                           t["measured_at"], t["source"]], "align": "left", "height": 26}))
-    fig.update_layout(title=title, template=TEMPLATE, height=min(120 + 34 * len(t), 900),
+    fig.update_layout(title=title, template=TEMPLATE, height=min(140 + 52 * len(t), 1400),
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
