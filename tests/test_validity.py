@@ -83,6 +83,8 @@ def test_too_few_ios_marks_the_percentile():
     f = flags(row(total_ios=20_000), row(total_ios=20_000, clat_p99_99_us=np.nan))
     assert f.loc[0, "flag_few_ios"] and f.loc[0, "unreliable_percentiles"] == "clat_p99_99_us"
     assert not f.loc[1, "flag_few_ios"]  # a percentile that was not reported is not marked
+    # the point's throughput is sound: few I/Os is a percentile-level mark, not a point-level reason
+    assert f.loc[0, "flag_reasons"] == ""
 
 
 def test_short_run():

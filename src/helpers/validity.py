@@ -1,7 +1,8 @@
 """Validity flags: results that should not be trusted are marked, never silently averaged in.
 
-Each flag is a boolean column; ``flag_reasons`` joins one sentence per raised flag and
-``unreliable_percentiles`` names the percentile columns with too few I/Os behind them.
+Each flag is a boolean column; ``flag_reasons`` joins one sentence per raised point-level flag (views
+mark such points), and ``unreliable_percentiles`` names the percentile columns with too few I/Os behind
+them (views mark those percentiles only: IOPS and mean latency of such a point are still sound).
 Computed at ingest time (:func:`add_flags` on the results frame) so the processed data carries
 them into every view.  The thresholds are module constants, documented where defined.
 """
@@ -41,7 +42,10 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
     ("flag_short_run", "bool", "Measured runtime below 3 s: too short for steady state."),
     ("flag_repeat_spread", "bool",
      "A repeated point (same configuration measured more than once) whose IOPS vary by more than 10 % (CV)."),
-    ("flag_reasons", "string", "One sentence per raised flag, joined with '; ' (empty when the row is clean)."),
+    ("flag_reasons", "string",
+     "One sentence per raised point-level flag (page cache, CPU-bound, short run, repeat spread), joined with '; ' "
+     "(empty when the point is trustworthy). Too few I/Os affects only the percentiles named in "
+     "unreliable_percentiles, not the point's throughput, so it is not listed here."),
 ]
 
 
@@ -122,8 +126,6 @@ def add_flags(df: pd.DataFrame) -> pd.DataFrame:
         _texts(not_on_disk, lambda ps: [f"fio counted {total_a[i]:,.0f} I/Os but the device only {disk_a[i]:,.0f} "
                                         "(served from memory?)" for i in ps]),
         _texts(cpu_bound, lambda ps: [f"fio used {cpu_a[i]:.0f} % of a CPU (CPU-bound)" for i in ps]),
-        _texts(few_ios, lambda ps: [f"{total_a[i]:,.0f} I/Os are too few for {unreliable[i]} "
-                                    f"(needs {TAIL_SAMPLES} I/Os beyond each percentile)" for i in ps]),
         _texts(short, lambda ps: [f"ran {run_a[i]:.1f} s: too short for steady state (< {MIN_RUNTIME_S:g} s)"
                                   for i in ps]),
         _texts(spread, lambda ps: [f"repeats of this point vary by {100 * cv_a[i]:.0f} % (CV) in IOPS" for i in ps]),

@@ -35,7 +35,8 @@ def labelled(df: pd.DataFrame) -> pd.DataFrame:
 
 def percentiles_long(df: pd.DataFrame) -> pd.DataFrame:
     """One row per point, direction and percentile: ``percentile`` (50 … 99.99), ``percentile_label``
-    (p50 …), ``latency_us``; points without any percentile are dropped."""
+    (p50 …), ``latency_us``; points without any percentile are dropped.  A percentile with too few
+    I/Os behind it (named in ``unreliable_percentiles``) is ``flagged`` with that reason added."""
     cols = ["run_id", "point_id", "label", "rw", "direction", "bs_bytes", "iodepth", "rwmixread_pct",
             "flagged", "flag_reasons", "percentile", "percentile_label", "latency_us"]
     if df.empty:
@@ -46,6 +47,12 @@ def percentiles_long(df: pd.DataFrame) -> pd.DataFrame:
     for p, c in present.items():
         f = base[[c2 for c2 in cols[:10]]].copy()
         f["percentile"], f["percentile_label"], f["latency_us"] = p, percentile_label(p), base[c]
+        if "unreliable_percentiles" in base.columns:
+            few = base["unreliable_percentiles"].fillna("").astype(str).str.split(",").map(lambda cs: c in cs)
+            label = percentile_label(p)
+            f["flagged"] = f["flagged"] | few
+            f["flag_reasons"] = ["; ".join(x for x in (r, f"too few I/Os ({n:,.0f}) for {label}") if x) if bad else r
+                                 for r, bad, n in zip(f["flag_reasons"], few, base["total_ios"])]
         frames.append(f)
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
     out = out[out["latency_us"].notna()]
