@@ -30,7 +30,7 @@ SWEEP_ARGS = --target "$(TARGET)" --profile "$(PROFILE)" --run "$(RUN)" --runtim
   --hosts "$(HOSTS)" --allow-existing "$(ALLOW_EXISTING)" --destroy-device "$(DESTROY_DEVICE)" \
   --ignore-signature "$(IGNORE_SIGNATURE)" --read-only-ack "$(READ_ONLY_ACK)" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
 
-.PHONY: help setup fio run-all sweep ingest reports lab test test-unit test-notebooks browser-deps lint clean bench-adaptive
+.PHONY: help setup fio run-all sweep ingest reports lab test test-unit test-notebooks browser-deps lint clean bench-adaptive bench-ingest
 
 help: ## list the targets and variables
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
