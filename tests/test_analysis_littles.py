@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from realfio import prefill, run_jobs
 
 from helpers.analysis import fit_linear_region, linear_region_table, littles_law
+from realfio import prefill, run_jobs
 
 
 def row(**kw):

@@ -6,8 +6,14 @@ import pytest
 
 from helpers.errors import LabError
 from helpers.system import mount_of
-from helpers.target import (FREE_SPACE_MARGIN, check_free_space, is_lab_file, prepare_target, remove_scratch,
-                            write_sidecar)
+from helpers.target import (
+    FREE_SPACE_MARGIN,
+    check_free_space,
+    is_lab_file,
+    prepare_target,
+    remove_scratch,
+    write_sidecar,
+)
 
 SHM = Path("/dev/shm")
 

@@ -7,10 +7,10 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
-from realfio import prefill, run_jobs
 
 from helpers import schema
 from helpers.validity import FLAG_COLUMNS, add_flags, unreliable_percentiles
+from realfio import prefill, run_jobs
 
 
 def row(**kw):
@@ -27,7 +27,7 @@ def flags(*rows):
 
 def test_clean_row_has_every_flag_column_and_no_reason():
     f = flags(row())
-    for col, dtype, _ in FLAG_COLUMNS:
+    for col, _dtype, _ in FLAG_COLUMNS:
         assert col in f.columns
     assert not f.loc[0, ["flag_page_cache", "flag_cpu_bound", "flag_few_ios", "flag_short_run",
                          "flag_repeat_spread"]].any()

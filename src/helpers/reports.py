@@ -16,7 +16,6 @@ from nbconvert import HTMLExporter
 from . import config
 from .manifest import read_manifest
 
-
 TEMPLATES_DIR = config.PACKAGE_DIR / "templates"
 # plotly's notebook renderer hard-codes a MathJax <script src> on a CDN in every figure; reports use no
 # LaTeX, and an offline page must not try the network, so external script tags are removed.

@@ -31,18 +31,20 @@ Table helpers for notebooks: ``knee_table(series)``, ``usl_table(points, x)``, `
 with residuals), ``numjobs_series(df)``, ``aggregate_repeats(df)`` (mean and 95 % CI).
 """
 
-from .flags import flag_table
-from .knee import Knee, find_knee, knee_table
-from .littles import LinearFit, fit_linear_region, linear_region_table, littles_law
 from .blocksize import bandwidth_plateau, blocksize_series
 from .card import DeviceCard, device_card
 from .compare import common_points, run_metrics, spec_comparison
+from .flags import flag_table
+from .hosts import host_table, label_hosts
+from .knee import Knee, find_knee, knee_table
+from .littles import LinearFit, fit_linear_region, linear_region_table, littles_law
 from .mix import mix_series
+from .openloop import offered_rate, openloop_table
 from .overview import distribution, grid, held_constant
 from .points import operations, totals, with_units
 from .qd import qd_series, qd_table
-from .tail import distribution_percentile, latency_distribution, percentiles_long
 from .repeats import aggregate_repeats, mean_ci
+from .tail import distribution_percentile, latency_distribution, percentiles_long
 from .usl import UslFit, fit_usl, numjobs_series, usl, usl_table
 
 __all__ = [
@@ -54,7 +56,4 @@ __all__ += [  # analysis views (issue 4)
     "distribution_percentile", "grid", "held_constant", "latency_distribution", "mix_series", "operations",
     "percentiles_long", "run_metrics", "spec_comparison", "totals", "with_units",
 ]
-from .hosts import host_table, label_hosts  # sweep engine (issue 6)
-from .openloop import offered_rate, openloop_table
-
 __all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)

@@ -48,7 +48,7 @@ def percentiles_long(df: pd.DataFrame) -> pd.DataFrame:
         f = base[[c2 for c2 in cols[:10]]].copy()
         f["percentile"], f["percentile_label"], f["latency_us"] = p, percentile_label(p), base[c]
         if "unreliable_percentiles" in base.columns:
-            few = base["unreliable_percentiles"].fillna("").astype(str).str.split(",").map(lambda cs: c in cs)
+            few = base["unreliable_percentiles"].fillna("").astype(str).str.split(",").map(lambda cs, col=c: col in cs)
             label = percentile_label(p)
             f["flagged"] = f["flagged"] | few
             f["flag_reasons"] = ["; ".join(x for x in (r, f"too few I/Os ({n:,.0f}) for {label}") if x) if bad else r

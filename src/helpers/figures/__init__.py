@@ -11,10 +11,13 @@ from .card import card_figure, findings_markdown
 from .common import message_figure, setup_notebook
 from .compare import ratio_figure, run_metrics_figure, spec_table_figure
 from .explorer import Explorer, explorer
+from .hosts import hosts_figure
 from .mix import mix_figure
+from .openloop import openloop_figure
 from .overview import box_figure, heatmap_figure, held_constant_figure
 from .qd import qd_figure, qd_tradeoff_figure
 from .queueing import knee_figure, linear_region_figure, littles_figure, usl_figure
+from .steady_state import steady_state_figure
 from .tail import latency_distribution_figure, percentiles_figure
 
 __all__ = [
@@ -23,8 +26,4 @@ __all__ = [
     "qd_figure", "qd_tradeoff_figure", "ratio_figure", "run_metrics_figure", "setup_notebook", "spec_table_figure",
 ]
 __all__ += ["knee_figure", "linear_region_figure", "littles_figure", "usl_figure"]
-from .hosts import hosts_figure  # sweep engine (issue 6)
-from .openloop import openloop_figure
-from .steady_state import steady_state_figure
-
 __all__ += ["hosts_figure", "openloop_figure", "steady_state_figure"]  # sweep engine (issue 6)

@@ -9,6 +9,10 @@ from plotly.subplots import make_subplots
 from .common import TEMPLATE, color, message_figure
 
 
+def _fmt(v, unit: str) -> str:
+    return "not measured" if pd.isna(v) else f"{v:,.0f} {unit}"
+
+
 def needs_runs_message(run_ids: list[str]) -> str:
     return (f"Comparing needs two or more runs; this report has {len(run_ids)} ({', '.join(run_ids) or 'none'}): "
             f"pass run_id as a comma-separated list, e.g. sample-grid-vm,sample-quick-vm.")
@@ -44,14 +48,13 @@ def spec_table_figure(table: pd.DataFrame, title: str = "Measured peak vs spec s
     if table.empty:
         return message_figure("No reference drive gives a figure for a metric this run measured.")
     t = table.copy()
-    fmt = lambda v, u: "not measured" if pd.isna(v) else f"{v:,.0f} {u}"
     fig = go.Figure(go.Table(
         columnwidth=[90, 150, 160, 90, 90, 70, 110, 230],
         header={"values": ["run", "reference drive", "metric", "measured", "spec", "measured / spec",
                            "measured at", "spec source"], "fill_color": "#e8eef7", "align": "left"},
         cells={"values": [t["run_id"], t["drive"], t["metric"],
-                          [fmt(v, u) for v, u in zip(t["measured"], t["unit"])],
-                          [fmt(v, u) for v, u in zip(t["spec"], t["unit"])],
+                          [_fmt(v, u) for v, u in zip(t["measured"], t["unit"])],
+                          [_fmt(v, u) for v, u in zip(t["spec"], t["unit"])],
                           ["" if pd.isna(r) else f"{r:.2f}×" for r in t["ratio"]],
                           t["measured_at"], t["source"]], "align": "left", "height": 26}))
     fig.update_layout(title=title, template=TEMPLATE, height=min(140 + 52 * len(t), 1400),

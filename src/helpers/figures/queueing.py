@@ -91,8 +91,8 @@ def littles_figure(table: pd.DataFrame, tolerance: float = 0.10,
         t = table[table["littles_flag"] == flagged]
         if t.empty:
             continue
-        hover = [f"{p}<br>configured {o:g}, L̂ {l:.2f} (ratio {r:.2f})" + (f"<br>{why}" if why else "")
-                 for p, o, l, r, why in zip(label[t.index], t["outstanding_io"], t["littles_l"], t["littles_ratio"],
+        hover = [f"{p}<br>configured {o:g}, L̂ {lh:.2f} (ratio {r:.2f})" + (f"<br>{why}" if why else "")
+                 for p, o, lh, r, why in zip(label[t.index], t["outstanding_io"], t["littles_l"], t["littles_ratio"],
                                             t["littles_reason"].fillna(""))]
         fig.add_trace(go.Scatter(x=t["outstanding_io"], y=t["littles_l"], mode="markers", name=name,
                                  marker={"color": color, "size": 10}, hovertext=hover, hoverinfo="text"))
