@@ -84,7 +84,7 @@ test: setup browser-deps ## unit tests, every notebook headless, browser tests
 	$(BIN)/python -m pytest -q
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax $$(ls notebooks/[1-8][0-9]-*.ipynb)
 
-bench-adaptive: setup ## adaptive QD search vs the full 1..1024 grid on a scratch file (about 10 min)
+bench-adaptive: setup ## adaptive QD search vs the full 1..1024 grid, 3 rounds, on a scratch file (about 3 min)
 	$(BIN)/python tests/bench_adaptive.py
 
 lint: setup ## ruff over src/ and tests/
