@@ -182,6 +182,18 @@ def test_size_strings(value, expected):
     assert ingest._opt({"iodepth": "64"}, ("iodepth",), 1, ingest._int_option, "") == 64
 
 
+@pytest.mark.parametrize("value,expected", [
+    ("500", [500.0, 500.0, 500.0]),  # one value caps every direction
+    ("500,200", [500.0, 200.0, 200.0]),  # a missing trailing part repeats the last (as for bs)
+    (",200", [None, 200.0, 200.0]),  # an empty part: that direction is not capped
+    ("1k,0", [1024.0, None, None]),  # fio int suffixes are binary (1k = 1024); 0 is "no cap"
+])
+def test_rate_iops_per_direction(value, expected):
+    got = [ingest._rate_iops({"rate_iops": value}, d) for d in ingest.DIRECTIONS]
+    assert [None if math.isnan(g) else g for g in got] == expected
+    assert math.isnan(ingest._rate_iops({}, "read"))  # absent: not rate-limited
+
+
 def test_client_server_two_clients():
     path = CORPUS / "clientserver/two-clients.json"
     obj = fio_objects(path)[0]

@@ -44,12 +44,27 @@ def test_offered_loads_low_to_past_saturation(tmp_path, scratch_dir, fio_path):
     assert t["achieved_iops"].iloc[0] == pytest.approx(1000, rel=0.1)
     assert t["achieved_iops"].iloc[2] < 0.95 * 2000000
     assert t[["clat_p50_us", "clat_p99_us", "clat_p99_9_us"]].notna().all().all()
-    # without the manifest the offered rate comes from the point id
+    # ingest keeps fio's rate_iops option: the table needs no manifest ...
+    assert sorted(rows["rate_iops"]) == [1000, 3000, 2000000]
     assert list(openloop_table(rows)["offered_iops"]) == [1000, 3000, 2000000]
+    # ... and data ingested without that column falls back to the point id
+    assert list(openloop_table(rows.drop(columns="rate_iops"))["offered_iops"]) == [1000, 3000, 2000000]
     fig = openloop_figure(t)
     names = [tr.name for tr in fig.data]
     assert names == ["p50", "p99", "p99.9", "achieved < 95 % of offered"]
     assert list(fig.data[-1].x) == [t["achieved_iops"].iloc[2]]
+
+
+def test_offered_load_sums_directions_hosts_and_grouped_clones():
+    rows = pd.DataFrame({
+        "point_id": ["p"] * 3, "rw": ["randrw"] * 3, "bs_bytes": [4096] * 3, "iodepth": [16] * 3,
+        "direction": ["read", "write", "read"], "host": ["a", "a", "b"], "rate_iops": [300.0, 100.0, 300.0],
+        "numjobs": [2, 2, 1], "group_reporting": [True, True, False], "iops": [590.0, 200.0, 150.0]})
+    t = openloop_table(rows)
+    # host a: 2 grouped clones x (300 read + 100 write); host b: one job x 300 read
+    assert t["offered_iops"].iloc[0] == 2 * (300 + 100) + 300
+    assert t["achieved_iops"].iloc[0] == 590 + 200 + 150
+    assert bool(t["saturated"].iloc[0])  # 940 of 1100 offered is below 95 %
 
 
 def test_offered_rate_and_empty():

@@ -142,6 +142,17 @@ def _bs(options: dict, direction: str) -> int | None:
     return _opt(options, ("bs", "blocksize"), 4096, conv, "a block size")
 
 
+def _rate_iops(options: dict, direction: str) -> float | None:
+    """fio's rate_iops 'r,w,t' for one direction (same rule as bs; an empty part: no cap), NaN when not set."""
+    def conv(raw: Any) -> float:
+        parts = [p.strip() for p in str(raw).split(",")]
+        i = DIRECTIONS.index(direction)
+        part = parts[i] if i < len(parts) else parts[-1]
+        n = _int_option(part) if part else 0
+        return float(n) if n > 0 else NAN
+    return _opt(options, ("rate_iops",), NAN, conv, "an IOPS rate")
+
+
 def _rwmixread(options: dict, rw: str | None) -> float | None:
     if rw is None:
         return None
@@ -311,7 +322,8 @@ def _job_rows(obj: dict, job: dict, index: int, ctx: dict, sink: _Sink) -> None:
         p = [_num(pct[k], f"percentile {k}") * cf if k in pct else NAN for k in schema.PERCENTILES]
         rows.append((
             ctx["run_id"], host, ctx["fio_version"], ctx["source_file"], point, ctx["groups"].get(point),
-            name, index, rw, direction, _bs(options, direction), iodepth, numjobs, rwmix, ioengine, direct,
+            name, index, rw, direction, _bs(options, direction), iodepth, numjobs, rwmix,
+            _rate_iops(options, direction), ioengine, direct,
             grouped, runtime_ms / 1000.0, io_bytes, ios, iops, bw,
             _stat(lat, lf, "mean", "lat mean"), _stat(lat, lf, "stddev", "lat stddev"),
             _stat(lat, lf, "min", "lat min"), _stat(lat, lf, "max", "lat max"),

@@ -24,6 +24,8 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("iodepth", "int64", "Configured queue depth per job (fio default 1)."),
     ("numjobs", "int64", "Configured number of jobs (fio default 1)."),
     ("rwmixread_pct", "float64", "Read share of a mixed workload in percent (fio default 50); NaN for pure modes."),
+    ("rate_iops", "float64", "Offered load: fio's rate_iops cap for this direction, per job (open-loop points; "
+     "a grouped entry of numjobs clones was offered numjobs x this); NaN when the job was not rate-limited."),
     ("ioengine", "string", "fio ioengine (fio default psync)."),
     ("direct", "int64", "1 when O_DIRECT was used (fio default 0)."),
     ("group_reporting", "bool", "True when fio aggregated all clones into this entry."),

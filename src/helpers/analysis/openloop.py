@@ -31,16 +31,20 @@ def openloop_table(df: pd.DataFrame, manifest: dict[str, Any] | None = None,
     if df.empty:
         return pd.DataFrame(columns=COLUMNS)
     d = df.copy()
+    offered = "first"
     if "rate_iops" in d.columns and d["rate_iops"].notna().any():
-        d["offered_iops"] = d["rate_iops"].astype(float)
-        # fio's rate_iops applies per direction for mixed workloads: the offered total is the sum
+        # rate_iops is a per-job, per-direction cap: a point offers the sum over its rows (directions,
+        # hosts, job clones), a grouped entry of numjobs clones counting numjobs times.
+        clones = d["numjobs"].where(d["group_reporting"].fillna(False).astype(bool), 1).astype(float)
+        d["offered_iops"] = d["rate_iops"].astype(float) * clones
+        offered = "sum"
     else:
         d["offered_iops"] = [offered_rate(p, manifest) for p in d["point_id"]]
     d = d[d["offered_iops"].notna()]
     if d.empty:
         return pd.DataFrame(columns=COLUMNS)
     keys = ["point_id"]
-    agg = {"rw": "first", "bs_bytes": "first", "iodepth": "first", "offered_iops": "first", "iops": "sum"}
+    agg = {"rw": "first", "bs_bytes": "first", "iodepth": "first", "offered_iops": offered, "iops": "sum"}
     for c in ("clat_p50_us", "clat_p99_us", "clat_p99_9_us"):
         if c in d.columns:
             agg[c] = "max"
