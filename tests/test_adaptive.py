@@ -9,7 +9,6 @@ from helpers import sweep
 from helpers.adaptive import Step, next_depth, refine_bracket
 from helpers.figures.steady_state import steady_state_figure
 from helpers.profiles import AdaptiveSettings, load_profile
-from helpers.steady_state import check_steady_state
 from sweep_helpers import fio_recorder, write_profile
 
 
@@ -75,22 +74,6 @@ def test_real_adaptive_sweep_and_resume_takes_the_same_path(tmp_path, scratch_di
     m2 = sweep.sweep(scratch_dir / "adaptive.bin", prof, "ad", None, "16m", raw, progress=False)
     assert m2["adaptive"]["ad-randread-bs4k-qd1-nj1"]["steps"] == summary["steps"]
     assert "--name=ad-" not in (log.read_text() if log.exists() else "")  # nothing measured twice
-
-
-@pytest.mark.parametrize("values, reached", [
-    ([100, 100, 100, 100, 100], True),
-    ([50, 300, 100, 101, 99, 100, 102], True),  # only the last 5 rounds count
-    ([100, 120, 140, 160, 180], False),  # range 80 > 20 % of 140
-    ([100, 104, 108, 112, 116], False),  # range 16 <= 21.6, but slope excursion 16 > 10.8
-    ([100, 100, 100, 100], False),  # fewer rounds than the window
-])
-def test_snia_steady_state_rule(values, reached):
-    r = check_steady_state(values)
-    assert r.reached is reached
-    if len(values) >= 5:
-        assert r.window == list(range(len(values) - 4, len(values) + 1))
-    if values == [100, 104, 108, 112, 116]:
-        assert r.slope == pytest.approx(4.0) and "slope excursion" in r.reason and "range" not in r.reason
 
 
 def test_shipped_snia_lite_profile():

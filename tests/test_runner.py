@@ -1,0 +1,88 @@
+"""Running fio (helpers.runner): one real fio process per point with an argv list, the raw JSON written
+verbatim and atomically, failures kept apart with fio's message, missing/hanging fio handled."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import runner
+from helpers.errors import LabError
+from helpers.profiles import Point
+
+
+def small_target(scratch_dir: Path, name: str, size: int = 64 * 1024**2) -> Path:
+    """A 64 MiB file written with data (the runner never creates targets: allow_file_create=0)."""
+    path = scratch_dir / name
+    if not path.exists() or path.stat().st_size != size:
+        with open(path, "wb") as f:
+            for _ in range(size // 1024**2):
+                f.write(b"\xa5" * 1024**2)
+    return path
+
+
+def test_point_runs_real_fio_and_keeps_its_json_verbatim(tmp_path, scratch_dir, fio_path):
+    target = small_target(scratch_dir, "runner-target.bin")
+    point = Point(group="t", rw="randread", bs_bytes=4096, iodepth=4, runtime_s=1.0, ramp_s=0.0)
+    res = runner.run_point(point, target, 64 * 1024**2, tmp_path, fio=fio_path)
+    assert res.status == "ok" and res.returncode == 0 and res.raw_file == f"{point.point_id}.json"
+    assert isinstance(res.argv, list) and all(isinstance(a, str) for a in res.argv)
+    assert res.argv[0] == fio_path and "--output-format=json+" in res.argv and "--direct=1" in res.argv
+    raw = tmp_path / res.raw_file
+    data = json.loads(raw.read_text())  # fio's own output, unchanged: parseable as it stands
+    job = data["jobs"][0]
+    assert job["jobname"] == point.point_id and job["error"] == 0
+    assert job["job options"]["iodepth"] == "4" and job["job options"]["rw"] == "randread"
+    assert job["read"]["total_ios"] > 0 and "bins" in job["read"]["clat_ns"]  # json+ histogram kept
+    assert not list(tmp_path.glob(".*.tmp")) and not (tmp_path / "failed").exists()
+
+
+def test_failing_fio_goes_to_failed_with_its_message(tmp_path, fake_fio):
+    # fault injection: a fio that writes half a JSON and fails
+    fio = fake_fio('for a in "$@"; do case "$a" in --output=*) printf \'{"jobs": [\' > "${a#--output=}";; esac; done\n'
+                   'echo "fio: pid=1, err=5/file:io_u.c:1845, func=io_u error, error=Input/output error" >&2; exit 1')
+    point = Point(group="t", rw="read", bs_bytes=4096, runtime_s=1.0, ramp_s=0.0)
+    res = runner.run_point(point, tmp_path / "target.bin", 1024**2, tmp_path, fio=str(fio))
+    assert res.status == "failed" and res.raw_file is None and res.returncode == 1
+    assert not (tmp_path / f"{point.point_id}.json").exists()  # never a data file
+    assert (tmp_path / "failed" / f"{point.point_id}.json").read_text() == '{"jobs": ['
+    assert "Input/output error" in (tmp_path / "failed" / f"{point.point_id}.stderr.txt").read_text()
+    assert "Input/output error" in res.stderr
+
+
+def test_missing_fio_is_one_sentence(tmp_path, monkeypatch):
+    monkeypatch.setenv("FIO", str(tmp_path / "no-such-fio"))
+    point = Point(group="t", rw="read", bs_bytes=4096)
+    with pytest.raises(LabError, match=r"^fio was not found .*apt-get install fio.*brew install fio") as err:
+        runner.run_point(point, tmp_path / "target.bin", 1024**2, tmp_path)
+    assert "\n" not in str(err.value)
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_hanging_fio_is_stopped_and_leaves_no_output(tmp_path, fake_fio):
+    fio = fake_fio("exec sleep 60")
+    tmp, final = tmp_path / ".p.json.tmp", tmp_path / "p.json"
+    tmp.write_text("{")
+    rc, text, seconds = runner.run_fio([str(fio)], tmp, final, timeout=1)
+    assert rc == 124 and "did not finish within 1 s" in text and seconds < 30
+    assert not tmp.exists() and not final.exists()
+
+
+def test_command_lines():
+    point = Point(group="ol", rw="randrw", bs_bytes=16384, iodepth=32, numjobs=2, rwmixread=70,
+                  runtime_s=2.0, ramp_s=0.5, rate_iops=5000)
+    argv = runner.point_argv("fio", point, Path("/data/t.bin"), 1024**3, Path("/raw/.p.tmp"), read_only=True)
+    assert argv[:2] == ["fio", "--readonly"] and argv[-1] == "--output=/raw/.p.tmp"
+    for opt in ("--rw=randrw", "--rwmixread=70", "--bs=16384", "--iodepth=32", "--numjobs=2", "--size=1073741824",
+                "--runtime=2s", "--ramp_time=0.5s", "--time_based=1", "--group_reporting=1", "--allow_file_create=0",
+                "--rate_iops=5000", "--rate_process=poisson"):
+        assert opt in argv
+    job = runner.job_file_text(point, Path("/data/t.bin"), 1024**3).splitlines()
+    assert job[0] == f"[{point.point_id}]" and "rate_iops=5000" in job and "filename=/data/t.bin" in job
+    assert runner.client_address("10.0.0.2:8766") == "10.0.0.2,8766"
+    assert runner.client_address("host-a") == "host-a"
+    cargv = runner.client_argv("fio", ["a:1", "b"], Path("j.fio"), Path("o.json"))
+    assert cargv == ["fio", "--client=a,1", "j.fio", "--client=b", "j.fio", "--output-format=json+", "--output=o.json"]
+    assert runner.describe_point(point) == "randrw 16k QD32 x2 70% read"
