@@ -31,3 +31,22 @@ def test_card_figure_tiles_and_missing_metric_sentence():
     assert any(t.type == "indicator" and t.value == pytest.approx(100.0) for t in fig.data)
     assert any("not measured" in a.text for a in fig.layout.annotations)
     assert "100 µs" in figures.findings_markdown(card).data
+
+
+def test_a_better_number_at_a_flagged_point_is_named_not_used():
+    cpu = "fio used 100 % of a CPU (CPU-bound)"
+    qd = [{"point_id": f"q{q}", "iodepth": q, "iops": i, "flag_cpu_bound": q >= 8, "flag_reasons": cpu if q >= 8 else ""}
+          for q, i in ((1, 10000.0), (2, 19000.0), (4, 30000.0), (8, 52000.0), (16, 90000.0))]
+    card = analysis.device_card(rows(qd))
+    peak = card.metric("Peak 4k random read IOPS")
+    assert peak.value == pytest.approx(30000.0) and peak.detail == "randread 4k QD4" and not peak.flag_reasons
+    assert peak.left_out == f"higher 90,000 IOPS at randread 4k QD16, flagged: {cpu}"
+    text = " ".join(card.findings)
+    assert f"peak at 30,000 IOPS (randread 4k QD4); not counted: a higher 90,000 IOPS at randread 4k QD16, flagged: {cpu}" \
+        in text
+    assert "the series includes flagged points at QD 8, 16: fio CPU-bound" in text
+    assert card.table().loc["Peak 4k random read IOPS", "flagged value left out"] == peak.left_out
+    tiles = [t for t in figures.card_figure(card).data if t.type == "indicator" and t.value == pytest.approx(30000.0)]
+    assert "a flagged higher 90,000 IOPS at randread 4k QD16 not counted" in tiles[0].title.text
+    # no flagged point beats the headline: nothing is named
+    assert analysis.device_card(rows(qd[:3])).metric("Peak 4k random read IOPS").left_out == ""

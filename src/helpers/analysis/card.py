@@ -11,6 +11,8 @@ from .blocksize import bandwidth_plateau, blocksize_series
 from .points import with_units
 
 KB4 = 4096
+FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
+               "flag_short_run": "run too short", "flag_repeat_spread": "repeats spread widely"}
 
 
 @dataclass
@@ -22,6 +24,8 @@ class Metric:
     unit: str
     detail: str = ""
     flag_reasons: str = ""
+    left_out: str = ""  # a better value measured at a flagged point, not used as the headline
+
 
     @property
     def available(self) -> bool:
@@ -37,7 +41,8 @@ class DeviceCard:
 
     def table(self) -> pd.DataFrame:
         return pd.DataFrame([{"metric": m.name, "value": m.value, "unit": m.unit, "measured at": m.detail,
-                              "flags": m.flag_reasons} for m in self.metrics]).set_index("metric")
+                              "flags": m.flag_reasons, "flagged value left out": m.left_out}
+                             for m in self.metrics]).set_index("metric")
 
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
@@ -61,7 +66,17 @@ def _metric(name: str, rows: pd.DataFrame, col: str, unit: str, how: str = "max"
     r = _pick(rows, col, how)
     if r is None:
         return Metric(name, None, unit, "not measured in this run")
-    return Metric(name, float(r[col]) * scale, unit, _where(r), r["flag_reasons"])
+    m = Metric(name, float(r[col]) * scale, unit, _where(r), r["flag_reasons"])
+    valid = rows[rows[col].notna()]
+    best = valid.loc[valid[col].idxmax() if how == "max" else valid[col].idxmin()]
+    if bool(best["flagged"]) and not bool(r["flagged"]) and best[col] != r[col]:
+        m.left_out = (f"{'higher' if how == 'max' else 'lower'} {float(best[col]) * scale:,.{_decimals(unit)}f} "
+                      f"{unit} at {_where(best)}, flagged: {best['flag_reasons']}")
+    return m
+
+
+def _decimals(unit: str) -> int:
+    return 1 if unit == "µs" else 0
 
 
 def rand4k_qd_series(df: pd.DataFrame) -> pd.DataFrame:
@@ -106,33 +121,51 @@ def _flag_note(m: Metric) -> str:
     return " (a flagged point)" if m.flag_reasons else ""
 
 
+def _left_out(m: Metric) -> str:
+    """A better number measured at a flagged point is named, never silently dropped nor used."""
+    return f"; not counted: a {m.left_out}" if m.left_out else ""
+
+
+def _series_flags(d: pd.DataFrame) -> str:
+    """Say when the knee's own series contains flagged points (the curve may show fio's limit, not the device's)."""
+    s = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["numjobs"] == 1) & (d["direction"] == "read")]
+    bad = s[s["flagged"]]
+    if bad.empty:
+        return ""
+    qds = ", ".join(f"{q:g}" for q in sorted(bad["iodepth"].unique()))
+    kinds = [label for col, label in FLAG_LABELS.items() if col in bad.columns and bad[col].fillna(False).any()]
+    return f" (the series includes flagged points at QD {qds}: {', '.join(kinds) or 'see their flag_reasons'})"
+
+
 def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
     """Short sentences, each carrying its number, written only for what the run measured."""
     out: list[str] = []
     r1, w1 = card.metric("QD1 4k random read latency"), card.metric("QD1 4k random write latency")
     if r1.available:
-        out.append(f"At queue depth 1 a 4k random read takes {r1.value:,.0f} µs on average{_flag_note(r1)}.")
+        out.append(f"At queue depth 1 a 4k random read takes {r1.value:,.0f} µs on average{_flag_note(r1)}"
+                   f"{_left_out(r1)}.")
     if w1.available:
         extra = f", {w1.value / r1.value:.1f}× the read latency" if r1.available and r1.value else ""
-        out.append(f"At queue depth 1 a 4k random write takes {w1.value:,.0f} µs on average{extra}{_flag_note(w1)}.")
+        out.append(f"At queue depth 1 a 4k random write takes {w1.value:,.0f} µs on average{extra}{_flag_note(w1)}"
+                   f"{_left_out(w1)}.")
     pr = card.metric("Peak 4k random read IOPS")
     if pr.available:
-        out.append(f"4k random reads peak at {pr.value:,.0f} IOPS ({pr.detail}){_flag_note(pr)}.")
+        out.append(f"4k random reads peak at {pr.value:,.0f} IOPS ({pr.detail}){_flag_note(pr)}{_left_out(pr)}.")
     pw = card.metric("Peak 4k random write IOPS")
     if pw.available:
-        out.append(f"4k random writes peak at {pw.value:,.0f} IOPS ({pw.detail}){_flag_note(pw)}.")
+        out.append(f"4k random writes peak at {pw.value:,.0f} IOPS ({pw.detail}){_flag_note(pw)}{_left_out(pw)}.")
     if knee is not None:
         if knee.knee_qd is not None:
             frac = f", {knee.fraction_of_peak:.0%} of the peak" if knee.fraction_of_peak is not None else ""
             out.append(f"4k random-read throughput stops growing beyond QD {knee.knee_qd:g} "
-                       f"({knee.knee_iops:,.0f} IOPS{frac}): deeper queues mostly add latency.")
+                       f"({knee.knee_iops:,.0f} IOPS{frac}): deeper queues mostly add latency{_series_flags(d)}.")
         else:
-            out.append(f"No queue-depth knee was found for 4k random reads: {knee.reason}.")
+            out.append(f"No queue-depth knee was found for 4k random reads: {knee.reason}{_series_flags(d)}.")
     for name in ("Peak sequential read bandwidth", "Peak sequential write bandwidth"):
         m = card.metric(name)
         if m.available:
             out.append(f"{name.replace('Peak s', 'S')} peaks at {m.value:,.0f} MB/s ({m.value * 1e6 / 2**20:,.0f} "
-                       f"MiB/s) with {m.detail}{_flag_note(m)}.")
+                       f"MiB/s) with {m.detail}{_flag_note(m)}{_left_out(m)}.")
     plateau = bandwidth_plateau(blocksize_series(d[d["rw"].isin(["read", "write"])]))
     plateau = plateau.sort_values("peak_mb_per_s", ascending=False).drop_duplicates("rw")
     for p in plateau.itertuples():
