@@ -166,13 +166,18 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
         if m.available:
             out.append(f"{name.replace('Peak s', 'S')} peaks at {m.value:,.0f} MB/s ({m.value * 1e6 / 2**20:,.0f} "
                        f"MiB/s) with {m.detail}{_flag_note(m)}{_left_out(m)}.")
-    plateau = bandwidth_plateau(blocksize_series(d[d["rw"].isin(["read", "write"])]))
+    seq = d[d["rw"].isin(["read", "write"])]
+    # the plateau is read off unflagged points only, like the headline numbers; left-out points are named
+    plateau = bandwidth_plateau(blocksize_series(seq[~seq["flagged"]]))
     plateau = plateau.sort_values("peak_mb_per_s", ascending=False).drop_duplicates("rw")
     for p in plateau.itertuples():
         if pd.notna(p.plateau_bs_bytes):
+            gone = seq[seq["flagged"] & (seq["rw"] == p.rw) & (seq["iodepth"] == p.iodepth)]
+            note = (f"; flagged points left out: {', '.join(format_bytes(b) for b in sorted(gone['bs_bytes'].unique()))}"
+                    if not gone.empty else "")
             out.append(f"Sequential {p.rw} bandwidth at QD {p.iodepth} reaches 90% of its peak at "
                        f"{format_bytes(p.plateau_bs_bytes)} blocks ({p.plateau_mb_per_s:,.0f} of "
-                       f"{p.peak_mb_per_s:,.0f} MB/s).")
+                       f"{p.peak_mb_per_s:,.0f} MB/s{note}).")
     n_flag, n = int(d["flagged"].sum()), len(d)
     if n_flag:
         out.append(f"{n_flag} of {n} measurements are flagged (see their flag_reasons), so their numbers may "

@@ -35,7 +35,8 @@ def spec_comparison(df: pd.DataFrame, specs: pd.DataFrame) -> pd.DataFrame:
     measured = run_metrics(df)
     rows = []
     for _, d in specs.iterrows():
-        drive = f"{d['vendor']} {d['model']} {d['capacity']}".strip()
+        drive = " ".join(str(d[k]).strip() for k in ("vendor", "model", "capacity")
+                         if k in d.index and pd.notna(d[k]) and str(d[k]).strip())
         for metric, col in SPEC_FOR_METRIC.items():
             spec = d.get(col)
             if spec is None or pd.isna(spec):

@@ -9,7 +9,7 @@ import pandas as pd
 
 SATURATION_FRACTION = 0.95  # achieved below 95 % of offered: the device cannot keep up
 _RATE_RE = re.compile(r"-rate(\d+)(?:-|$)")
-COLUMNS = ["point_id", "rw", "bs_bytes", "iodepth", "offered_iops", "achieved_iops", "achieved_fraction",
+COLUMNS = ["run_id", "point_id", "rw", "bs_bytes", "iodepth", "offered_iops", "achieved_iops", "achieved_fraction",
            "saturated", "clat_p50_us", "clat_p99_us", "clat_p99_9_us"]
 
 
@@ -31,20 +31,21 @@ def openloop_table(df: pd.DataFrame, manifest: dict[str, Any] | None = None,
     if df.empty:
         return pd.DataFrame(columns=COLUMNS)
     d = df.copy()
-    offered = "first"
+    # rate_iops is a per-job, per-direction cap: a point offers the sum over its rows (directions, hosts,
+    # job clones), a grouped entry of numjobs clones counting numjobs times.  Data ingested without the
+    # rate_iops column takes the same per-row rate from the manifest or the point id.
     if "rate_iops" in d.columns and d["rate_iops"].notna().any():
-        # rate_iops is a per-job, per-direction cap: a point offers the sum over its rows (directions,
-        # hosts, job clones), a grouped entry of numjobs clones counting numjobs times.
-        clones = d["numjobs"].where(d["group_reporting"].fillna(False).astype(bool), 1).astype(float)
-        d["offered_iops"] = d["rate_iops"].astype(float) * clones
-        offered = "sum"
+        rate = d["rate_iops"].astype(float)
     else:
-        d["offered_iops"] = [offered_rate(p, manifest) for p in d["point_id"]]
+        rate = pd.Series([offered_rate(p, manifest) for p in d["point_id"]], index=d.index, dtype=float)
+    grouped = d["group_reporting"].fillna(False).astype(bool) if "group_reporting" in d.columns else False
+    clones = (d["numjobs"].where(grouped, 1) if "numjobs" in d.columns else pd.Series(1, index=d.index)).astype(float)
+    d["offered_iops"] = rate * clones
     d = d[d["offered_iops"].notna()]
     if d.empty:
         return pd.DataFrame(columns=COLUMNS)
-    keys = ["point_id"]
-    agg = {"rw": "first", "bs_bytes": "first", "iodepth": "first", "offered_iops": offered, "iops": "sum"}
+    keys = ["run_id", "point_id"] if "run_id" in d.columns else ["point_id"]  # never merge two runs' points
+    agg = {"rw": "first", "bs_bytes": "first", "iodepth": "first", "offered_iops": "sum", "iops": "sum"}
     for c in ("clat_p50_us", "clat_p99_us", "clat_p99_9_us"):
         if c in d.columns:
             agg[c] = "max"

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import math
-
+import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -42,6 +41,16 @@ MB_AXIS = "Bandwidth (MB/s, decimal: 1 MB = 10^6 bytes)"
 IOPS_AXIS = "IOPS (I/O operations per second)"
 BS_AXIS = "Block size (binary: 4k = 4096 bytes, log2 axis)"
 QD_AXIS = "Queue depth (iodepth, log2 axis)"
+# axis titles (with units) for result columns plotted by name
+METRIC_AXIS = {"iops": IOPS_AXIS, "bw_bytes_per_s": "Bandwidth (bytes per second)", "mb_per_s": MB_AXIS,
+               "lat_mean_us": "Mean latency (µs)", "clat_mean_us": "Mean completion latency (µs)",
+               "clat_p50_us": "p50 completion latency (µs)", "clat_p99_us": "p99 completion latency (µs)",
+               "clat_p99_9_us": "p99.9 completion latency (µs)"}
+
+
+def metric_axis(column: str) -> str:
+    """Axis title with its unit for a results column (the column name itself carries the unit otherwise)."""
+    return METRIC_AXIS.get(column, column)
 
 
 def color(i: int) -> str:
@@ -56,7 +65,7 @@ def flag_notes(reasons) -> list[str]:
     """Hover suffix per point: empty for clean points, the flag reasons for flagged ones."""
     out = []
     for r in reasons:
-        r = "" if r is None or (isinstance(r, float) and math.isnan(r)) else str(r)
+        r = "" if r is None or pd.isna(r) else str(r)  # None, NaN and pd.NA (string dtype) are "no flag"
         out.append("<br>⚠ flagged: " + r.replace("; ", "<br>⚠ ") if r else "")
     return out
 

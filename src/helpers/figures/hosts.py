@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .common import TEMPLATE, message_figure
+from .common import TEMPLATE, message_figure, metric_axis
 
 
 def hosts_figure(table: pd.DataFrame, metric: str = "iops", title: str = "Per-host and aggregate") -> go.Figure:
@@ -20,5 +20,6 @@ def hosts_figure(table: pd.DataFrame, metric: str = "iops", title: str = "Per-ho
     agg = t[t["host"] == "all hosts"]
     fig.add_trace(go.Scatter(x=agg["label"], y=agg[metric], mode="markers", name="all hosts",
                              marker={"symbol": "diamond", "size": 12, "color": "black"}))
-    fig.update_layout(title=title, template=TEMPLATE, barmode="group", yaxis_title=metric)
+    fig.update_layout(title=title, template=TEMPLATE, barmode="group", yaxis_title=metric_axis(metric),
+                      xaxis_title="point (direction)")
     return fig

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .common import TEMPLATE, message_figure
+from .common import TEMPLATE, message_figure, metric_axis
 
 
 def steady_state_figure(rounds: pd.DataFrame, result: dict | None = None, metric: str = "iops",
@@ -37,6 +37,6 @@ def steady_state_figure(rounds: pd.DataFrame, result: dict | None = None, metric
         status = "steady state reached" if res.get("reached") else "not steady"
         fig.add_annotation(text=f"{status}: {res.get('reason', '')}", x=0, y=1.08, xref="paper", yref="paper",
                            showarrow=False, xanchor="left")
-    fig.update_layout(title=title, template=TEMPLATE, xaxis_title="round", yaxis_title=metric,
+    fig.update_layout(title=title, template=TEMPLATE, xaxis_title="round", yaxis_title=metric_axis(metric),
                       xaxis={"dtick": 1})
     return fig

@@ -1,0 +1,237 @@
+"""Device card (helpers.analysis.card): headline numbers from the right rows, unflagged points preferred,
+findings that each carry their number.  Known answers on small hand-made tables (no fio, no files)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from figdata import bs_sweep, rows
+from helpers.analysis.card import DeviceCard, Metric, device_card, rand4k_qd_series
+from helpers.validity import add_flags
+
+METRIC_NAMES = ["QD1 4k random read latency", "QD1 4k random write latency", "Peak 4k random read IOPS",
+                "Peak 4k random write IOPS", "Peak sequential read bandwidth", "Peak sequential write bandwidth",
+                "Throughput stops growing beyond"]
+
+
+def mixed_run() -> pd.DataFrame:
+    """One run with decoys around every headline: other block sizes, modes, job counts and directions."""
+    return rows([
+        {"point_id": "rr-qd1-a", "iodepth": 1, "iops": 11000.0, "lat_mean_us": 90.0},
+        {"point_id": "rr-qd1-b", "iodepth": 1, "iops": 12500.0, "lat_mean_us": 80.0},  # best QD1 repeat
+        {"point_id": "rr-qd1-x4", "iodepth": 1, "numjobs": 4, "iops": 40000.0, "lat_mean_us": 50.0},  # 4 jobs
+        {"point_id": "rr-qd32", "iodepth": 32, "iops": 250000.0, "lat_mean_us": 128.0},
+        {"point_id": "rr-qd32-x4", "iodepth": 32, "numjobs": 4, "iops": 400000.0, "lat_mean_us": 320.0},
+        {"point_id": "rr-8k", "bs_bytes": 8192, "iodepth": 1, "iops": 900000.0, "lat_mean_us": 20.0},  # not 4k
+        {"point_id": "mix-r", "rw": "randrw", "rwmixread_pct": 50.0, "iodepth": 1, "iops": 2e6, "lat_mean_us": 1.0},
+        {"point_id": "mix-w", "rw": "randrw", "rwmixread_pct": 50.0, "direction": "write", "iodepth": 1,
+         "iops": 2e6, "lat_mean_us": 2.0},
+        {"point_id": "rw-qd1", "rw": "randwrite", "direction": "write", "iodepth": 1, "iops": 5000.0,
+         "lat_mean_us": 200.0},
+        {"point_id": "rw-qd16", "rw": "randwrite", "direction": "write", "iodepth": 16, "iops": 90000.0,
+         "lat_mean_us": 180.0},
+        {"point_id": "sr-4k-qd1", "rw": "read", "iodepth": 1, "iops": 30000.0, "lat_mean_us": 30.0},  # sequential
+        {"point_id": "sr-128k", "rw": "read", "bs_bytes": 131072, "iodepth": 32, "bw_bytes_per_s": 3.2e9,
+         "iops": 3.2e9 / 131072},
+        {"point_id": "sr-1m", "rw": "read", "bs_bytes": 1048576, "iodepth": 8, "bw_bytes_per_s": 3.5e9,
+         "iops": 3.5e9 / 1048576},
+        {"point_id": "sw-128k", "rw": "write", "direction": "write", "bs_bytes": 131072, "iodepth": 32,
+         "bw_bytes_per_s": 2.1e9, "iops": 2.1e9 / 131072},
+        {"point_id": "seqmix", "rw": "rw", "rwmixread_pct": 50.0, "bs_bytes": 1048576, "iodepth": 32,
+         "bw_bytes_per_s": 9e9, "iops": 9e9 / 1048576},  # mixed sequential: not a pure read peak
+    ])
+
+
+def test_headline_numbers_come_from_the_right_rows():
+    card = device_card(mixed_run())
+    expected = {  # name: (value, unit, measured at)
+        "QD1 4k random read latency": (80.0, "µs", "randread 4k QD1"),
+        "QD1 4k random write latency": (200.0, "µs", "randwrite 4k QD1"),
+        "Peak 4k random read IOPS": (400000.0, "IOPS", "randread 4k QD32 x4 jobs"),
+        "Peak 4k random write IOPS": (90000.0, "IOPS", "randwrite 4k QD16"),
+        "Peak sequential read bandwidth": (3500.0, "MB/s", "read 1m QD8"),  # decimal: 3.5e9 B/s / 1e6
+        "Peak sequential write bandwidth": (2100.0, "MB/s", "write 128k QD32"),
+    }
+    for name, (value, unit, where) in expected.items():
+        m = card.metric(name)
+        assert (m.value, m.unit, m.detail, m.flag_reasons, m.left_out) == (pytest.approx(value), unit, where, "", ""), name
+    assert [m.name for m in card.metrics] == METRIC_NAMES
+
+
+def test_findings_each_carry_their_number():
+    card = device_card(mixed_run())
+    # 200 / 80 = 2.5; 3.5e9 B/s / 2^20 = 3337.9 MiB/s; 2.1e9 / 2^20 = 2002.7 MiB/s
+    assert card.findings == [
+        "At queue depth 1 a 4k random read takes 80 µs on average.",
+        "At queue depth 1 a 4k random write takes 200 µs on average, 2.5× the read latency.",
+        "4k random reads peak at 400,000 IOPS (randread 4k QD32 x4 jobs).",
+        "4k random writes peak at 90,000 IOPS (randwrite 4k QD16).",
+        "No queue-depth knee was found for 4k random reads: only 2 distinct QDs: a knee needs at least 3.",
+        "Sequential read bandwidth peaks at 3,500 MB/s (3,338 MiB/s) with read 1m QD8.",
+        "Sequential write bandwidth peaks at 2,100 MB/s (2,003 MiB/s) with write 128k QD32.",
+    ]
+    assert all(any(ch.isdigit() for ch in f) for f in card.findings)
+
+
+def test_knee_metric_without_a_sweep_and_with_two_depths():
+    one = device_card(rows([{"iodepth": 1, "lat_mean_us": 70.0}]))
+    knee = one.metric("Throughput stops growing beyond")
+    assert one.knee_qd is None and knee.value is None and not knee.available and knee.unit == "QD"
+    assert knee.detail == one.knee_reason == "no 4k random-read queue-depth sweep in this run"
+    assert not any("knee" in f for f in one.findings)  # nothing measured, nothing said
+    two = device_card(mixed_run())
+    assert two.knee_qd is None and two.knee_reason == "only 2 distinct QDs: a knee needs at least 3"
+    assert two.metric("Throughput stops growing beyond").detail == two.knee_reason
+
+
+def test_still_rising_sweep_has_no_knee_and_says_why():
+    # IOPS double with every doubling of QD: the last step adds 100 %
+    card = device_card(rows([{"point_id": f"q{q}", "iodepth": q, "iops": 1000.0 * q} for q in (1, 2, 4, 8)]))
+    assert card.knee_qd is None
+    assert "No queue-depth knee was found for 4k random reads: not saturated up to QD 8: the last doubling " \
+           "still added 100 % IOPS." in card.findings
+
+
+def test_rand4k_qd_series_averages_repeats_of_one_job_only():
+    df = rows([
+        {"iodepth": 1, "iops": 1000.0, "lat_mean_us": 100.0, "clat_p99_us": 200.0},
+        {"iodepth": 1, "iops": 3000.0, "lat_mean_us": 50.0, "clat_p99_us": 100.0},
+        {"iodepth": 4, "iops": 8000.0, "lat_mean_us": 500.0, "clat_p99_us": 900.0},
+        {"iodepth": 4, "numjobs": 2, "iops": 99999.0},  # two jobs: not in the one-job series
+        {"iodepth": 4, "bs_bytes": 8192, "iops": 99999.0},  # 8k
+        {"iodepth": 4, "rw": "read", "iops": 99999.0},  # sequential
+        {"iodepth": 4, "rw": "randrw", "rwmixread_pct": 50.0, "iops": 99999.0},  # mixed
+    ])
+    s = rand4k_qd_series(df)
+    assert list(s.columns) == ["iodepth", "iops", "lat_mean_us", "clat_p99_us"]
+    assert list(s["iodepth"]) == [1, 4]
+    assert list(s["iops"]) == pytest.approx([2000.0, 8000.0])
+    assert list(s["lat_mean_us"]) == pytest.approx([75.0, 500.0])
+    assert list(s["clat_p99_us"]) == pytest.approx([150.0, 900.0])
+
+
+def flagged_run() -> pd.DataFrame:
+    """Flags derived from the rows' own fields by helpers.validity: buffered I/O (direct=0) and a
+    sub-5 µs read latency are page cache; 2 s runtime is too short."""
+    return add_flags(rows([
+        {"point_id": "clean-qd1", "iodepth": 1, "iops": 12000.0, "lat_mean_us": 85.0, "total_ios": 60000},
+        {"point_id": "cache-qd1", "iodepth": 1, "direct": 0, "iops": 300000.0, "lat_mean_us": 3.0,
+         "total_ios": 60000},
+        {"point_id": "clean-qd32", "iodepth": 32, "iops": 200000.0, "lat_mean_us": 160.0, "total_ios": 600000},
+        {"point_id": "short-qd64", "iodepth": 64, "iops": 260000.0, "lat_mean_us": 246.0, "runtime_s": 2.0,
+         "total_ios": 520000},
+        {"point_id": "sr-clean", "rw": "read", "bs_bytes": 131072, "iodepth": 32, "bw_bytes_per_s": 3.0e9,
+         "iops": 3.0e9 / 131072, "total_ios": 100000},
+        {"point_id": "sr-cache", "rw": "read", "bs_bytes": 131072, "iodepth": 32, "direct": 0,
+         "bw_bytes_per_s": 9.0e9, "iops": 9.0e9 / 131072, "lat_mean_us": 450.0, "total_ios": 100000},
+    ]))
+
+
+def test_flagged_points_never_become_the_headline_but_are_named():
+    df = flagged_run()
+    assert list(df["flag_page_cache"]) == [False, True, False, False, False, True]  # the set-up is what we think
+    assert list(df["flag_short_run"]) == [False, False, False, True, False, False]
+    card = device_card(df)
+    lat = card.metric("QD1 4k random read latency")
+    assert lat.value == pytest.approx(85.0) and lat.detail == "randread 4k QD1" and lat.flag_reasons == ""
+    assert lat.left_out.startswith("lower 3.0 µs at randread 4k QD1, flagged: buffered I/O (direct=0)")
+    peak = card.metric("Peak 4k random read IOPS")
+    # the page-cache QD1 point (300,000) and the short QD64 run (260,000) both beat the clean 200,000 at QD32
+    assert peak.value == pytest.approx(200000.0) and peak.detail == "randread 4k QD32"
+    assert peak.left_out.startswith("higher 300,000 IOPS at randread 4k QD1, flagged: buffered I/O")
+    seq = card.metric("Peak sequential read bandwidth")
+    assert seq.value == pytest.approx(3000.0) and seq.detail == "read 128k QD32"
+    assert seq.left_out.startswith("higher 9,000 MB/s at read 128k QD32, flagged: buffered I/O")
+    assert card.table().loc["Peak sequential read bandwidth", "flagged value left out"] == seq.left_out
+    text = "\n".join(card.findings)
+    assert "At queue depth 1 a 4k random read takes 85 µs on average; not counted: a lower 3.0 µs at " \
+           "randread 4k QD1, flagged: buffered I/O" in text
+    assert "4k random reads peak at 200,000 IOPS (randread 4k QD32); not counted: a higher 300,000 IOPS" in text
+    assert "Sequential read bandwidth peaks at 3,000 MB/s (2,861 MiB/s) with read 128k QD32; not counted: " \
+           "a higher 9,000 MB/s" in text
+    # knee series: QD 1 (two points averaged), 32, 64; it contains flagged points and says which kind
+    assert "(the series includes flagged points at QD 1, 64: page cache suspected, run too short)" in text
+    assert "3 of 6 measurements are flagged (see their flag_reasons), so their numbers may not measure the " \
+           "device alone." in card.findings
+
+
+def test_only_flagged_points_fall_back_and_say_so():
+    df = add_flags(rows([{"iodepth": 1, "direct": 0, "lat_mean_us": 3.0, "iops": 300000.0, "total_ios": 10**6}]))
+    card = device_card(df)
+    lat = card.metric("QD1 4k random read latency")
+    assert lat.value == pytest.approx(3.0) and lat.flag_reasons.startswith("buffered I/O (direct=0)")
+    assert lat.left_out == ""  # the headline is the flagged point itself: nothing better left out
+    assert card.findings[0] == "At queue depth 1 a 4k random read takes 3 µs on average (a flagged point)."
+    assert card.findings[1].startswith("4k random reads peak at 300,000 IOPS (randread 4k QD1) (a flagged point).")
+    assert card.findings[-1].startswith("1 of 1 measurements are flagged")
+
+
+def test_a_worse_or_equal_flagged_point_is_not_mentioned():
+    df = rows([
+        # a flagged tie listed first: it is the raw best, but it is no better than the clean headline
+        {"point_id": "same", "iodepth": 1, "iops": 20000.0, "lat_mean_us": 50.0, "flag_short_run": True,
+         "flag_reasons": "ran 1.0 s: too short for steady state (< 3 s)"},
+        {"point_id": "clean", "iodepth": 1, "iops": 20000.0, "lat_mean_us": 50.0},
+        {"point_id": "slow", "iodepth": 1, "iops": 5000.0, "lat_mean_us": 200.0, "flag_cpu_bound": True,
+         "flag_reasons": "fio used 95 % of a CPU (CPU-bound)"},
+    ])
+    card = device_card(df)
+    for name in ("QD1 4k random read latency", "Peak 4k random read IOPS"):
+        assert card.metric(name).left_out == "" and card.metric(name).flag_reasons == ""
+    assert not any("not counted" in f for f in card.findings)
+
+
+def test_few_ios_alone_does_not_disqualify_a_point():
+    # 200 I/Os: too few for p99.9 and beyond, but IOPS and mean latency are sound (no flag_reasons)
+    df = add_flags(rows([
+        {"point_id": "many", "iodepth": 8, "iops": 50000.0, "total_ios": 10**7},
+        {"point_id": "few", "iodepth": 16, "iops": 70000.0, "total_ios": 200},
+    ]))
+    assert list(df["flag_few_ios"]) == [False, True] and list(df["flag_reasons"]) == ["", ""]
+    peak = device_card(df).metric("Peak 4k random read IOPS")
+    assert peak.value == pytest.approx(70000.0) and peak.detail == "randread 4k QD16" and peak.left_out == ""
+
+
+def test_plateau_finding_for_each_sequential_mode():
+    # bs_sweep: 100, 400, 410 MB/s at 4k, 64k, 1m at QD16 (x 1/16 at QD1); 90 % of 410 = 369 first at 64k.
+    # Only the series with the highest peak per mode (QD16) is told.
+    card = device_card(pd.concat([bs_sweep("read"), bs_sweep("write")], ignore_index=True))
+    plateau = sorted(f for f in card.findings if "reaches 90% of its peak" in f)
+    assert plateau == ["Sequential read bandwidth at QD 16 reaches 90% of its peak at 64k blocks (400 of 410 MB/s).",
+                       "Sequential write bandwidth at QD 16 reaches 90% of its peak at 64k blocks (400 of 410 MB/s)."]
+    assert card.metric("Peak sequential write bandwidth").detail == "write 1m QD16"
+
+
+def test_plateau_finding_does_not_silently_use_a_flagged_peak():
+    # the 64k point ran 2 s (flag_short_run): same series as its neighbours (runtime is no series key)
+    df = add_flags(rows([{"point_id": f"s{b}", "rw": "read", "bs_bytes": b, "iodepth": 16, "bw_bytes_per_s": bw,
+                          "iops": bw / b, "runtime_s": runtime, "total_ios": 10**6}
+                         for b, bw, runtime in ((4096, 100e6, 5.0), (65536, 5000e6, 2.0), (262144, 400e6, 5.0),
+                                                (1048576, 410e6, 5.0))]))
+    assert list(df["flag_short_run"]) == [False, True, False, False]
+    card = device_card(df)
+    seq = card.metric("Peak sequential read bandwidth")
+    assert seq.value == pytest.approx(410.0) and seq.left_out.startswith("higher 5,000 MB/s at read 64k QD16")
+    # the plateau sentence, too, is read off unflagged points (90 % of 410 = 369 first at 256k) and names the left-out one
+    assert all("flagged" in f for f in card.findings if "5,000" in f), card.findings
+    assert "Sequential read bandwidth at QD 16 reaches 90% of its peak at 256k blocks (400 of 410 MB/s; " \
+           "flagged points left out: 64k)." in card.findings
+
+
+def test_nothing_measured():
+    card = device_card(rows([]))
+    assert isinstance(card, DeviceCard) and card.findings == []
+    for m in card.metrics:
+        assert not m.available
+    assert {m.detail for m in card.metrics[:-1]} == {"not measured in this run"}
+    t = card.table()
+    assert list(t.index) == METRIC_NAMES
+    assert list(t.columns) == ["value", "unit", "measured at", "flags", "flagged value left out"]
+
+
+def test_metric_available():
+    assert Metric("x", 1.0, "IOPS").available
+    assert not Metric("x", None, "IOPS").available
+    assert not Metric("x", float("nan"), "IOPS").available
+    assert Metric("x", 0.0, "IOPS").available  # zero is a measurement

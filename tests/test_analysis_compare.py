@@ -1,0 +1,179 @@
+"""Comparing runs (helpers.analysis.compare): card metrics side by side, measured / spec-sheet ratios
+against helpers/specs/drives.csv, and the workloads common to every run.  Known answers, no fio."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import pandas as pd
+import pytest
+
+from figdata import rows
+from helpers.analysis.compare import SPEC_FOR_METRIC, common_points, run_metrics, spec_comparison
+from helpers.specs import DRIVES_CSV, load_drive_specs
+
+SPEC_HEADER = ("vendor,model,capacity,interface,rand_read_4k_iops,rand_write_4k_iops,seq_read_mb_per_s,"
+               "seq_write_mb_per_s,source,note\n")
+
+
+def full_run(run_id: str = "r1", scale: float = 1.0) -> pd.DataFrame:
+    """Every metric the spec sheets give: 4k random read / write IOPS, 128k sequential read / write."""
+    return rows([
+        {"run_id": run_id, "point_id": "rr", "iodepth": 32, "iops": 500000.0 * scale, "lat_mean_us": 64.0},
+        {"run_id": run_id, "point_id": "rw", "rw": "randwrite", "direction": "write", "iodepth": 32,
+         "iops": 65000.0 * scale},
+        {"run_id": run_id, "point_id": "sr", "rw": "read", "bs_bytes": 131072, "iodepth": 32,
+         "bw_bytes_per_s": 3.5e9 * scale, "iops": 3.5e9 * scale / 131072},
+        {"run_id": run_id, "point_id": "sw", "rw": "write", "direction": "write", "bs_bytes": 131072, "iodepth": 32,
+         "bw_bytes_per_s": 2.15e9 * scale, "iops": 2.15e9 * scale / 131072},
+    ])
+
+
+def test_run_metrics_one_row_per_run_and_metric_in_run_order():
+    df = pd.concat([full_run("b", 0.5), full_run("a")], ignore_index=True)
+    t = run_metrics(df)
+    assert list(t.columns) == ["run_id", "metric", "value", "unit", "measured_at", "flag_reasons"]
+    assert len(t) == 2 * 7 and list(dict.fromkeys(t["run_id"])) == ["b", "a"]  # first appearance, not sorted
+    v = t.set_index(["run_id", "metric"])["value"]
+    assert v["b", "Peak 4k random read IOPS"] == pytest.approx(250000.0)
+    assert v["a", "Peak 4k random read IOPS"] == pytest.approx(500000.0)
+    assert v["a", "Peak sequential read bandwidth"] == pytest.approx(3500.0)  # MB/s, decimal
+    assert v["b", "Peak sequential write bandwidth"] == pytest.approx(1075.0)
+    assert pd.isna(v["a", "QD1 4k random read latency"])  # no QD1 point: not measured, not zero
+    where = t.set_index(["run_id", "metric"])["measured_at"]
+    assert where["a", "Peak 4k random write IOPS"] == "randwrite 4k QD32"
+    assert where["a", "QD1 4k random read latency"] == "not measured in this run"
+
+
+def test_run_metrics_keep_runs_apart():
+    # run x has the higher IOPS; run y must not borrow it
+    df = rows([{"run_id": "x", "iodepth": 8, "iops": 90000.0}, {"run_id": "y", "iodepth": 8, "iops": 30000.0}])
+    peak = run_metrics(df).query("metric == 'Peak 4k random read IOPS'").set_index("run_id")["value"]
+    assert peak.to_dict() == {"x": pytest.approx(90000.0), "y": pytest.approx(30000.0)}
+
+
+def _csv_specs() -> list[dict]:
+    """drives.csv read with the csv module (independently of helpers.specs)."""
+    with open(DRIVES_CSV, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_load_drive_specs_matches_the_csv():
+    specs = load_drive_specs()
+    raw = _csv_specs()
+    assert len(specs) == len(raw) >= 1
+    for (_, s), r in zip(specs.iterrows(), raw):
+        for col in SPEC_FOR_METRIC.values():
+            if r[col] == "":
+                assert pd.isna(s[col])
+            else:
+                assert s[col] == float(r[col])
+    # the course's reference drive: 130,000 random-write IOPS and nothing else on its row
+    p5600 = specs[(specs["model"] == "D7-P5600") & (specs["capacity"] == "1.6 TB")].iloc[0]
+    assert p5600["rand_write_4k_iops"] == 130000
+    assert p5600[["rand_read_4k_iops", "seq_read_mb_per_s", "seq_write_mb_per_s"]].isna().all()
+
+
+def test_measured_over_spec_for_every_drive_figure():
+    specs = load_drive_specs()
+    t = spec_comparison(full_run(), specs)
+    measured = {"Peak 4k random read IOPS": 500000.0, "Peak 4k random write IOPS": 65000.0,
+                "Peak sequential read bandwidth": 3500.0, "Peak sequential write bandwidth": 2150.0}
+    expected = []
+    for r in _csv_specs():
+        drive = f"{r['vendor']} {r['model']} {r['capacity']}"
+        for metric, col in SPEC_FOR_METRIC.items():
+            if r[col]:
+                expected.append((drive, metric, measured[metric] / float(r[col]), r["source"]))
+    assert len(t) == len(expected)
+    for (drive, metric, ratio, source), (_, row) in zip(expected, t.iterrows()):
+        assert (row["run_id"], row["drive"], row["metric"], row["source"]) == ("r1", drive, metric, source)
+        assert row["ratio"] == pytest.approx(ratio) and row["measured"] == pytest.approx(measured[metric])
+        assert row["ratio"] == pytest.approx(row["measured"] / row["spec"])
+    t = t.set_index(["drive", "metric"])
+    # the course brief's P5600 1.6 TB: 65,000 / 130,000 random-write IOPS
+    assert t.loc[("Intel D7-P5600 1.6 TB", "Peak 4k random write IOPS"), "ratio"] == pytest.approx(0.5)
+    assert t.loc[("Intel D7-P5600 1.6 TB", "Peak 4k random write IOPS"), "unit"] == "IOPS"
+    # the P4500's 600 MB/s sequential write spec: 2150 / 600
+    assert t.loc[("Intel DC P4500 1.0 TB", "Peak sequential write bandwidth"), "ratio"] == pytest.approx(2150 / 600)
+    assert t.loc[("Intel DC P4500 1.0 TB", "Peak sequential read bandwidth"), "unit"] == "MB/s"
+    assert t.loc[("Intel DC P4500 1.0 TB", "Peak sequential read bandwidth"), "measured_at"] == "read 128k QD32"
+
+
+def test_spec_rows_for_a_metric_the_run_did_not_measure(tmp_path):
+    path = tmp_path / "drives.csv"
+    path.write_text(SPEC_HEADER + "Acme,X1,2 TB,NVMe,100000,50000,3000,,acme.example,\n")
+    t = spec_comparison(rows([{"iodepth": 16, "iops": 80000.0}]), load_drive_specs(path))
+    # three spec figures (no sequential-write spec); the run measured only random reads
+    assert list(t["metric"]) == ["Peak 4k random read IOPS", "Peak 4k random write IOPS",
+                                 "Peak sequential read bandwidth"]
+    assert t["ratio"].iloc[0] == pytest.approx(0.8)
+    assert t["measured"].iloc[1:].isna().all() and t["ratio"].iloc[1:].isna().all()
+    assert list(t["spec"]) == [100000.0, 50000.0, 3000.0]
+    assert set(t["drive"]) == {"Acme X1 2 TB"} and set(t["source"]) == {"acme.example"}
+    assert set(t["note"]) == {""}  # an empty note cell is an empty string, not NaN
+
+
+def test_spec_comparison_uses_the_unflagged_headline(tmp_path):
+    path = tmp_path / "drives.csv"
+    path.write_text(SPEC_HEADER + "Acme,X1,2 TB,NVMe,100000,,,,acme.example,vendor maximum\n")
+    df = rows([{"point_id": "clean", "iodepth": 16, "iops": 90000.0},
+               {"point_id": "cached", "iodepth": 32, "iops": 400000.0, "direct": 0, "flag_page_cache": True,
+                "flag_reasons": "buffered I/O (direct=0): the page cache may serve it"}])
+    t = spec_comparison(df, load_drive_specs(path))
+    assert len(t) == 1
+    assert t["measured"].iloc[0] == pytest.approx(90000.0) and t["ratio"].iloc[0] == pytest.approx(0.9)
+    assert t["measured_at"].iloc[0] == "randread 4k QD16" and t["note"].iloc[0] == "vendor maximum"
+
+
+def test_zero_spec_gives_no_ratio(tmp_path):
+    path = tmp_path / "drives.csv"
+    path.write_text(SPEC_HEADER + "Acme,X0,1 TB,NVMe,0,,,,acme.example,\n")
+    t = spec_comparison(rows([{"iops": 1000.0}]), load_drive_specs(path))
+    assert len(t) == 1 and math.isnan(t["ratio"].iloc[0])
+
+
+def test_two_runs_against_one_drive(tmp_path):
+    path = tmp_path / "drives.csv"
+    path.write_text(SPEC_HEADER + "Acme,X1,2 TB,NVMe,,,,4300,acme.example,\n")
+    df = pd.concat([full_run("a"), full_run("b", 2.0)], ignore_index=True)
+    t = spec_comparison(df, load_drive_specs(path))
+    assert list(t["run_id"]) == ["a", "b"]
+    assert list(t["ratio"]) == pytest.approx([2150 / 4300, 4300 / 4300])
+
+
+def test_empty_inputs_give_the_empty_table():
+    cols = ["run_id", "drive", "metric", "measured", "spec", "unit", "ratio", "measured_at", "source", "note"]
+    specs = load_drive_specs()
+    for t in (spec_comparison(full_run().iloc[0:0], specs), spec_comparison(full_run(), specs.iloc[0:0])):
+        assert t.empty and list(t.columns) == cols
+
+
+def test_drive_name_without_capacity(tmp_path):
+    path = tmp_path / "drives.csv"
+    path.write_text(SPEC_HEADER + "Acme,X1,,NVMe,100000,,,,acme.example,\n")
+    t = spec_comparison(rows([{"iops": 50000.0}]), load_drive_specs(path))
+    assert list(t["drive"]) == ["Acme X1"]
+
+
+def test_common_points_keeps_workloads_measured_in_every_run():
+    df = rows([
+        {"run_id": "a", "point_id": "rr-qd1", "iodepth": 1},
+        {"run_id": "a", "point_id": "rr-qd1-repeat", "iodepth": 1},  # a repeat in one run still counts
+        {"run_id": "a", "point_id": "rr-qd4", "iodepth": 4},
+        {"run_id": "a", "point_id": "mix70", "rw": "randrw", "rwmixread_pct": 70.0},
+        {"run_id": "a", "point_id": "sr", "rw": "read"},
+        {"run_id": "b", "point_id": "rr-qd1", "iodepth": 1},
+        {"run_id": "b", "point_id": "mix70", "rw": "randrw", "rwmixread_pct": 70.0},
+        {"run_id": "b", "point_id": "mix50", "rw": "randrw", "rwmixread_pct": 50.0},  # another mix: not common
+        {"run_id": "b", "point_id": "sr-qd4", "rw": "read", "iodepth": 4},  # another QD: not common
+    ])
+    out = common_points(df)
+    assert list(out["point_id"]) == ["rr-qd1", "rr-qd1-repeat", "mix70", "rr-qd1", "mix70"]
+    assert list(out["run_id"]) == ["a", "a", "a", "b", "b"]
+    assert list(out.index) == list(range(5))
+    # with custom keys: rw alone is common to both runs for randread, randrw and read
+    assert set(common_points(df, keys=["rw"])["point_id"]) == set(df["point_id"])
+    # one run: everything is common
+    assert len(common_points(df[df["run_id"] == "b"])) == 4

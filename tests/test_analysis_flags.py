@@ -1,0 +1,70 @@
+"""Validity-flag table (helpers.analysis.flags.flag_table): which rows, which columns.  No fio, no files."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from figdata import rows
+from helpers.analysis.flags import ID_COLUMNS, flag_table
+from helpers.validity import add_flags
+
+BOOL_FLAGS = ["flag_page_cache", "flag_cpu_bound", "flag_few_ios", "flag_short_run", "flag_repeat_spread"]
+FLAG_COLS = ["flag_page_cache", "flag_cpu_bound", "flag_few_ios", "unreliable_percentiles", "flag_short_run",
+             "flag_repeat_spread", "flag_reasons"]
+
+
+def test_one_row_per_raised_flag_of_any_kind():
+    df = rows([
+        {"point_id": "clean"},
+        {"point_id": "cache", "direct": 0, "flag_page_cache": True, "flag_reasons": "buffered I/O"},
+        {"point_id": "cpu", "flag_cpu_bound": True, "flag_reasons": "fio used 99 % of a CPU (CPU-bound)"},
+        {"point_id": "clean2", "iodepth": 8},
+        {"point_id": "few", "flag_few_ios": True, "unreliable_percentiles": "clat_p99_99_us"},  # no reason text
+        {"point_id": "short", "flag_short_run": True, "flag_reasons": "ran 1.0 s"},
+        {"point_id": "spread", "flag_repeat_spread": True, "flag_reasons": "repeats vary"},
+        {"point_id": "two", "flag_cpu_bound": True, "flag_short_run": True, "flag_reasons": "cpu; short"},
+    ])
+    t = flag_table(df)
+    assert list(t["point_id"]) == ["cache", "cpu", "few", "short", "spread", "two"]
+    assert list(t.index) == list(range(6))
+    assert list(t.columns) == ID_COLUMNS + FLAG_COLS
+    row = t.set_index("point_id").loc["few"]
+    assert row["unreliable_percentiles"] == "clat_p99_99_us" and row["flag_few_ios"]
+    assert t.set_index("point_id").loc["cache", "direct"] == 0
+    assert t.set_index("point_id").loc["two", "flag_reasons"] == "cpu; short"
+
+
+def test_flags_from_validity_are_found():
+    # 2 s runtime -> short run; direct=0 -> page cache; 10^6 I/Os and 5 s -> clean
+    df = add_flags(rows([{"point_id": "ok", "total_ios": 10**6}, {"point_id": "short", "runtime_s": 2.0, "total_ios": 10**6},
+                         {"point_id": "buffered", "direct": 0, "total_ios": 10**6}]))
+    t = flag_table(df)
+    assert list(t["point_id"]) == ["short", "buffered"]
+    assert list(t["flag_short_run"]) == [True, False] and list(t["flag_page_cache"]) == [False, True]
+
+
+def test_missing_values_in_flag_columns_are_not_flags():
+    df = rows([{"point_id": "a"}, {"point_id": "b"}, {"point_id": "c"}])
+    df["flag_page_cache"] = pd.array([pd.NA, True, pd.NA], dtype="boolean")
+    df["flag_cpu_bound"] = pd.Series([None, None, False], dtype=object)
+    assert list(flag_table(df)["point_id"]) == ["b"]
+
+
+def test_older_data_without_some_flag_columns():
+    df = rows([{"point_id": "a", "flag_cpu_bound": True}, {"point_id": "b"}])
+    df = df.drop(columns=["flag_page_cache", "flag_repeat_spread", "unreliable_percentiles", "ioengine"])
+    t = flag_table(df)
+    assert list(t["point_id"]) == ["a"]
+    assert list(t.columns) == [c for c in ID_COLUMNS if c != "ioengine"] + [
+        "flag_cpu_bound", "flag_few_ios", "flag_short_run", "flag_reasons"]
+
+
+def test_no_flag_columns_at_all_gives_an_empty_table_with_the_id_columns():
+    df = rows([{"point_id": "a"}]).drop(columns=BOOL_FLAGS + ["unreliable_percentiles"])
+    t = flag_table(df)
+    assert t.empty and list(t.columns) == ID_COLUMNS + ["flag_reasons"]
+
+
+def test_nothing_flagged_gives_an_empty_table():
+    t = flag_table(rows([{"point_id": "a"}, {"point_id": "b", "iodepth": 4}]))
+    assert t.empty and list(t.columns) == ID_COLUMNS + FLAG_COLS

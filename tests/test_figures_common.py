@@ -1,0 +1,97 @@
+"""Shared figure pieces (helpers.figures.common): message figure, axes, flag markers, step slider."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from helpers.figures import common
+
+
+def test_message_figure_is_one_sentence_and_no_axes():
+    fig = common.message_figure("No queue-depth sweep in this run.")
+    assert not fig.data
+    (note,) = fig.layout.annotations
+    assert note.text == "No queue-depth sweep in this run." and not note.showarrow
+    assert (note.x, note.y, note.xref, note.yref) == (0.5, 0.5, "paper", "paper")
+    assert fig.layout.xaxis.visible is False and fig.layout.yaxis.visible is False
+    assert fig.layout.height == 160
+    assert fig.layout.template == pio.templates["plotly_white"]
+
+
+def test_log2_axis_ticks_at_measured_depths():
+    ax = common.log2_axis([16, 1, 4.0, 2, 16, np.int64(128)])
+    assert ax == {"type": "log", "tickvals": [1, 2, 4, 16, 128], "ticktext": ["1", "2", "4", "16", "128"]}
+    assert all(type(v) is int for v in ax["tickvals"])
+
+
+def test_bs_axis_ticks_in_fios_spelling():
+    ax = common.bs_axis(pd.Series([1048576, 4096, 512, 65536, 4096, 1536]))
+    assert ax["type"] == "log"
+    assert ax["tickvals"] == [512, 1536, 4096, 65536, 1048576]
+    assert ax["ticktext"] == ["512", "1536", "4k", "64k", "1m"]  # 1536 is not a whole number of k
+
+
+def test_axis_titles_carry_their_units():
+    assert "MB/s" in common.MB_AXIS and "10^6 bytes" in common.MB_AXIS
+    assert common.IOPS_AXIS.startswith("IOPS") and "per second" in common.IOPS_AXIS
+    assert "4096 bytes" in common.BS_AXIS and "log2" in common.BS_AXIS
+    assert "iodepth" in common.QD_AXIS and "log2" in common.QD_AXIS
+
+
+def test_palette_wraps_around():
+    n = len(common.PALETTE)
+    assert common.color(0) == "#1f77b4" and common.color(1) == "#d62728"
+    assert common.color(n) == common.color(0) and common.color(n + 3) == common.color(3)
+    assert len(set(common.PALETTE)) == n
+
+
+def test_flag_symbols_cross_for_flagged():
+    assert common.flag_symbols([True, False, np.bool_(True), 0, 1]) == ["x", "circle", "x", "circle", "x"]
+    assert common.flag_symbols(pd.Series([], dtype=bool)) == []
+
+
+def test_flag_notes_one_line_per_reason():
+    notes = common.flag_notes(["", "buffered I/O (direct=0)", "fio used 99 % of a CPU; ran 1.0 s", None,
+                               float("nan")])
+    assert notes == ["", "<br>⚠ flagged: buffered I/O (direct=0)",
+                     "<br>⚠ flagged: fio used 99 % of a CPU<br>⚠ ran 1.0 s", "", ""]
+
+
+def test_flag_notes_missing_string_value_is_not_a_flag():
+    reasons = pd.Series(["", pd.NA, "ran 1.0 s"], dtype="string")
+    assert common.flag_notes(reasons) == ["", "", "<br>⚠ flagged: ran 1.0 s"]
+
+
+def three_traces() -> go.Figure:
+    return go.Figure([go.Scatter(x=[1], y=[i], name=f"t{i}") for i in range(3)])
+
+
+def test_step_slider_shows_the_active_group():
+    steps = [("4k", [True, False, False]), ("64k", [False, True, True])]
+    fig = common.add_step_slider(three_traces(), steps, "block size: ", active=1, y=-0.3)
+    assert [t.visible for t in fig.data] == [False, True, True]
+    (slider,) = fig.layout.sliders
+    assert slider.active == 1 and slider.currentvalue.prefix == "block size: " and slider.y == -0.3
+    assert [s.label for s in slider.steps] == ["4k", "64k"]
+    assert [s.method for s in slider.steps] == ["update", "update"]
+    assert [s.args[0]["visible"] for s in slider.steps] == [[True, False, False], [False, True, True]]
+
+
+def test_step_slider_with_one_step_or_none():
+    fig = common.add_step_slider(three_traces(), [("all", [True, False, True])], "x: ")
+    assert [t.visible for t in fig.data] == [True, False, True] and not fig.layout.sliders
+    fig = common.add_step_slider(three_traces(), [], "x: ")
+    assert [t.visible for t in fig.data] == [None, None, None] and not fig.layout.sliders
+
+
+def test_setup_notebook_sets_renderer_and_template():
+    renderer, template = pio.renderers.default, pio.templates.default
+    try:
+        common.setup_notebook()
+        assert pio.renderers.default == "plotly_mimetype+notebook"
+        assert pio.templates.default == "plotly_white"
+    finally:
+        pio.renderers.default, pio.templates.default = renderer, template
