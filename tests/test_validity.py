@@ -97,6 +97,19 @@ def test_repeat_spread():
     assert list(f["flag_repeat_spread"]) == [True, True, False, False]
 
 
+def test_open_loop_loads_are_not_repeats_of_each_other():
+    # same workload at three offered loads: achieved IOPS differ by design, not by noise
+    f = flags(row(rate_iops=1000.0, iops=1000.0), row(rate_iops=4000.0, iops=4000.0),
+              row(rate_iops=16000.0, iops=15000.0))
+    assert not f["flag_repeat_spread"].any()
+    # two runs of the same offered load that disagree are
+    f = flags(row(rate_iops=4000.0, iops=4000.0), row(rate_iops=4000.0, iops=2500.0))
+    assert f["flag_repeat_spread"].all()
+    # closed-loop repeats (rate_iops NaN, as ingest writes it) are still compared with each other
+    f = flags(row(rate_iops=np.nan, iops=100_000.0), row(rate_iops=np.nan, iops=70_000.0))
+    assert f["flag_repeat_spread"].all()
+
+
 def test_empty_frame():
     f = add_flags(pd.DataFrame(columns=list(row())))
     assert all(c in f.columns for c, _, _ in FLAG_COLUMNS) and f.empty

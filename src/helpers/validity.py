@@ -26,7 +26,7 @@ PERCENTILE_LEVELS: dict[str, float] = {  # column -> percentile (fraction)
     "clat_p99_9_us": 0.999, "clat_p99_99_us": 0.9999,
 }
 REPEAT_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
-               "ioengine", "direct"]
+               "ioengine", "direct", "rate_iops"]  # open-loop points at different offered loads are not repeats
 
 # (column, dtype, description) in schema format
 FLAG_COLUMNS: list[tuple[str, str, str]] = [

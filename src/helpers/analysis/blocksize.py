@@ -42,7 +42,15 @@ def bandwidth_plateau(series: pd.DataFrame, fraction: float = PLATEAU_FRACTION) 
             "plateau_mb_per_s", "note"]
     rows = []
     for name, s in series.groupby("series", sort=False):
-        s = s.sort_values("bs_bytes")
+        first = s.iloc[0]
+        # repeats of a block size are averaged first, so one lucky repeat cannot move the plateau
+        s = s[s["mb_per_s"].notna()].groupby("bs_bytes", as_index=False)["mb_per_s"].mean().sort_values("bs_bytes")
+        if s.empty:
+            rows.append({"series": name, "rw": first["rw"], "direction": first["direction"],
+                         "iodepth": int(first["iodepth"]), "peak_mb_per_s": float("nan"), "peak_bs_bytes": pd.NA,
+                         "plateau_bs_bytes": pd.NA, "plateau_mb_per_s": float("nan"),
+                         "note": "no bandwidth was measured in this series."})
+            continue
         peak = s["mb_per_s"].max()
         peak_row = s.loc[s["mb_per_s"].idxmax()]
         reached = s[s["mb_per_s"] >= fraction * peak].iloc[0]
@@ -54,10 +62,11 @@ def bandwidth_plateau(series: pd.DataFrame, fraction: float = PLATEAU_FRACTION) 
             plateau, plateau_mb = int(reached["bs_bytes"]), float(reached["mb_per_s"])
             note = (f"bandwidth reaches {fraction:.0%} of its peak ({peak:,.0f} MB/s) at "
                     f"{format_bytes(plateau)} blocks; larger blocks add at most {1 / fraction - 1:.0%}.")
-        rows.append({"series": name, "rw": s["rw"].iloc[0], "direction": s["direction"].iloc[0],
-                     "iodepth": int(s["iodepth"].iloc[0]), "peak_mb_per_s": float(peak),
+        rows.append({"series": name, "rw": first["rw"], "direction": first["direction"],
+                     "iodepth": int(first["iodepth"]), "peak_mb_per_s": float(peak),
                      "peak_bs_bytes": int(peak_row["bs_bytes"]), "plateau_bs_bytes": plateau,
                      "plateau_mb_per_s": plateau_mb, "note": note})
     out = pd.DataFrame(rows, columns=cols)
     out["plateau_bs_bytes"] = out["plateau_bs_bytes"].astype("Int64")
+    out["peak_bs_bytes"] = out["peak_bs_bytes"].astype("Int64")
     return out

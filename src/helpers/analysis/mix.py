@@ -28,7 +28,8 @@ def mix_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
     out = with_units(pd.concat([m, totals(m)], ignore_index=True))
     multi_run = out["run_id"].nunique() > 1
     out["series"] = pd.Series(
-        [(f"{r.run_id}: " if multi_run else "") + f"{r.rw} {r.bs_label} QD{r.iodepth}" for r in out.itertuples()],
+        [(f"{r.run_id}: " if multi_run else "") + f"{r.rw} {r.bs_label} QD{r.iodepth}"
+         + ("" if r.numjobs == 1 else f" x{r.numjobs} jobs") for r in out.itertuples()],
         index=out.index, dtype="string")
     out["direction"] = pd.Categorical(out["direction"], categories=DIRECTIONS + ["trim"], ordered=True)
     out = out.sort_values(["bs_bytes", "series", "direction", "rwmixread_pct"]).reset_index(drop=True)

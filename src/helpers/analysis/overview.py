@@ -75,7 +75,10 @@ def held_constant(df: pd.DataFrame, factor: str, fixed: dict[str, float]) -> tup
     others = [f for f in ("iodepth", "bs_bytes", "numjobs") if f != factor and f not in fixed]
     varying = [f for f in others if rows[f].nunique() > 1]
     rows = rows.copy()
-    rows["line"] = [" ".join([r["operation"]] + [
+    # the operation label of a mixed mode carries its read share: when the read share is the factor, lines
+    # are named by rw alone so one line spans the read shares
+    base = "rw" if factor == "rwmixread_pct" else "operation"
+    rows["line"] = [" ".join([r[base]] + [
         (f"QD{int(r[f])}" if f == "iodepth" else format_bytes(r[f]) if f == "bs_bytes" else f"x{int(r[f])} jobs")
         for f in varying]) for _, r in rows.iterrows()]
     n = rows.groupby("line")[factor].transform("nunique")

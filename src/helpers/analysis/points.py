@@ -15,7 +15,7 @@ MB = 1_000_000
 MIB = 1024**2
 MIXED_MODES = ("rw", "readwrite", "randrw")
 OPERATION_ORDER = ["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]
-POINT_KEYS = ["run_id", "point_id", "job_index"]
+POINT_KEYS = ["run_id", "source_file", "point_id", "job_index"]  # foreign files may reuse job names
 
 
 def is_flagged(df: pd.DataFrame) -> pd.Series:
@@ -69,8 +69,8 @@ def totals(df: pd.DataFrame) -> pd.DataFrame:
             first["lat_max_us"] = g["lat_max_us"].max()
             first["lat_min_us"] = g["lat_min_us"].min()
         if "flag_reasons" in g:
-            reasons = [r for r in g["flag_reasons"].fillna("").astype(str) if r]
-            first["flag_reasons"] = "; ".join(dict.fromkeys(reasons))
+            sentences = [s for r in g["flag_reasons"].fillna("").astype(str) for s in r.split("; ") if s]
+            first["flag_reasons"] = "; ".join(dict.fromkeys(sentences))  # each sentence once
         for col in [c for c in g.columns if c.startswith("flag_") and c != "flag_reasons"]:
             first[col] = bool(g[col].any())
         rows.append(first)

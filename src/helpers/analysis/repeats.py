@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import stats
 
 CONFIG_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
-               "ioengine", "direct"]
+               "ioengine", "direct", "rate_iops"]  # rate_iops: open-loop loads are different points
 
 
 def mean_ci(values, confidence: float = 0.95) -> tuple[float, float, float, int]:
