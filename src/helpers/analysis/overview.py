@@ -52,7 +52,8 @@ def distribution(df: pd.DataFrame) -> pd.DataFrame:
     """Every point once (mixed modes as totals) with its operation, for box plots of throughput and latency."""
     ops = operations(df)
     return ops.assign(order=ops["operation"].map(
-        {op: i for i, op in enumerate(sorted_operations(ops["operation"]))})).sort_values("order")
+        {op: i for i, op in enumerate(sorted_operations(ops["operation"]))})).sort_values(
+        "order", kind="stable").reset_index(drop=True)  # stable: points keep their order within an operation
 
 
 def held_constant(df: pd.DataFrame, factor: str, fixed: dict[str, float]) -> tuple[pd.DataFrame, str]:
