@@ -35,22 +35,12 @@ import yaml
 
 from helpers import sweep
 from helpers.adaptive import device_seconds, point_metrics
+from helpers.analysis import find_knee
 
 
 def knee_of(qd: list[float], iops: list[float]) -> tuple[float | None, str]:
-    try:
-        from helpers.analysis import find_knee
-    except ImportError:
-        find_knee = None
-    if find_knee is not None:
-        k = find_knee(qd, iops, S=1.0)
-        return k.knee_qd, f"find_knee: {k.reason}"
-    # fallback: smallest QD reaching 90 % of the peak
-    peak = max(iops)
-    for q, v in sorted(zip(qd, iops)):
-        if v >= 0.9 * peak:
-            return q, "first QD reaching 90 % of the peak (find_knee not available)"
-    return None, "no knee"
+    k = find_knee(qd, iops, S=1.0)
+    return k.knee_qd, f"find_knee: {k.reason}"
 
 
 def write(path: Path, doc: dict) -> Path:

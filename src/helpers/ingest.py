@@ -133,21 +133,23 @@ def _opt(options: dict, keys: tuple[str, ...], default: Any, conv, what: str) ->
     return default
 
 
+def _direction_part(raw: Any, direction: str) -> str:
+    """fio's per-direction value 'r,w,t': a missing trailing part repeats the last ('' = fio's default)."""
+    parts = [p.strip() for p in str(raw).split(",")]
+    i = DIRECTIONS.index(direction)
+    return parts[i] if i < len(parts) else parts[-1]
+
+
 def _bs(options: dict, direction: str) -> int | None:
-    """fio's per-direction rule: 'r,w,t'; a missing trailing part repeats the last, an empty one is 4k."""
-    def conv(raw: Any) -> int:
-        parts = [p.strip() for p in str(raw).split(",")]
-        i = DIRECTIONS.index(direction)
-        return _size(parts[i] if i < len(parts) else parts[-1])
-    return _opt(options, ("bs", "blocksize"), 4096, conv, "a block size")
+    """Block size of one direction; an empty part is fio's default 4k."""
+    return _opt(options, ("bs", "blocksize"), 4096, lambda raw: _size(_direction_part(raw, direction)),
+                "a block size")
 
 
 def _rate_iops(options: dict, direction: str) -> float | None:
-    """fio's rate_iops 'r,w,t' for one direction (same rule as bs; an empty part: no cap), NaN when not set."""
+    """rate_iops cap of one direction; an empty part or 0 is no cap (NaN), as is an absent option."""
     def conv(raw: Any) -> float:
-        parts = [p.strip() for p in str(raw).split(",")]
-        i = DIRECTIONS.index(direction)
-        part = parts[i] if i < len(parts) else parts[-1]
+        part = _direction_part(raw, direction)
         n = _int_option(part) if part else 0
         return float(n) if n > 0 else NAN
     return _opt(options, ("rate_iops",), NAN, conv, "an IOPS rate")

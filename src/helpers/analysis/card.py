@@ -24,8 +24,13 @@ class Metric:
     unit: str
     detail: str = ""
     flag_reasons: str = ""
-    left_out: str = ""  # a better value measured at a flagged point, not used as the headline
+    # a better value measured at a flagged point, named but not used as the headline
+    better_flagged: str = ""  # e.g. "higher 90,000 IOPS at randread 4k QD16"
+    better_flagged_reasons: str = ""
 
+    @property
+    def left_out(self) -> str:
+        return f"{self.better_flagged}, flagged: {self.better_flagged_reasons}" if self.better_flagged else ""
 
     @property
     def available(self) -> bool:
@@ -53,36 +58,35 @@ def _where(r: pd.Series) -> str:
         "" if r["numjobs"] == 1 else f" x{int(r['numjobs'])} jobs")
 
 
-def _pick(rows: pd.DataFrame, col: str, how: str) -> pd.Series | None:
-    rows = rows[rows[col].notna()]
-    if rows.empty:
-        return None
-    clean = rows[~rows["flagged"]]
-    pool = clean if not clean.empty else rows  # prefer unflagged points; fall back and say so
-    return pool.loc[pool[col].idxmax() if how == "max" else pool[col].idxmin()]
+def _extreme(rows: pd.DataFrame, col: str, how: str) -> pd.Series:
+    return rows.loc[rows[col].idxmax() if how == "max" else rows[col].idxmin()]
 
 
 def _metric(name: str, rows: pd.DataFrame, col: str, unit: str, how: str = "max", scale: float = 1.0) -> Metric:
-    r = _pick(rows, col, how)
-    if r is None:
+    """The best value among unflagged points (flagged ones only when nothing else was measured, and
+    then marked); a better value at a flagged point is named in ``better_flagged``."""
+    rows = rows[rows[col].notna()]
+    if rows.empty:
         return Metric(name, None, unit, "not measured in this run")
+    clean = rows[~rows["flagged"]]
+    r = _extreme(clean if not clean.empty else rows, col, how)
+    best = _extreme(rows, col, how)
     m = Metric(name, float(r[col]) * scale, unit, _where(r), r["flag_reasons"])
-    valid = rows[rows[col].notna()]
-    best = valid.loc[valid[col].idxmax() if how == "max" else valid[col].idxmin()]
     if bool(best["flagged"]) and not bool(r["flagged"]) and best[col] != r[col]:
-        m.left_out = (f"{'higher' if how == 'max' else 'lower'} {float(best[col]) * scale:,.{_decimals(unit)}f} "
-                      f"{unit} at {_where(best)}, flagged: {best['flag_reasons']}")
+        m.better_flagged = (f"{'higher' if how == 'max' else 'lower'} "
+                            f"{float(best[col]) * scale:,.{1 if unit == 'µs' else 0}f} {unit} at {_where(best)}")
+        m.better_flagged_reasons = best["flag_reasons"]
     return m
 
 
-def _decimals(unit: str) -> int:
-    return 1 if unit == "µs" else 0
+def _rand4k_read_rows(d: pd.DataFrame) -> pd.DataFrame:
+    """4k random-read rows of one job: the card's queue-depth (knee) series."""
+    return d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["numjobs"] == 1) & (d["direction"] == "read")]
 
 
 def rand4k_qd_series(df: pd.DataFrame) -> pd.DataFrame:
     """4k random-read points of one job, averaged per queue depth (the card's knee series)."""
-    d = with_units(df)
-    s = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["numjobs"] == 1) & (d["direction"] == "read")]
+    s = _rand4k_read_rows(with_units(df))
     return s.groupby("iodepth", as_index=False).agg(iops=("iops", "mean"), lat_mean_us=("lat_mean_us", "mean"),
                                                     clat_p99_us=("clat_p99_us", "mean"))
 
@@ -128,7 +132,7 @@ def _left_out(m: Metric) -> str:
 
 def _series_flags(d: pd.DataFrame) -> str:
     """Say when the knee's own series contains flagged points (the curve may show fio's limit, not the device's)."""
-    s = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["numjobs"] == 1) & (d["direction"] == "read")]
+    s = _rand4k_read_rows(d)
     bad = s[s["flagged"]]
     if bad.empty:
         return ""

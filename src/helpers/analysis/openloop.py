@@ -38,8 +38,9 @@ def openloop_table(df: pd.DataFrame, manifest: dict[str, Any] | None = None,
         rate = d["rate_iops"].astype(float)
     else:
         rate = pd.Series([offered_rate(p, manifest) for p in d["point_id"]], index=d.index, dtype=float)
-    grouped = d["group_reporting"].fillna(False).astype(bool) if "group_reporting" in d.columns else False
-    clones = (d["numjobs"].where(grouped, 1) if "numjobs" in d.columns else pd.Series(1, index=d.index)).astype(float)
+    clones = 1.0
+    if {"numjobs", "group_reporting"} <= set(d.columns):
+        clones = d["numjobs"].astype(float).where(d["group_reporting"].fillna(False).astype(bool), 1.0)
     d["offered_iops"] = rate * clones
     d = d[d["offered_iops"].notna()]
     if d.empty:

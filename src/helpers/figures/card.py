@@ -24,8 +24,8 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
         domain = {"x": [c / COLS + 0.01, (c + 1) / COLS - 0.01], "y": [1 - (r + 1) / rows + 0.04, 1 - r / rows - 0.08]}
         warn = " ⚠" if m.flag_reasons else ""
         sub = (m.detail or "") + ("<br>⚠ flagged point (see the table)" if m.flag_reasons else "")
-        if getattr(m, "left_out", ""):
-            sub += "<br>a flagged " + m.left_out.split(", flagged:")[0] + " not counted"
+        if m.better_flagged:
+            sub += f"<br>a flagged {m.better_flagged} not counted"
         if m.available:
             fmt = ",.0f" if m.unit != "µs" else ",.1f"
             fig.add_trace(go.Indicator(
