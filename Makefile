@@ -25,7 +25,7 @@ export JUPYTER_RUNTIME_DIR := $(CURDIR)/.jupyter/runtime
 export IPYTHONDIR := $(CURDIR)/.jupyter/ipython
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-PIPELINE = $(BIN)/python -m helpers.pipeline
+PIPELINE = $(BIN)/python -m helpers.report.pipeline
 SWEEP_ARGS = --target "$(TARGET)" --profile "$(PROFILE)" --run "$(RUN)" --runtime "$(RUNTIME)" --size "$(SIZE)" \
   --hosts "$(HOSTS)" --allow-existing "$(ALLOW_EXISTING)" --destroy-device "$(DESTROY_DEVICE)" \
   --ignore-signature "$(IGNORE_SIGNATURE)" --read-only-ack "$(READ_ONLY_ACK)" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
@@ -91,7 +91,7 @@ lint: setup ## ruff over src/ and tests/
 	$(BIN)/ruff check src tests
 
 clean: ## remove the lab's scratch file (only a file the lab created) and caches; raw data is kept
-	@if [ -x $(BIN)/python ]; then $(BIN)/python -m helpers.target --remove-scratch; fi
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m helpers.run.target --remove-scratch; fi
 	rm -rf .pytest_cache build .jupyter/runtime
 	find src tests -name __pycache__ -type d -prune -exec rm -rf {} +
 

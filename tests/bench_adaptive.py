@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import yaml
 
-from helpers import sweep
-from helpers.adaptive import device_seconds, point_metrics
 from helpers.analysis import find_knee
+from helpers.run import sweep
+from helpers.run.adaptive import device_seconds, point_metrics
 
 
 def knee_of(qd: list[float], iops: list[float]) -> tuple[float | None, str]:

@@ -4,7 +4,7 @@
 Builds N result files -- copies of the real corpus outputs (tests/data/fio, plain json and json+)
 with varied values -- in a temp folder, then times in the same run, each in a fresh subprocess:
 (a) the naive baseline: json.load + pandas.json_normalize per file, concat, to_parquet;
-(b) our ingest (``helpers.ingest.ingest_paths`` streaming to Parquet).
+(b) our ingest (``helpers.ingest.core.ingest_paths`` streaming to Parquet).
 Each side runs ``--repeat`` times (default 2, the best counts; the file build before warms the page
 cache). Prints both times, the ratio, the load average, and peak RSS of each (children included); ours
 is also run on N/3 files to show its memory follows the batch size, not the file count.
@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from helpers.ingest.core import BATCH_FILES
 
 CORPUS = Path(__file__).parent / "data" / "fio"
 SOURCES = ["jsonplus/randrw-mix70.json", "json/randread-qd4.json", "multijob/stonewall-clones.json",
@@ -56,6 +58,8 @@ def build(folder: Path, n: int, seed: int = 1) -> None:
 BASELINE = r"""
 import json, sys, time
 from pathlib import Path
+
+from helpers.ingest.core import BATCH_FILES
 import pandas as pd
 t = time.perf_counter()
 frames = []
@@ -73,7 +77,9 @@ print(time.perf_counter() - t, len(df))
 OURS = r"""
 import sys, time
 from pathlib import Path
-from helpers import ingest
+
+from helpers.ingest.core import BATCH_FILES
+from helpers.ingest import core as ingest
 t = time.perf_counter()
 r = ingest.ingest_paths([Path(sys.argv[1])], "bench", out=Path(sys.argv[2]), keep=False)
 print(time.perf_counter() - t, r.rows)
@@ -128,7 +134,7 @@ def main() -> int:
         print(f"after: {load()}")
         print(f"baseline (json.load + json_normalize + concat + to_parquet): {base[0]:.2f} s, "
               f"{base[1]} rows, peak RSS {base[2]:.0f} MiB (best of {args.repeat})")
-        print(f"ours (helpers.ingest, batches of at most {__import__('helpers.ingest').ingest.BATCH_FILES} files): "
+        print(f"ours (helpers.ingest.core, batches of at most {BATCH_FILES} files): "
               f"{ours[0]:.3f} s, {ours[1]} rows, peak RSS {ours[2]:.0f} MiB "
               f"({args.files // 3} files: {ours_small[0]:.3f} s, peak RSS {ours_small[2]:.0f} MiB; best of {args.repeat})")
         print(f"ratio: ours is {base[0] / ours[0]:.1f}x faster than the baseline (goal >= 40x)")

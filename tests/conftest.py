@@ -31,8 +31,8 @@ def fio_path() -> str:
 @pytest.fixture(scope="session")
 def scratch_dir(tmp_path_factory) -> Path:
     """A disk-backed folder for fio targets (pytest's tmp is under /tmp; refuse tmpfs there)."""
-    from helpers.system import mount_of
-    from helpers.target import MEMORY_FILESYSTEMS
+    from helpers.run.system import mount_of
+    from helpers.run.target import MEMORY_FILESYSTEMS
 
     d = tmp_path_factory.mktemp("scratch")
     m = mount_of(d)
@@ -47,7 +47,7 @@ def smoke_run(tmp_path_factory, scratch_dir) -> dict:
     """One real smoke-profile sweep (64 MiB target, 1 s points), shared by the whole session."""
     if FIO is None:
         pytest.skip("fio is not installed")
-    from helpers import sweep
+    from helpers.run import sweep
 
     raw = tmp_path_factory.mktemp("raw")
     manifest = sweep.sweep(target=scratch_dir / "smoke-target.bin", profile="smoke", run_id="smoke-test",
@@ -58,7 +58,7 @@ def smoke_run(tmp_path_factory, scratch_dir) -> dict:
 @pytest.fixture(scope="session")
 def smoke_processed(tmp_path_factory, smoke_run) -> dict:
     """The smoke run ingested into its own processed folder."""
-    from helpers import ingest
+    from helpers.ingest import core as ingest
 
     processed = tmp_path_factory.mktemp("processed")
     result = ingest.ingest(smoke_run["run_id"], raw_dir=smoke_run["raw_dir"], processed_dir=processed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers import schema
+from helpers.processed import schema
 
 
 def rows(points: list[dict]) -> pd.DataFrame:

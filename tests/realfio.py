@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from helpers import ingest
+from helpers.ingest import core as ingest
 
 SIZE = "64m"
 

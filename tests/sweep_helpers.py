@@ -49,7 +49,7 @@ def fio_recorder(directory: Path, real_fio: str) -> tuple[Path, Path]:
 
 def sweep_cli(args: list[str], **kw) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    return subprocess.Popen([sys.executable, "-m", "helpers.sweep", "--quiet", *args], env=env,
+    return subprocess.Popen([sys.executable, "-m", "helpers.run.sweep", "--quiet", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 

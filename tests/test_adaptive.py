@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import sweep
-from helpers.adaptive import Step, next_depth, refine_bracket
 from helpers.figures.steady_state import steady_state_figure
-from helpers.profiles import AdaptiveSettings, load_profile
+from helpers.run import sweep
+from helpers.run.adaptive import Step, next_depth, refine_bracket
+from helpers.run.profiles import AdaptiveSettings, load_profile
 from sweep_helpers import fio_recorder, write_profile
 
 

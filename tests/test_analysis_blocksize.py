@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from figdata import bs_sweep, rows
-from helpers import schema
 from helpers.analysis import bandwidth_plateau, blocksize_series
+from helpers.processed import schema
 
 KIB = 1024
 

@@ -8,7 +8,7 @@ import pytest
 
 from figdata import bs_sweep, rows
 from helpers.analysis.card import DeviceCard, Metric, device_card, rand4k_qd_series
-from helpers.validity import add_flags
+from helpers.processed.validity import add_flags
 
 METRIC_NAMES = ["QD1 4k random read latency", "QD1 4k random write latency", "Peak 4k random read IOPS",
                 "Peak 4k random write IOPS", "Peak sequential read bandwidth", "Peak sequential write bandwidth",
@@ -112,7 +112,7 @@ def test_rand4k_qd_series_averages_repeats_of_one_job_only():
 
 
 def flagged_run() -> pd.DataFrame:
-    """Flags derived from the rows' own fields by helpers.validity: buffered I/O (direct=0) and a
+    """Flags derived from the rows' own fields by helpers.processed.validity: buffered I/O (direct=0) and a
     sub-5 µs read latency are page cache; 2 s runtime is too short."""
     return add_flags(rows([
         {"point_id": "clean-qd1", "iodepth": 1, "iops": 12000.0, "lat_mean_us": 85.0, "total_ios": 60000},

@@ -11,7 +11,7 @@ import pytest
 
 from figdata import rows
 from helpers.analysis.compare import SPEC_FOR_METRIC, common_points, run_metrics, spec_comparison
-from helpers.specs import DRIVES_CSV, load_drive_specs
+from helpers.processed.specs import DRIVES_CSV, load_drive_specs
 
 SPEC_HEADER = ("vendor,model,capacity,interface,rand_read_4k_iops,rand_write_4k_iops,seq_read_mb_per_s,"
                "seq_write_mb_per_s,source,note\n")
@@ -54,7 +54,7 @@ def test_run_metrics_keep_runs_apart():
 
 
 def _csv_specs() -> list[dict]:
-    """drives.csv read with the csv module (independently of helpers.specs)."""
+    """drives.csv read with the csv module (independently of helpers.processed.specs)."""
     with open(DRIVES_CSV, newline="") as f:
         return list(csv.DictReader(f))
 

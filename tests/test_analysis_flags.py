@@ -6,7 +6,7 @@ import pandas as pd
 
 from figdata import rows
 from helpers.analysis.flags import ID_COLUMNS, flag_table
-from helpers.validity import add_flags
+from helpers.processed.validity import add_flags
 
 BOOL_FLAGS = ["flag_page_cache", "flag_cpu_bound", "flag_few_ios", "flag_short_run", "flag_repeat_spread"]
 FLAG_COLS = ["flag_page_cache", "flag_cpu_bound", "flag_few_ios", "unreliable_percentiles", "flag_short_run",

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from figdata import rows
-from helpers import schema
 from helpers.analysis import mix_series
+from helpers.processed import schema
 
 
 def empty_results() -> pd.DataFrame:

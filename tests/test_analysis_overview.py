@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from figdata import bs_sweep, rows
-from helpers import schema
 from helpers.analysis import distribution, grid, held_constant
+from helpers.processed import schema
 
 GRID_COLUMNS = ["held", "operation", "x", "iops", "mb_per_s", "lat_mean_us", "clat_p99_us", "n_points", "flagged",
                 "flag_reasons"]

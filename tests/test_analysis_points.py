@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from figdata import rows
-from helpers import schema
 from helpers.analysis import operations, totals, with_units
+from helpers.processed import schema
 
 
 def empty_results() -> pd.DataFrame:

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from figdata import rows
-from helpers import schema
 from helpers.analysis import qd_series, qd_table
+from helpers.processed import schema
 
 
 def empty_results() -> pd.DataFrame:

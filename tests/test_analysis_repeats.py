@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from figdata import rows
-from helpers import schema
 from helpers.analysis import aggregate_repeats, mean_ci
+from helpers.processed import schema
 
 T975 = {1: 12.706205, 2: 4.302653, 4: 2.776445}
 T95_2 = 2.919986

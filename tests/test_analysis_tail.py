@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analysis import percentiles_long
-from helpers.validity import add_flags
+from helpers.processed.validity import add_flags
 
 
 def _row(**kw):

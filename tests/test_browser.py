@@ -21,8 +21,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import config, pipeline, runs
-from helpers.reports import build_index, export_html
+from helpers import config
+from helpers.notebook import runs
+from helpers.report import pipeline
+from helpers.report.export import build_index, export_html
 
 pytestmark = pytest.mark.browser
 

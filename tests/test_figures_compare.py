@@ -3,7 +3,7 @@ import pytest
 
 from figdata import rows
 from helpers import analysis, figures
-from helpers.specs import load_drive_specs
+from helpers.processed.specs import load_drive_specs
 
 
 def two_runs():

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from helpers.figures.steady_state import steady_state_figure
-from helpers.steady_state import check_steady_state
+from helpers.run.steady_state import check_steady_state
 
 ROUNDS = [{"round": 1, "iops": 100.0}, {"round": 2, "iops": 50.0}, {"round": 3, "iops": 98.0},
           {"round": 4, "iops": 100.0}, {"round": 5, "iops": 102.0}]

@@ -1,11 +1,11 @@
-"""Locating fio and reading its version (helpers.fio_binary): the real binary, and fakes for faults."""
+"""Locating fio and reading its version (helpers.fio.binary): the real binary, and fakes for faults."""
 
 from __future__ import annotations
 
 import pytest
 
 from helpers.errors import LabError
-from helpers.fio_binary import find_fio, fio_version
+from helpers.fio.binary import find_fio, fio_version
 
 
 def test_real_fio_found_and_versioned(fio_path, monkeypatch):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from helpers.fio_json import FioParseError, final_jobs, parse_fio_bytes
+from helpers.fio.json_output import FioParseError, final_jobs, parse_fio_bytes
 
 OBJ = {"fio version": "fio-3.33", "jobs": [{"jobname": "a", "groupid": 0}]}
 

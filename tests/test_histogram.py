@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import histogram, ingest
+from helpers.fio import histogram
+from helpers.ingest import core as ingest
 
 CORPUS = Path(__file__).parent / "data" / "fio"
 

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from helpers import sweep
 from helpers.errors import LabError
-from helpers.hosts import parse_hosts
+from helpers.run import sweep
+from helpers.run.hosts import parse_hosts
 from sweep_helpers import fio_recorder, wait_for, write_profile
 
 
@@ -96,7 +96,7 @@ def test_unreachable_hosts_named_in_one_sentence_before_any_io(tmp_path, scratch
 def test_points_run_on_every_host_at_once_and_rows_are_tagged(tmp_path, scratch_dir, fio_path, fio_servers):
     from helpers.analysis.hosts import host_table, label_hosts
     from helpers.figures.hosts import hosts_figure
-    from helpers.ingest import ingest_run
+    from helpers.ingest.core import ingest_run
 
     prof = write_profile(tmp_path, "mh", [{"group": "g", "rw": "randread", "bs": "4k", "iodepth": [1, 4]}])
     target = scratch_dir / "hosts.bin"

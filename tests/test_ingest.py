@@ -13,7 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import config, ingest, schema, store
+from helpers import config
+from helpers.ingest import core as ingest
+from helpers.processed import schema, store
 
 CORPUS = Path(__file__).parent / "data" / "fio"
 GOOD = sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*.json") if p.parts[-2] != "bad")

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from helpers.errors import LabError
-from helpers.lock import SweepLocks, pid_alive, target_lock_path
+from helpers.run.lock import SweepLocks, pid_alive, target_lock_path
 from sweep_helpers import ROOT, write_profile
 
 
@@ -42,13 +42,13 @@ def test_lock_held_by_another_process_refuses_a_real_sweep_before_io(tmp_path, s
     target = scratch_dir / "locked.bin"
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         ("import sys, time; from pathlib import Path; from helpers.lock import SweepLocks;"
+         ("import sys, time; from pathlib import Path; from helpers.run.lock import SweepLocks;"
          f"l = SweepLocks(Path({str(target)!r}), Path({str(tmp_path / 'other')!r}), 'other-run').acquire();"
          "print('ready', flush=True); time.sleep(60)")],
         env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "ready"
-        from helpers import sweep
+        from helpers.run import sweep
 
         prof = write_profile(tmp_path, "one", [{"rw": "randread", "bs": "4k"}])
         with pytest.raises(LabError) as exc:

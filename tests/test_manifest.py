@@ -1,4 +1,4 @@
-"""Run manifests (helpers.manifest): run ids, atomic writes, tolerant reads."""
+"""Run manifests (helpers.run.manifest): run ids, atomic writes, tolerant reads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,13 @@ import re
 import pytest
 
 from helpers.errors import LabError
-from helpers.manifest import check_run_id, default_run_id, read_manifest, write_json_atomic, write_manifest
+from helpers.run.manifest import (
+    check_run_id,
+    default_run_id,
+    read_manifest,
+    write_json_atomic,
+    write_manifest,
+)
 
 
 @pytest.mark.parametrize("bad", ["../etc", "a/b", "with space", "", ".hidden", "x" * 129])

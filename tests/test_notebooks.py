@@ -9,8 +9,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import config, pipeline, runs, store
-from helpers.manifest import read_manifest
+from helpers import config
+from helpers.notebook import runs
+from helpers.processed import store
+from helpers.report import pipeline
+from helpers.run.manifest import read_manifest
 
 pytestmark = pytest.mark.notebooks
 

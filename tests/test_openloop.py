@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from helpers import sweep
 from helpers.analysis.openloop import offered_rate, openloop_table
 from helpers.figures.openloop import openloop_figure
-from helpers.profiles import load_profile
+from helpers.run import sweep
+from helpers.run.profiles import load_profile
 from sweep_helpers import write_profile
 
 
@@ -26,7 +26,7 @@ def test_shipped_openloop_profile():
 
 
 def test_offered_loads_low_to_past_saturation(tmp_path, scratch_dir, fio_path):
-    from helpers.ingest import ingest_run
+    from helpers.ingest.core import ingest_run
 
     prof = write_profile(tmp_path, "ol", [{"group": "openloop", "rw": "randread", "bs": "4k", "iodepth": 32,
                                           "rate_process": "poisson", "rate_iops": [3000, 6000, 2000000]}],

@@ -8,15 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from helpers import config, pipeline
+from helpers import config
 from helpers.errors import LabError
+from helpers.report import pipeline
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args, env=None):
     e = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "helpers.pipeline", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "helpers.report.pipeline", *args], capture_output=True, text=True,
                           env=e, cwd=ROOT, timeout=120)
 
 

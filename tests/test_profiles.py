@@ -2,7 +2,7 @@ import pytest
 import yaml
 
 from helpers.errors import LabError
-from helpers.profiles import available_profiles, load_profile, parse_profile
+from helpers.run.profiles import available_profiles, load_profile, parse_profile
 
 
 def _profile(points, settings=None):

@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from helpers import pipeline, reports
+from helpers.report import export as reports
+from helpers.report import pipeline
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Running fio (helpers.runner): one real fio process per point with an argv list, the raw JSON written
+"""Running fio (helpers.run.runner): one real fio process per point with an argv list, the raw JSON written
 verbatim and atomically, failures kept apart with fio's message, missing/hanging fio handled."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import runner
 from helpers.errors import LabError
-from helpers.profiles import Point
+from helpers.run import runner
+from helpers.run.profiles import Point
 
 
 def small_target(scratch_dir: Path, name: str, size: int = 64 * 1024**2) -> Path:

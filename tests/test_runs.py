@@ -2,8 +2,10 @@ import os
 
 import pytest
 
-from helpers import runs, store
 from helpers.errors import LabError
+from helpers.notebook import runs
+from helpers.processed import store
+from helpers.run import manifest
 
 
 def test_latest_falls_back_to_the_bundled_sample_on_an_empty_dataset(tmp_path):
@@ -38,9 +40,9 @@ def test_load_results_summary_counts_rows_and_flags(smoke_processed):
 
 def test_latest_raw_run_is_the_newest_manifest(tmp_path):
     with pytest.raises(LabError, match="there is no run in"):
-        runs.latest_raw_run(tmp_path)
+        manifest.latest_raw_run(tmp_path)
     for i, name in enumerate(["b-old", "a-new"]):
         (tmp_path / name).mkdir()
         (tmp_path / name / "manifest.json").write_text("{}")
         os.utime(tmp_path / name / "manifest.json", (1000 + i, 1000 + i))
-    assert runs.latest_raw_run(tmp_path) == "a-new"
+    assert manifest.latest_raw_run(tmp_path) == "a-new"

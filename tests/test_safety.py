@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import sweep
 from helpers.errors import LabError
-from helpers.safety import check_block_device, names_device, related_devices
+from helpers.run import sweep
+from helpers.run.safety import check_block_device, names_device, related_devices
 from sweep_helpers import fio_recorder, sha256, write_profile
 
 WRITE = [{"group": "w", "rw": "randwrite", "bs": "4k", "iodepth": 4}]
@@ -60,8 +60,8 @@ def loops(tmp_path_factory):
     reason = _loop_unavailable()
     if reason:
         pytest.skip(reason)
-    from helpers.system import mount_of
-    from helpers.target import MEMORY_FILESYSTEMS
+    from helpers.run.system import mount_of
+    from helpers.run.target import MEMORY_FILESYSTEMS
 
     d = tmp_path_factory.mktemp("loops")
     if (mount_of(d) or {}).get("fstype") in MEMORY_FILESYSTEMS:
@@ -131,7 +131,7 @@ def test_decoy_file_refused_for_writes_unless_named_and_never_touched(tmp_path, 
 
 
 def test_make_clean_removes_only_the_lab_scratch(tmp_path, scratch_dir):
-    from helpers.target import main as target_main
+    from helpers.run.target import main as target_main
 
     decoy = scratch_dir / "decoy-clean.bin"
     decoy.write_bytes(b"keep me")
@@ -196,7 +196,7 @@ def test_device_name_matching_and_holders(tmp_path, monkeypatch):
     for d in ("sdz/sdz1/holders/md9", "sdz/holders", "md9/holders/dm-7", "dm-7/holders"):
         (sysfs / d).mkdir(parents=True, exist_ok=True)
     (sysfs / "sdz" / "sdz1" / "partition").write_text("1")
-    monkeypatch.setattr("helpers.safety.SYS_BLOCK", sysfs)
+    monkeypatch.setattr("helpers.run.safety.SYS_BLOCK", sysfs)
     (sysfs / "sdz1").symlink_to(sysfs / "sdz" / "sdz1")
     related, holders = related_devices("sdz")
     assert {"sdz", "sdz1", "md9", "dm-7"} <= set(related) and holders == ["dm-7", "md9"]
@@ -207,7 +207,7 @@ def test_block_device_write_refusal_names_the_override(tmp_path):
     if not dev.exists():
         pytest.skip("no /dev/loop-control")
     # not a block device: prepare_target refuses it as a non-regular file
-    from helpers.target import prepare_target
+    from helpers.run.target import prepare_target
 
     with pytest.raises(LabError, match="not a regular file or block device"):
         prepare_target(dev, "1m", writes=True)

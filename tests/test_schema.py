@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import ingest, schema
+from helpers.ingest import core as ingest
+from helpers.processed import schema
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).parent / "data" / "fio"
@@ -12,7 +13,7 @@ CORPUS = Path(__file__).parent / "data" / "fio"
 
 def test_schema_doc_is_current():
     assert (ROOT / "docs" / "schema.md").read_text() == schema.document(), \
-        "run: .venv/bin/python -m helpers.schema > docs/schema.md"
+        "run: .venv/bin/python -m helpers.processed.schema > docs/schema.md"
 
 
 def test_every_column_has_a_unit_or_is_a_label():

@@ -1,10 +1,10 @@
-"""SNIA PTS steady-state rule (helpers.steady_state): known answers for the range and slope criteria."""
+"""SNIA PTS steady-state rule (helpers.run.steady_state): known answers for the range and slope criteria."""
 
 from __future__ import annotations
 
 import pytest
 
-from helpers.steady_state import check_steady_state
+from helpers.run.steady_state import check_steady_state
 
 
 @pytest.mark.parametrize("values, reached", [

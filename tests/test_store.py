@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from helpers import config, store
+from helpers import config
+from helpers.processed import store
 
 
 def test_runwriter_streams_batches_and_replaces_the_partition(tmp_path):

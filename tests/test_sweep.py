@@ -9,8 +9,8 @@ import signal
 
 import pytest
 
-from helpers import sweep
-from helpers.lock import pid_alive
+from helpers.run import sweep
+from helpers.run.lock import pid_alive
 from sweep_helpers import (
     fio_children,
     fio_recorder,
@@ -118,7 +118,7 @@ def test_dry_run_prints_every_command_and_writes_nothing(tmp_path, scratch_dir, 
 
 
 def test_cli_dry_run_for_every_shipped_profile(tmp_path, scratch_dir, fio_path):
-    from helpers.profiles import available_profiles
+    from helpers.run.profiles import available_profiles
 
     for name in available_profiles():
         target = scratch_dir / "dry-cli" / f"{name}.bin"

@@ -1,4 +1,4 @@
-"""Machine and device facts for the manifest (helpers.system), read from this machine's /proc and /sys."""
+"""Machine and device facts for the manifest (helpers.run.system), read from this machine's /proc and /sys."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 import platform
 from pathlib import Path
 
-from helpers.system import block_device_of, describe_host, describe_target, mount_of
+from helpers.run.system import block_device_of, describe_host, describe_target, mount_of
 
 
 def test_host_facts():

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from helpers.errors import LabError
-from helpers.system import mount_of
-from helpers.target import (
+from helpers.run.system import mount_of
+from helpers.run.target import (
     FREE_SPACE_MARGIN,
     check_free_space,
     is_lab_file,

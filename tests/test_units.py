@@ -1,7 +1,7 @@
 import pytest
 
 from helpers.errors import LabError
-from helpers.units import format_bytes, parse_size
+from helpers.fio.units import format_bytes, parse_size
 
 
 @pytest.mark.parametrize("text, expected", [

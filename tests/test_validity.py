@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import schema
-from helpers.validity import FLAG_COLUMNS, add_flags, unreliable_percentiles
+from helpers.processed import schema
+from helpers.processed.validity import FLAG_COLUMNS, add_flags, unreliable_percentiles
 from realfio import prefill, run_jobs
 
 

@@ -15,10 +15,13 @@ SCRATCH_DIR = DATA_DIR / "scratch"
 REPORTS_DIR = ROOT / "reports"
 NOTEBOOKS_DIR = ROOT / "notebooks"
 
-PROFILES_DIR = PACKAGE_DIR / "profiles"
-SAMPLE_DIR = PACKAGE_DIR / "sample"
+# Files shipped with the package (data, not code): profiles, sample runs, spec sheet, export template.
+RESOURCES_DIR = PACKAGE_DIR / "resources"
+PROFILES_DIR = RESOURCES_DIR / "profiles"
+SAMPLE_DIR = RESOURCES_DIR / "sample"
 SAMPLE_RAW_DIR = SAMPLE_DIR / "raw"
-SPECS_DIR = PACKAGE_DIR / "specs"
+DRIVES_CSV = RESOURCES_DIR / "drives.csv"
+TEMPLATES_DIR = RESOURCES_DIR / "templates"
 
 DEFAULT_TARGET = SCRATCH_DIR / "fio-target.bin"
 DEFAULT_SIZE = "1g"

@@ -31,21 +31,21 @@ Table helpers for notebooks: ``knee_table(series)``, ``usl_table(points, x)``, `
 with residuals), ``numjobs_series(df)``, ``aggregate_repeats(df)`` (mean and 95 % CI).
 """
 
-from .blocksize import bandwidth_plateau, blocksize_series
-from .card import DeviceCard, device_card
-from .compare import common_points, run_metrics, spec_comparison
-from .flags import flag_table
-from .hosts import host_table, label_hosts
-from .knee import Knee, find_knee, knee_table
-from .littles import LinearFit, fit_linear_region, linear_region_table, littles_law
-from .mix import mix_series
-from .openloop import offered_rate, openloop_table
-from .overview import distribution, grid, held_constant
-from .points import operations, totals, with_units
-from .qd import qd_series, qd_table
-from .repeats import aggregate_repeats, mean_ci
-from .tail import distribution_percentile, latency_distribution, percentiles_long
-from .usl import UslFit, fit_usl, numjobs_series, usl, usl_table
+from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
+from helpers.analysis.card import DeviceCard, device_card
+from helpers.analysis.compare import common_points, run_metrics, spec_comparison
+from helpers.analysis.flags import flag_table
+from helpers.analysis.hosts import host_table, label_hosts
+from helpers.analysis.knee import Knee, find_knee, knee_table
+from helpers.analysis.littles import LinearFit, fit_linear_region, linear_region_table, littles_law
+from helpers.analysis.mix import mix_series
+from helpers.analysis.openloop import offered_rate, openloop_table
+from helpers.analysis.overview import distribution, grid, held_constant
+from helpers.analysis.points import operations, totals, with_units
+from helpers.analysis.qd import qd_series, qd_table
+from helpers.analysis.repeats import aggregate_repeats, mean_ci
+from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
+from helpers.analysis.usl import UslFit, fit_usl, numjobs_series, usl, usl_table
 
 __all__ = [
     "Knee", "LinearFit", "UslFit", "aggregate_repeats", "find_knee", "fit_linear_region", "flag_table", "fit_usl", "knee_table",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..units import format_bytes
-from .points import with_units
+from helpers.analysis.points import with_units
+from helpers.fio.units import format_bytes
 
 SERIES_KEYS = ["run_id", "host", "rw", "direction", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct"]
 PLATEAU_FRACTION = 0.9  # a series has "stopped growing" once it reaches 90 % of its peak bandwidth

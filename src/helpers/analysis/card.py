@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..units import format_bytes
-from .blocksize import bandwidth_plateau, blocksize_series
-from .points import with_units
+from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
+from helpers.analysis.knee import find_knee
+from helpers.analysis.points import with_units
+from helpers.fio.units import format_bytes
 
 KB4 = 4096
 FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
@@ -110,7 +111,6 @@ def device_card(df: pd.DataFrame, S: float = 1.0) -> DeviceCard:
     knee_qd, reason = None, "no 4k random-read queue-depth sweep in this run"
     knee = None
     if series["iodepth"].nunique() >= 2:
-        from .knee import find_knee
 
         knee = find_knee(series["iodepth"], series["iops"], S=S)
         knee_qd, reason = knee.knee_qd, knee.reason

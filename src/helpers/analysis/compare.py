@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .card import device_card
+from helpers.analysis.card import device_card
 
 # card metric -> spec column of helpers/specs/drives.csv
 SPEC_FOR_METRIC: dict[str, str] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..validity import FLAG_COLUMNS
+from helpers.processed.validity import FLAG_COLUMNS
 
 ID_COLUMNS = ["run_id", "point_id", "direction", "rw", "bs_bytes", "iodepth", "numjobs", "ioengine", "direct"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..validity import CPU_BOUND_PCT, SYNC_ENGINES
+from helpers.processed.validity import CPU_BOUND_PCT, SYNC_ENGINES
 
 LITTLES_TOLERANCE = 0.10  # |L̂ / configured − 1| above this is flagged
 LINEAR_TOLERANCE = 0.10  # a point stays in the linear region while within 10 % of the line

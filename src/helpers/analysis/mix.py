@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .points import MIXED_MODES, totals, with_units
+from helpers.analysis.points import MIXED_MODES, totals, with_units
 
 SERIES_KEYS = ["run_id", "host", "rw", "bs_bytes", "iodepth", "numjobs", "ioengine", "direct"]
 DIRECTIONS = ["read", "write", "total"]

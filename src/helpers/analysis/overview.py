@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..units import format_bytes
-from .points import operations, sorted_operations
+from helpers.analysis.points import operations, sorted_operations
+from helpers.fio.units import format_bytes
 
 METRICS: dict[str, str] = {  # column -> label with unit
     "iops": "IOPS (I/O per second)",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..units import format_bytes
+from helpers.fio.units import format_bytes
 
 MB = 1_000_000
 MIB = 1024**2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..units import format_bytes
+from helpers.fio.units import format_bytes
 
 SERIES_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "numjobs", "rwmixread_pct", "ioengine", "direct"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .points import with_units
+from helpers.analysis.points import with_units
 
 PERCENTILE_COLUMNS: dict[float, str] = {
     50.0: "clat_p50_us", 90.0: "clat_p90_us", 95.0: "clat_p95_us",

@@ -6,7 +6,7 @@ import math
 
 import plotly.graph_objects as go
 
-from .common import TEMPLATE, message_figure
+from helpers.figures.common import TEMPLATE, message_figure
 
 COLS = 4
 
@@ -42,11 +42,3 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
     fig.update_layout(title=title, template=TEMPLATE, height=190 * rows + 60, margin={"l": 10, "r": 10, "t": 50})
     return fig
 
-
-def findings_markdown(card):
-    """The card's findings as a Markdown bullet list (IPython display object)."""
-    from IPython.display import Markdown
-
-    if not card.findings:
-        return Markdown("_This run has no data to write findings from._")
-    return Markdown("\n".join(f"- {f}" for f in card.findings))

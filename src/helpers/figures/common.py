@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
-import plotly.io as pio
 
-# plotly_mimetype shows figures in JupyterLab; notebook embeds plotly.js once so that the
-# nbconvert HTML export renders offline (no CDN).
-NOTEBOOK_RENDERER = "plotly_mimetype+notebook"
+from helpers.fio.units import format_bytes
+
 TEMPLATE = "plotly_white"
-
-
-def setup_notebook() -> None:
-    pio.renderers.default = NOTEBOOK_RENDERER
-    pio.templates.default = TEMPLATE
 
 
 def message_figure(text: str) -> go.Figure:
@@ -72,8 +65,6 @@ def flag_notes(reasons) -> list[str]:
 
 def bs_axis(values) -> dict:
     """x-axis settings for block sizes: log scale, ticks at the measured sizes in fio's spelling."""
-    from ..units import format_bytes
-
     ticks = sorted({int(v) for v in values})
     return {"type": "log", "tickvals": ticks, "ticktext": [format_bytes(t) for t in ticks]}
 

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import TEMPLATE, color, message_figure
+from helpers.figures.common import TEMPLATE, color, message_figure
 
 
 def _fmt(v, unit: str) -> str:

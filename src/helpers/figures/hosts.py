@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .common import TEMPLATE, message_figure, metric_axis
+from helpers.figures.common import TEMPLATE, message_figure, metric_axis
 
 
 def hosts_figure(table: pd.DataFrame, metric: str = "iops", title: str = "Per-host and aggregate") -> go.Figure:

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import (
+from helpers.figures.common import (
     IOPS_AXIS,
     MB_AXIS,
     TEMPLATE,

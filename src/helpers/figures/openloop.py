@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .common import TEMPLATE, message_figure
+from helpers.figures.common import TEMPLATE, message_figure
 
 PERCENTILES = [("clat_p50_us", "p50"), ("clat_p99_us", "p99"), ("clat_p99_9_us", "p99.9")]
 

@@ -6,8 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..units import format_bytes
-from .common import (
+from helpers.figures.common import (
     IOPS_AXIS,
     MB_AXIS,
     QD_AXIS,
@@ -19,6 +18,7 @@ from .common import (
     log2_axis,
     message_figure,
 )
+from helpers.fio.units import format_bytes
 
 NO_SWEEP = "This run has no queue-depth sweep (no series with two or more iodepths)."
 

@@ -11,9 +11,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..analysis.repeats import mean_ci
-from ..analysis.usl import usl
-from .common import TEMPLATE, log2_axis, message_figure
+from helpers.analysis.repeats import mean_ci
+from helpers.analysis.usl import usl
+from helpers.figures.common import TEMPLATE, log2_axis, message_figure
 
 FLAG_COLOR = "#d62728"
 OK_COLOR = "#1f77b4"

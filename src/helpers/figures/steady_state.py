@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .common import TEMPLATE, message_figure, metric_axis
+from helpers.figures.common import TEMPLATE, message_figure, metric_axis
 
 
 def steady_state_figure(rounds: pd.DataFrame, result: dict | None = None, metric: str = "iops",
                         title: str = "Steady-state convergence") -> go.Figure:
     """``rounds``: columns ``round`` and ``metric`` (e.g. the manifest's ``steady_state.rounds``).
-    ``result``: :class:`helpers.steady_state.SteadyState` as a dict.  Draws every round, the
+    ``result``: :class:`helpers.run.steady_state.SteadyState` as a dict.  Draws every round, the
     measurement window, its mean with the ±10 % band (range limit 20 % of the mean) and the
     least-squares line over the window."""
     if rounds is None or len(rounds) == 0:

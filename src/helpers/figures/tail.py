@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import TEMPLATE, add_step_slider, color, flag_notes, flag_symbols, message_figure
+from helpers.figures.common import TEMPLATE, add_step_slider, color, flag_notes, flag_symbols, message_figure
 
 
 def _qd_steps(groups: list[int], extra_all: bool = True) -> list[tuple[str, list[bool]]]:

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import LabError
+from helpers import config
+from helpers.errors import LabError
 
 MANIFEST_NAME = "manifest.json"
 _RUN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -48,3 +49,12 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     write_json_atomic(Path(run_dir) / MANIFEST_NAME, manifest)
+
+
+def latest_raw_run(raw_dir: str | Path = "") -> str:
+    """The newest run folder (by its manifest's start time) in ``raw_dir``."""
+    rdir = Path(raw_dir) if raw_dir else config.RAW_DIR
+    runs = [p for p in rdir.iterdir() if (p / MANIFEST_NAME).exists()] if rdir.exists() else []
+    if not runs:
+        raise LabError(f"there is no run in {rdir}: run 'make sweep' first.")
+    return max(runs, key=lambda p: (p / MANIFEST_NAME).stat().st_mtime).name

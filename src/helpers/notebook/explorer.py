@@ -7,8 +7,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..units import format_bytes
-from .common import IOPS_AXIS, MB_AXIS, TEMPLATE, bs_axis, log2_axis, message_figure
+from helpers.figures.common import IOPS_AXIS, MB_AXIS, TEMPLATE, bs_axis, log2_axis, message_figure
+from helpers.fio.units import format_bytes
 
 
 def _figure_class():

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .fio_binary import find_fio
-from .profiles import Point
-from .units import format_bytes
+from helpers.fio.binary import find_fio
+from helpers.fio.units import format_bytes
+from helpers.run.profiles import Point
 
 # fio's default percentile list plus the deep tail; printed as keys like "99.990000".
 PERCENTILES = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99"

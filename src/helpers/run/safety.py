@@ -23,7 +23,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import LabError
+from helpers.errors import LabError
 
 SYS_BLOCK = Path("/sys/class/block")
 

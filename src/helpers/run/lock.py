@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Self
 
-from .errors import LabError
+from helpers.errors import LabError
 
 LOCK_DIRS = (Path("/run/lock/ssdlab"), Path(tempfile.gettempdir()) / "ssdlab-locks")
 RUN_LOCK_NAME = ".sweep.lock"

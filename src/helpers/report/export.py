@@ -13,10 +13,10 @@ from pathlib import Path
 import nbformat
 from nbconvert import HTMLExporter
 
-from . import config
-from .manifest import read_manifest
+from helpers import config
+from helpers.run.manifest import read_manifest
 
-TEMPLATES_DIR = config.PACKAGE_DIR / "templates"
+TEMPLATES_DIR = config.TEMPLATES_DIR
 # plotly's notebook renderer hard-codes a MathJax <script src> on a CDN in every figure; reports use no
 # LaTeX, and an offline page must not try the network, so external script tags are removed.
 _EXTERNAL_SCRIPT = re.compile(r'<script[^>]*\ssrc="(?:https?:)?//[^"]*"[^>]*>\s*</script>', re.IGNORECASE)

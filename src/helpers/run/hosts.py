@@ -15,8 +15,8 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from .errors import LabError
-from .fio_json import parse_fio_bytes
+from helpers.errors import LabError
+from helpers.fio.json_output import parse_fio_bytes
 
 DEFAULT_PORT = 8765
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import LabError
+from helpers.errors import LabError
 
 _SUFFIX = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 _SIZE_RE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b?)?\s*$", re.IGNORECASE)

@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import config, store
-from .errors import LabError
-from .ingest import ingest
+from helpers import config
+from helpers.errors import LabError
+from helpers.ingest.core import ingest
+from helpers.processed import store
+from helpers.run.manifest import latest_raw_run  # noqa: F401  (re-exported for notebooks)
 
 
 def sample_run_ids() -> list[str]:
@@ -58,15 +60,6 @@ def resolve_runs(run_id: str | list[str] = "latest", processed_dir: str | Path =
             raise LabError(f"run {r!r} has no processed data in {pdir}: run 'make ingest RUN={r}' first "
                            f"(processed runs: {', '.join(available) or 'none'}).")
     return pdir, list(dict.fromkeys(out))
-
-
-def latest_raw_run(raw_dir: str | Path = "") -> str:
-    """The newest run folder (by its manifest's start time) in ``raw_dir``."""
-    rdir = Path(raw_dir) if raw_dir else config.RAW_DIR
-    runs = [p for p in rdir.iterdir() if (p / "manifest.json").exists()] if rdir.exists() else []
-    if not runs:
-        raise LabError(f"there is no run in {rdir}: run 'make sweep' first.")
-    return max(runs, key=lambda p: (p / "manifest.json").stat().st_mtime).name
 
 
 @dataclass

@@ -14,8 +14,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import LabError
-from .units import parse_size
+from helpers import config
+from helpers.errors import LabError
+from helpers.fio.units import parse_size
+from helpers.run.safety import check_block_device, is_block_device
+from helpers.run.system import mount_of
 
 SIDECAR_SUFFIX = ".ssdlab.json"
 FREE_SPACE_MARGIN = 256 * 1024**2  # keep this much free beyond the scratch file
@@ -59,8 +62,6 @@ MEMORY_FILESYSTEMS = ("tmpfs", "ramfs", "devtmpfs", "hugetlbfs")
 
 def check_o_direct(directory: Path) -> None:
     """Raise LabError if ``directory`` is memory-backed or its files cannot be opened with O_DIRECT."""
-    from .system import mount_of
-
     mount = mount_of(directory)
     if mount and mount["fstype"] in MEMORY_FILESYSTEMS:
         raise LabError(
@@ -103,8 +104,6 @@ def _same_path(a: str | Path | None, b: Path) -> bool:
 
 
 def _memory_fs_check(directory: Path) -> None:
-    from .system import mount_of
-
     d = directory
     while not d.exists() and d != d.parent:
         d = d.parent
@@ -125,10 +124,8 @@ def prepare_target(path: str | Path, size: str | int, writes: bool, direct: bool
     Files: the parent must allow O_DIRECT and have free space for a new file; an existing file the
     lab did not create is refused for write workloads unless ``allow_existing`` names it.  For
     reads, a foreign file is fine and the tested size is limited to its size (so fio never extends
-    it).  Block devices follow :func:`helpers.safety.check_block_device`.
+    it).  Block devices follow :func:`helpers.run.safety.check_block_device`.
     """
-    from .safety import check_block_device, is_block_device
-
     path = Path(path).expanduser().absolute()
     size_bytes = parse_size(size, what="SIZE")
     if is_block_device(path):
@@ -183,9 +180,7 @@ def remove_scratch(path: Path) -> bool:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from . import config
-
-    ap = argparse.ArgumentParser(prog="python -m helpers.target")
+    ap = argparse.ArgumentParser(prog="python -m helpers.run.target")
     ap.add_argument("--remove-scratch", nargs="?", const=str(config.DEFAULT_TARGET), metavar="PATH",
                     help="delete the lab's scratch file (refused for files the lab did not create)")
     args = ap.parse_args(argv)

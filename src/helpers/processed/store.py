@@ -15,7 +15,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import config, schema
+from helpers import config
+from helpers.processed import schema
 
 
 def run_partition(processed_dir: Path, dataset: str, run_id: str) -> Path:

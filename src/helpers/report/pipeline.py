@@ -4,8 +4,8 @@ Notebook naming: ``00-09`` are stages (sweep, ingest), ``10-89`` analysis notebo
 reports, ``90-99`` interactive-only notebooks (ipywidgets explorer) that are executed in tests
 but not exported.
 
-    python -m helpers.pipeline run-all [--target T] [--profile P] [--run R] [--runtime S] [--size N]
-    python -m helpers.pipeline sweep|ingest|reports [--run R] ...
+    python -m helpers.report.pipeline run-all [--target T] [--profile P] [--run R] [--runtime S] [--size N]
+    python -m helpers.report.pipeline sweep|ingest|reports [--run R] ...
 """
 
 from __future__ import annotations
@@ -18,13 +18,12 @@ from typing import Any
 
 import papermill as pm
 
-from . import config
-from .errors import LabError
-from .manifest import check_run_id, default_run_id, read_manifest
-from .reports import build_index, export_html
-from .runs import latest_raw_run
-from .sweep import add_sweep_arguments, plan_sweep, sweep_options
-from .sweep import dry_run as sweep_dry_run
+from helpers import config
+from helpers.errors import LabError
+from helpers.report.export import build_index, export_html
+from helpers.run.manifest import check_run_id, default_run_id, latest_raw_run, read_manifest
+from helpers.run.sweep import add_sweep_arguments, plan_sweep, sweep_options
+from helpers.run.sweep import dry_run as sweep_dry_run
 
 SWEEP_NB = "00-sweep.ipynb"
 INGEST_NB = "01-ingest.ipynb"
@@ -57,7 +56,7 @@ def executed_path(run_id: str, notebook: Path, reports_dir: Path = config.REPORT
 def run_sweep_stage(run_id: str, target: str, profile: str, runtime_s: float, size: str,
                     options: dict[str, Any] | None = None) -> bool:
     """Preflight (no I/O), announce, then execute the sweep notebook.  ``options``: hosts, dry_run and
-    the safety overrides of :func:`helpers.sweep.plan_sweep`.  Returns False for a dry run (nothing ran)."""
+    the safety overrides of :func:`helpers.run.sweep.plan_sweep`.  Returns False for a dry run (nothing ran)."""
     options = dict(options or {})
     plan = plan_sweep(target or config.DEFAULT_TARGET, profile, run_id, runtime_s or None, size,
                       **options)  # preflight: no I/O (hosts checked here, before the sweep starts)
@@ -117,7 +116,7 @@ def run_reports_stage(run_id: str, processed_dir: Path = config.PROCESSED_DIR,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m helpers.pipeline", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m helpers.report.pipeline", description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["sweep", "ingest", "reports", "run-all"])
     ap.add_argument("--target", default="")
     ap.add_argument("--profile", default=config.DEFAULT_PROFILE)

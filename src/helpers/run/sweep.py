@@ -2,7 +2,7 @@
 
 Command line (used by ``make sweep`` for its one-sentence preflight)::
 
-    python -m helpers.sweep --target data/scratch/fio-target.bin --profile quick --check-only
+    python -m helpers.run.sweep --target data/scratch/fio-target.bin --profile quick --check-only
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from . import adaptive as adaptive_mod
-from . import config
-from .errors import LabError
-from .fio_binary import find_fio, fio_version
-from .hosts import check_hosts, client_entries, parse_hosts
-from .lock import SweepLocks
-from .manifest import check_run_id, default_run_id, now_iso, read_manifest, write_manifest
-from .profiles import Point, Profile, load_profile, qd_ladder
-from .runner import (
+from helpers import config
+from helpers.errors import LabError
+from helpers.fio.binary import find_fio, fio_version
+from helpers.run import adaptive as adaptive_mod
+from helpers.run.hosts import check_hosts, client_entries, parse_hosts
+from helpers.run.lock import SweepLocks
+from helpers.run.manifest import check_run_id, default_run_id, now_iso, read_manifest, write_manifest
+from helpers.run.profiles import Point, Profile, load_profile, qd_ladder
+from helpers.run.runner import (
     FioInterrupted,
     client_argv,
     describe_point,
@@ -39,9 +39,9 @@ from .runner import (
     run_fio,
     run_point,
 )
-from .steady_state import check_steady_state
-from .system import describe_host, describe_target
-from .target import Target, prepare_target, read_sidecar, write_sidecar
+from helpers.run.steady_state import check_steady_state
+from helpers.run.system import describe_host, describe_target
+from helpers.run.target import Target, prepare_target, read_sidecar, write_sidecar
 
 
 class SweepInterrupted(LabError):
@@ -458,7 +458,7 @@ def sweep(target: str | Path = config.DEFAULT_TARGET, profile: str | Path = conf
 
 
 def add_sweep_arguments(ap: argparse.ArgumentParser) -> None:
-    """The sweep's optional safety / multi-host arguments (shared with helpers.pipeline)."""
+    """The sweep's optional safety / multi-host arguments (shared with helpers.report.pipeline)."""
     ap.add_argument("--hosts", default="", help="host[:port],... running 'fio --server' (multi-host sweep)")
     ap.add_argument("--dry-run", action="store_true", help="print every fio command, write nothing")
     ap.add_argument("--allow-existing", default="", help="an existing non-lab file that writes may destroy")
@@ -474,7 +474,7 @@ def sweep_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m helpers.sweep", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m helpers.run.sweep", description=__doc__.splitlines()[0])
     ap.add_argument("--target", default=str(config.DEFAULT_TARGET))
     ap.add_argument("--profile", default=config.DEFAULT_PROFILE)
     ap.add_argument("--run", default=None, help="run id (default: time and host)")

@@ -20,9 +20,9 @@ from typing import Any
 
 import yaml
 
-from . import config
-from .errors import LabError
-from .units import format_bytes, parse_size
+from helpers import config
+from helpers.errors import LabError
+from helpers.fio.units import format_bytes, parse_size
 
 RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite")
 MIXED_MODES = ("rw", "readwrite", "randrw")
@@ -90,7 +90,7 @@ class Point:
 
 @dataclass(frozen=True)
 class AdaptiveSettings:
-    """Adaptive queue-depth search (see :mod:`helpers.adaptive`)."""
+    """Adaptive queue-depth search (see :mod:`helpers.run.adaptive`)."""
 
     gain_pct: float = 10.0  # a doubling of QD that adds less than this % of IOPS is "flat"
     flat_steps: int = 2  # stop after this many flat doublings in a row

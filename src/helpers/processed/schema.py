@@ -1,12 +1,12 @@
 """The processed results schema: every column, its unit and meaning.
 
-``docs/schema.md`` is generated from this table (``python -m helpers.schema``) and a test
+``docs/schema.md`` is generated from this table (``python -m helpers.processed.schema``) and a test
 checks that the ingest output has exactly these columns.
 """
 
 from __future__ import annotations
 
-from .validity import FLAG_COLUMNS
+from helpers.processed.validity import FLAG_COLUMNS
 
 # (column, pandas dtype, description). Units are in the column names.
 RESULT_COLUMNS: list[tuple[str, str, str]] = [
@@ -116,7 +116,7 @@ def document() -> str:
     return "\n".join([
         "# Processed data schema",
         "",
-        "Generated from `src/helpers/schema.py` by `python -m helpers.schema > docs/schema.md`; do not edit.",
+        "Generated from `src/helpers/schema.py` by `python -m helpers.processed.schema > docs/schema.md`; do not edit.",
         "",
         "Each dataset lives in `data/processed/<dataset>/run_id=<RUN>/part-0.parquet` (Hive partitions: "
         "pandas, pyarrow, DuckDB or Spark read one run or all). Units are in the column names: `_us` "
@@ -130,7 +130,7 @@ def document() -> str:
         "",
         "## histograms (json+ completion-latency bins, long form)",
         "",
-        "Percentiles and the CDF are computed from it by `helpers.histogram` with fio's own convention "
+        "Percentiles and the CDF are computed from it by `helpers.fio.histogram` with fio's own convention "
         "(the p-th percentile is the first bin whose cumulative count reaches p % of the I/Os).",
         "",
         markdown(HISTOGRAM_COLUMNS),

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-DRIVES_CSV = Path(__file__).resolve().parent / "drives.csv"
+from helpers import config
+
+DRIVES_CSV = config.DRIVES_CSV
 SPEC_METRICS = ["rand_read_4k_iops", "rand_write_4k_iops", "seq_read_mb_per_s", "seq_write_mb_per_s"]
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from . import config
-from .errors import LabError
+from helpers import config
+from helpers.errors import LabError
 
 INSTALL_HINT = (
     "install it with 'sudo apt-get install fio' (Debian/Ubuntu), 'sudo dnf install fio' (Fedora/RHEL) "

@@ -38,12 +38,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import config, schema, store
-from .errors import LabError
-from .fio_json import FioParseError, final_jobs, parse_fio_bytes
-from .manifest import MANIFEST_NAME, read_manifest
-from .units import parse_size
-from .validity import FLAG_COLUMNS, add_flags
+from helpers import config
+from helpers.errors import LabError
+from helpers.fio.json_output import FioParseError, final_jobs, parse_fio_bytes
+from helpers.fio.units import parse_size
+from helpers.processed import schema, store
+from helpers.processed.validity import FLAG_COLUMNS, add_flags
+from helpers.run.manifest import MANIFEST_NAME, latest_raw_run, read_manifest
 
 DIRECTIONS = ("read", "write", "trim")
 MIXED = ("rw", "readwrite", "randrw")  # read/write mixes governed by rwmixread
@@ -699,8 +700,6 @@ def ingest(run_id: str, raw_dir: Path = config.RAW_DIR, processed_dir: Path = co
 
 def ingest_from_parameters(run_id: str = "", raw_dir: str = "", processed_dir: str = "") -> IngestResult:
     """Notebook parameters ("" meaning "the default"; run "" = newest raw run) -> :func:`ingest`."""
-    from .runs import latest_raw_run
-
     rdir = Path(raw_dir) if raw_dir else config.RAW_DIR
     return ingest(run_id or latest_raw_run(rdir), rdir, Path(processed_dir) if processed_dir else config.PROCESSED_DIR)
 

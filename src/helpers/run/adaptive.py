@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .fio_json import parse_fio_bytes
-from .profiles import AdaptiveSettings, qd_ladder
+from helpers.fio.json_output import parse_fio_bytes
+from helpers.run.profiles import AdaptiveSettings, qd_ladder
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,5 @@
+"""``python -m helpers.ingest PATH [PATH ...] --out DIR [--run RUN_ID]``."""
+
+from helpers.ingest.core import main
+
+raise SystemExit(main())
