@@ -30,7 +30,7 @@ SWEEP_ARGS = --target "$(TARGET)" --profile "$(PROFILE)" --run "$(RUN)" --runtim
   --hosts "$(HOSTS)" --allow-existing "$(ALLOW_EXISTING)" --destroy-device "$(DESTROY_DEVICE)" \
   --ignore-signature "$(IGNORE_SIGNATURE)" --read-only-ack "$(READ_ONLY_ACK)" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
 
-.PHONY: help setup fio run-all sweep ingest reports lab test test-unit test-notebooks browser-deps lint clean bench-adaptive bench-ingest
+.PHONY: help setup fio run-all sweep ingest reports lab test test-fast browser-deps lint clean bench-adaptive bench-ingest
 
 help: ## list the targets and variables
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -80,15 +80,26 @@ browser-deps: ## install Chromium for the browser tests when possible (root + ap
 	    echo "installing chromium with apt-get (browser tests)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || true; \
 	  else echo "chromium is not installed: browser tests will be skipped."; fi; }
 
-test: setup browser-deps ## unit tests, every notebook headless, browser tests
+test: setup browser-deps ## every test: unit, real fio, each notebook executed once, reports, browser (10 slowest printed)
 	$(BIN)/python -m pytest -q
-	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax $$(ls notebooks/[1-8][0-9]-*.ipynb)
+
+test-fast: setup ## the inner loop: leaves out notebooks, browser and slow tests
+	$(BIN)/python -m pytest -q -m "not notebooks and not browser and not slow"
 
 bench-adaptive: setup ## adaptive QD search vs the full 1..1024 grid, 3 rounds, on a scratch file (about 3 min)
-	$(BIN)/python tests/bench_adaptive.py
+	$(BIN)/python benchmarks/bench_adaptive.py
 
-lint: setup ## ruff over src/ and tests/
-	$(BIN)/ruff check src tests
+LINT_VENV := .venv-lint
+LINT_DEPS = $$($(PYTHON) -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["lint"]))')
+
+$(LINT_VENV)/.installed: pyproject.toml
+	@$(PYTHON) -m venv $(LINT_VENV)
+	$(LINT_VENV)/bin/python -m pip install -q $(LINT_DEPS)
+	@touch $@
+
+lint: $(LINT_VENV)/.installed ## ruff and the layer contract (import-linter); needs neither Jupyter nor fio
+	$(LINT_VENV)/bin/ruff check src tests benchmarks
+	cd src && PYTHONPATH=. ../$(LINT_VENV)/bin/lint-imports --config ../pyproject.toml --no-logo
 
 clean: ## remove the lab's scratch file (only a file the lab created) and caches; raw data is kept
 	@if [ -x $(BIN)/python ]; then $(BIN)/python -m helpers.run.target --remove-scratch; fi
@@ -96,4 +107,4 @@ clean: ## remove the lab's scratch file (only a file the lab created) and caches
 	find src tests -name __pycache__ -type d -prune -exec rm -rf {} +
 
 bench-ingest: setup ## time ingest vs a naive json_normalize baseline on 3,000 generated fio files
-	$(BIN)/python tests/bench_ingest.py --files 3000
+	$(BIN)/python benchmarks/bench_ingest.py --files 3000

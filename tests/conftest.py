@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import socket
 import stat
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -42,27 +46,217 @@ def scratch_dir(tmp_path_factory) -> Path:
     return d
 
 
+# --- the expensive, shared fixtures: one smoke sweep, every notebook executed once per dataset -------------
+#
+# The smoke run is made the way a user makes one: the 00-sweep and 01-ingest notebooks (papermill), on a
+# 64 MiB scratch file.  Every analysis and interactive notebook is then executed ONCE on it and once on the
+# bundled sample run (with the default run_id "latest"), two kernels at a time; the notebook, report and
+# browser tests all read those executed copies.  The sample set needs no fio, so it starts in a background
+# thread as soon as collection is done and overlaps the unit tests, which run first (see the ordering hook).
+
+SMOKE_RUN = "smoke-test"
+HEAVY_FIXTURES = {"smoke_reports", "sample_reports"}
+FIO_FIXTURES = {"fio_path", "fio_servers", "smoke_run", "smoke_processed", "smoke_reports", "modes_reports"}
+NOTEBOOK_FIXTURES = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports"}  # they execute notebooks
+_background: dict = {}
+
+
+def _heavy(item) -> int:
+    """Sort key: unit tests first, then notebook tests, then browser tests."""
+    return 2 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("notebooks") else 0
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:  # markers follow the fixtures a test uses, so `-m "not fio"` etc. are exact
+        used = set(getattr(item, "fixturenames", ()))
+        if used & FIO_FIXTURES:
+            item.add_marker(pytest.mark.fio)
+        if used & NOTEBOOK_FIXTURES:
+            item.add_marker(pytest.mark.notebooks)
+    items.sort(key=_heavy)  # stable: file order within each class
+    if any(HEAVY_FIXTURES & set(getattr(it, "fixturenames", ())) for it in items):
+        import tempfile
+        import threading
+
+        base = Path(tempfile.mkdtemp(prefix="lab-sample-", dir=config._tmp_path_factory.getbasetemp()))
+        thread = threading.Thread(target=_build_sample_reports, args=(base,), daemon=True)
+        _background.update(base=base, thread=thread)
+        thread.start()
+
+
+def _build_sample_reports(base: Path) -> None:
+    from helpers import config
+    from helpers.notebook import runs
+    from helpers.report import export, pipeline
+
+    try:
+        processed, reports_dir = base / "processed", base / "reports"
+        run = runs.ensure_sample(processed)  # ingested once, before notebooks run concurrently
+        notebooks = pipeline.analysis_notebooks()
+        executed = pipeline.execute_all(notebooks, reports_dir / run / "notebooks", {"processed_dir": str(processed)},
+                                        workers=pipeline.REPORT_WORKERS)  # run_id left at its default, "latest"
+        pages = [export.export_html(ex, reports_dir / run / f"{pipeline.report_name(nb)}.html")
+                 for nb, ex in zip(notebooks, executed)]
+        export.build_index(reports_dir, [config.SAMPLE_RAW_DIR])
+        interactive = pipeline.execute_all(pipeline.interactive_notebooks(), reports_dir / run / "notebooks",
+                                           {"processed_dir": str(processed)}, workers=pipeline.REPORT_WORKERS)
+        _background["result"] = {"run": run, "processed_dir": processed, "reports_dir": reports_dir,
+                                  "pages": pages, "executed": reports_dir / run / "notebooks",
+                                  "interactive": interactive}
+    except BaseException as exc:  # noqa: BLE001 - re-raised in the fixture that waits for it
+        _background["error"] = exc
+
+
+@pytest.fixture(scope="session")
+def sample_reports() -> dict:
+    """The bundled sample run (operation x bs x QD grid): every analysis notebook executed with its default
+    run_id and exported, plus the interactive notebooks executed (built in the background)."""
+    if "thread" not in _background:
+        pytest.skip("the sample reports were not started for this session")
+    _background["thread"].join()
+    if "error" in _background:
+        raise _background["error"]
+    return _background["result"]
+
+
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory, scratch_dir) -> dict:
-    """One real smoke-profile sweep (64 MiB target, 1 s points), shared by the whole session."""
+    """One real smoke-profile sweep (64 MiB target, 1 s points) made by the 00-sweep notebook."""
     if FIO is None:
         pytest.skip("fio is not installed")
-    from helpers.run import sweep
+    from helpers import config
+    from helpers.report import pipeline
+    from helpers.run.manifest import read_manifest
 
-    raw = tmp_path_factory.mktemp("raw")
-    manifest = sweep.sweep(target=scratch_dir / "smoke-target.bin", profile="smoke", run_id="smoke-test",
-                           size="64m", raw_dir=raw, progress=False)
-    return {"raw_dir": raw, "run_dir": raw / "smoke-test", "manifest": manifest, "run_id": "smoke-test"}
+    tmp = tmp_path_factory.mktemp("smoke")
+    raw, executed = tmp / "raw", tmp / "executed"
+    pipeline.execute(config.NOTEBOOKS_DIR / pipeline.SWEEP_NB, executed / pipeline.SWEEP_NB, {
+        "target": str(scratch_dir / "smoke-target.bin"), "profile": "smoke", "run_id": SMOKE_RUN,
+        "runtime_s": 1.0, "size": "64m", "raw_dir": str(raw)})
+    return {"raw_dir": raw, "run_dir": raw / SMOKE_RUN, "manifest": read_manifest(raw / SMOKE_RUN),
+            "run_id": SMOKE_RUN, "executed": executed}
 
 
 @pytest.fixture(scope="session")
 def smoke_processed(tmp_path_factory, smoke_run) -> dict:
-    """The smoke run ingested into its own processed folder."""
-    from helpers.ingest import core as ingest
+    """The smoke run ingested by the 01-ingest notebook into its own processed folder."""
+    from helpers import config
+    from helpers.report import pipeline
 
     processed = tmp_path_factory.mktemp("processed")
-    result = ingest.ingest(smoke_run["run_id"], raw_dir=smoke_run["raw_dir"], processed_dir=processed)
-    return {**smoke_run, "processed_dir": processed, "result": result}
+    pipeline.execute(config.NOTEBOOKS_DIR / pipeline.INGEST_NB, smoke_run["executed"] / pipeline.INGEST_NB, {
+        "run_id": smoke_run["run_id"], "raw_dir": str(smoke_run["raw_dir"]), "processed_dir": str(processed)})
+    return {**smoke_run, "processed_dir": processed}
+
+
+@pytest.fixture(scope="session")
+def smoke_reports(tmp_path_factory, smoke_processed) -> dict:
+    """Every analysis notebook executed once on the smoke run and exported (reports stage), plus the
+    interactive notebooks executed."""
+    from helpers.report import pipeline
+
+    reports_dir = tmp_path_factory.mktemp("reports")
+    run, processed = smoke_processed["run_id"], smoke_processed["processed_dir"]
+    pages = pipeline.run_reports_stage(run, processed_dir=processed, reports_dir=reports_dir,
+                                       raw_dirs=[smoke_processed["raw_dir"]])
+    interactive = pipeline.execute_all(pipeline.interactive_notebooks(), reports_dir / run / "notebooks",
+                                       {"run_id": run, "processed_dir": str(processed)},
+                                       workers=pipeline.REPORT_WORKERS)
+    return {**smoke_processed, "reports_dir": reports_dir, "pages": pages,
+            "executed": reports_dir / run / "notebooks", "interactive": interactive}
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def fio_servers(tmp_path_factory):
+    """Two fio servers on loopback (different ports) for the session; stopped and waited for at the end."""
+    from sweep_helpers import free_port, wait_for
+
+    fio = os.environ.get("FIO_REAL") or FIO
+    if fio is None:
+        pytest.skip("fio is not installed")
+    d = tmp_path_factory.mktemp("servers")
+    ports, pidfiles = [], []
+    try:
+        for i in range(2):
+            port = free_port()
+            pidfile = d / f"server{i}.pid"
+            subprocess.run([fio, f"--server=ip:127.0.0.1,{port}", f"--daemonize={pidfile}"], check=True,
+                           capture_output=True, timeout=30)
+            ports.append(port)
+            pidfiles.append(pidfile)
+        for p in ports:
+            wait_for(lambda p=p: _listening(p), timeout=15)
+        yield [f"127.0.0.1:{p}" for p in ports]
+    finally:
+        for pf in pidfiles:  # the pid file stays after the server exits: kill the pid, wait for it
+            try:
+                pid = int(pf.read_text().strip())
+                os.kill(pid, signal.SIGTERM)
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline and os.path.exists(f"/proc/{pid}"):
+                    time.sleep(0.1)
+                if os.path.exists(f"/proc/{pid}"):
+                    os.kill(pid, signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
+
+
+MODES_RUNS = {"openloop": "modes-openloop", "hosts": "modes-hosts", "steady": "modes-steady"}
+
+
+@pytest.fixture(scope="session")
+def modes_reports(tmp_path_factory, scratch_dir, fio_servers) -> dict:
+    """Three small real runs that have the data of the sweep-modes page -- open loop (two offered loads, one
+    far past saturation), two fio servers on loopback, a preconditioned steady-state run -- ingested into one
+    processed folder; the 17-sweep-modes notebook executed once on all three and exported."""
+    from helpers import config
+    from helpers.ingest import core as ingest
+    from helpers.report import export, pipeline
+    from helpers.run import sweep
+    from sweep_helpers import write_profile
+
+    tmp = tmp_path_factory.mktemp("modes")
+    raw, processed, reports_dir = tmp / "raw", tmp / "processed", tmp / "reports"
+    fast = {"ioengine": "libaio", "runtime_s": 1, "ramp_s": 0}
+    profiles = {
+        "openloop": write_profile(tmp, "ol", [{"group": "openloop", "rw": "randread", "bs": "4k", "iodepth": 32,
+                                               "rate_process": "poisson", "rate_iops": [2000, 2000000]}],
+                                  settings=fast),
+        "hosts": write_profile(tmp, "mh", [{"group": "g", "rw": "randread", "bs": "4k", "iodepth": [1, 4]}],
+                               settings=fast),
+        "steady": write_profile(tmp, "ss", [{"group": "ss", "rw": "randwrite", "bs": "4k", "iodepth": 8}],
+                                mode="steady-state", precondition={"passes": 1, "bs": "1m", "iodepth": 8},
+                                steady_state={"window": 2, "max_rounds": 3, "range_pct": 1000, "slope_pct": 1000},
+                                settings={**fast, "runtime_s": 0.5}),
+    }
+    old = os.environ.get("SSDLAB_LOCK_DIR")
+    os.environ["SSDLAB_LOCK_DIR"] = str(tmp / "locks")
+    try:
+        manifests = {key: sweep.sweep(scratch_dir / f"modes-{key}.bin", profiles[key], run, None, "16m", raw,
+                                      progress=False, **({"hosts": ",".join(fio_servers)} if key == "hosts" else {}))
+                     for key, run in MODES_RUNS.items()}
+    finally:
+        if old is None:
+            os.environ.pop("SSDLAB_LOCK_DIR", None)
+        else:
+            os.environ["SSDLAB_LOCK_DIR"] = old
+    for run in MODES_RUNS.values():
+        ingest.ingest(run, raw_dir=raw, processed_dir=processed)
+    nb = config.NOTEBOOKS_DIR / "17-sweep-modes.ipynb"
+    runs = ",".join(MODES_RUNS.values())
+    executed = pipeline.execute(nb, reports_dir / "modes" / "notebooks" / nb.name,
+                                {"run_id": runs, "processed_dir": str(processed), "raw_dir": str(raw)})
+    page = export.export_html(executed, reports_dir / "modes" / f"{pipeline.report_name(nb)}.html")
+    return {"raw_dir": raw, "processed_dir": processed, "manifests": manifests, "executed": executed,
+            "page": page, "runs": MODES_RUNS}
 
 
 def make_fake_fio(directory: Path, script: str) -> Path:

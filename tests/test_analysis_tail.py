@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 
+from helpers import analysis
 from helpers.analysis import percentiles_long
 from helpers.processed.validity import add_flags
 
@@ -31,3 +32,20 @@ def test_point_level_flag_marks_every_percentile_and_keeps_the_percentile_note()
     assert long["flagged"].all()
     assert long.loc["p99", "flag_reasons"].startswith("buffered I/O")
     assert long.loc["p99.99", "flag_reasons"].endswith("; too few I/Os (40,000) for p99.99")
+
+
+def test_distribution_percentile_follows_fios_rule_from_the_one_implementation():
+    """1,000 I/Os one per bin (1..1000 µs).  fio compares the cumulative count with p / 100 * N in long
+    double, where the double 99.9 is 99.900000000000006: 999 I/Os do not reach it, so fio reports the 1000th
+    bin for p99.9, while p99 (990 I/Os) is the 990th.  Every p equals helpers.fio.histogram.percentile."""
+    from helpers.fio import histogram
+
+    bins = np.arange(1, 1001) * 1000
+    hist = pd.DataFrame({"run_id": "r", "source_file": "f", "point_id": "p", "job_index": 0,
+                         "direction": "read", "bin_ns": bins, "count": 1})
+    dist = analysis.latency_distribution(hist)
+    for p in (50, 99, 99.9, 100):
+        got = analysis.distribution_percentile(dist, p)["latency_us"].iloc[0]
+        assert got == histogram.percentile(bins, np.ones(1000), p) / 1000.0
+    assert analysis.distribution_percentile(dist, 99)["latency_us"].iloc[0] == 990.0
+    assert analysis.distribution_percentile(dist, 99.9)["latency_us"].iloc[0] == 1000.0

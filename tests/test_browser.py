@@ -9,22 +9,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from helpers import config
-from helpers.notebook import runs
 from helpers.report import pipeline
-from helpers.report.export import build_index, export_html
+from sweep_helpers import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -75,22 +71,10 @@ def offline_page(browser, allow_localhost: bool = False):
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    """Every analysis notebook executed on the bundled grid sample and exported to HTML, as
-    pipeline.run_reports_stage does, two notebooks at a time (two cores)."""
-    tmp = tmp_path_factory.mktemp("browser")
-    processed, reports_dir = tmp / "processed", tmp / "reports"
-    run = runs.ensure_sample(processed)
-
-    def one(nb: Path) -> Path:
-        executed = pipeline.execute(nb, pipeline.executed_path(run, nb, reports_dir),
-                                    {"run_id": run, "processed_dir": str(processed)})
-        return export_html(executed, reports_dir / run / f"{pipeline.report_name(nb)}.html")
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        outs = list(pool.map(one, pipeline.analysis_notebooks()))
-    build_index(reports_dir, [config.SAMPLE_RAW_DIR])
-    return {"run": run, "pages": outs, "index": reports_dir / "index.html"}
+def reports(sample_reports):
+    """The bundled grid sample's reports, built once per session (see conftest.sample_reports)."""
+    return {"run": sample_reports["run"], "pages": sample_reports["pages"],
+            "index": sample_reports["reports_dir"] / "index.html"}
 
 
 def plot_state(page, i: int) -> dict:
@@ -139,18 +123,11 @@ def test_operating_a_report_slider_changes_the_plot(browser, reports):
     ctx.close()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def jupyterlab(tmp_path_factory):
+def jupyterlab(tmp_path_factory, sample_reports):
     """JupyterLab on a copy of the explorer notebook pointed at the bundled sample (no token)."""
     tmp = tmp_path_factory.mktemp("lab")
-    processed = tmp / "processed"
-    run = runs.ensure_sample(processed)
+    processed, run = sample_reports["processed_dir"], sample_reports["run"]
     nb_path = pipeline.interactive_notebooks()[0]
     nb = nbformat.read(nb_path, as_version=4)
     for c in nb.cells:
@@ -214,4 +191,18 @@ def test_jupyterlab_explorer_sliders_update_the_figure(browser, jupyterlab):
     SCREENS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENS / "jupyterlab-explorer.png"), full_page=False)
     assert before != after and "QD" in after
+    ctx.close()
+
+
+def test_sweep_modes_report_renders_offline(browser, modes_reports):
+    """The open-loop / multi-host / steady-state page of real runs draws its three plots offline."""
+    ctx, page, errors, blocked = offline_page(browser)
+    page.goto(modes_reports["page"].as_uri())
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
+                           timeout=30_000)
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "sweep-modes-real-runs.png"), full_page=True)
+    assert not errors, errors
+    assert not [u for u in blocked if u.endswith(".js")], blocked
     ctx.close()

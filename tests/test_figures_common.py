@@ -85,13 +85,3 @@ def test_step_slider_with_one_step_or_none():
     assert [t.visible for t in fig.data] == [True, False, True] and not fig.layout.sliders
     fig = common.add_step_slider(three_traces(), [], "x: ")
     assert [t.visible for t in fig.data] == [None, None, None] and not fig.layout.sliders
-
-
-def test_setup_notebook_sets_renderer_and_template():
-    renderer, template = pio.renderers.default, pio.templates.default
-    try:
-        common.setup_notebook()
-        assert pio.renderers.default == "plotly_mimetype+notebook"
-        assert pio.templates.default == "plotly_white"
-    finally:
-        pio.renderers.default, pio.templates.default = renderer, template

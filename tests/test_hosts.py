@@ -3,64 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import time
 
 import pytest
 
 from helpers.errors import LabError
 from helpers.run import sweep
 from helpers.run.hosts import parse_hosts
-from sweep_helpers import fio_recorder, wait_for, write_profile
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-@pytest.fixture(scope="module")
-def fio_servers(tmp_path_factory):
-    fio = os.environ.get("FIO_REAL") or __import__("shutil").which("fio")
-    if fio is None:
-        pytest.skip("fio is not installed")
-    d = tmp_path_factory.mktemp("servers")
-    ports, pidfiles = [], []
-    try:
-        for i in range(2):
-            port = _free_port()
-            pidfile = d / f"server{i}.pid"
-            subprocess.run([fio, f"--server=ip:127.0.0.1,{port}", f"--daemonize={pidfile}"], check=True,
-                           capture_output=True, timeout=30)
-            ports.append(port)
-            pidfiles.append(pidfile)
-        for p in ports:
-            wait_for(lambda p=p: _listening(p), timeout=15)
-        yield [f"127.0.0.1:{p}" for p in ports]
-    finally:
-        for pf in pidfiles:  # the pid file stays after the server exits: kill the pid, wait for it
-            try:
-                pid = int(pf.read_text().strip())
-                os.kill(pid, signal.SIGTERM)
-                deadline = time.monotonic() + 10
-                while time.monotonic() < deadline and os.path.exists(f"/proc/{pid}"):
-                    time.sleep(0.1)
-                if os.path.exists(f"/proc/{pid}"):
-                    os.kill(pid, signal.SIGKILL)
-            except (OSError, ValueError):
-                pass
+from sweep_helpers import fio_recorder, free_port, write_profile
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +30,7 @@ def test_unreachable_hosts_named_in_one_sentence_before_any_io(tmp_path, scratch
                                                                monkeypatch):
     wrapper, log = fio_recorder(tmp_path, fio_path)
     monkeypatch.setenv("FIO", str(wrapper))
-    dead1, dead2 = _free_port(), _free_port()
+    dead1, dead2 = free_port(), free_port()
     prof = write_profile(tmp_path, "p", [{"group": "g", "rw": "randread", "bs": "4k"}])
     target = scratch_dir / "hosts-unreachable.bin"
     with pytest.raises(LabError) as exc:

@@ -10,7 +10,6 @@ import nbformat
 import pytest
 
 from helpers import config
-from helpers.notebook import runs
 from helpers.processed import store
 from helpers.report import pipeline
 from helpers.run.manifest import read_manifest
@@ -46,53 +45,72 @@ def test_source_notebooks_are_clean_and_parameterized():
         assert not any("def " in c.source or "lambda" in c.source for c in code), f"{nb_path.name} defines a function"
 
 
-@pytest.fixture(scope="module")
-def notebook_run(tmp_path_factory, scratch_dir, fio_path):
-    """00-sweep (smoke profile, 64 MiB) and 01-ingest executed into temporary folders."""
-    tmp = tmp_path_factory.mktemp("nbrun")
-    raw, processed, out = tmp / "raw", tmp / "processed", tmp / "executed"
-    pipeline.execute(config.NOTEBOOKS_DIR / pipeline.SWEEP_NB, out / pipeline.SWEEP_NB, {
-        "target": str(scratch_dir / "nb-target.bin"), "profile": "smoke", "run_id": "nb-smoke",
-        "runtime_s": 1.0, "size": "64m", "raw_dir": str(raw)})
-    pipeline.execute(config.NOTEBOOKS_DIR / pipeline.INGEST_NB, out / pipeline.INGEST_NB, {
-        "run_id": "nb-smoke", "raw_dir": str(raw), "processed_dir": str(processed)})
-    return {"raw": raw, "processed": processed, "out": out}
-
-
-def test_sweep_notebook_wrote_raw_json_and_manifest(notebook_run):
-    run_dir = notebook_run["raw"] / "nb-smoke"
+def test_sweep_notebook_wrote_raw_json_and_manifest(smoke_run):
+    run_dir = smoke_run["run_dir"]
     manifest = read_manifest(run_dir)
     assert manifest["status"] == "complete" and manifest["profile"] == "smoke"
     assert manifest["fio_version"].startswith("fio-") and manifest["host"] and manifest["kernel"]
-    assert manifest["target"]["path"].endswith("nb-target.bin")
+    assert manifest["target"]["path"].endswith("smoke-target.bin")
     for pid, entry in manifest["points"].items():
         assert entry["status"] == "ok"
         data = json.loads((run_dir / f"{pid}.json").read_text())
         assert data["jobs"][0]["jobname"] == pid and data["jobs"][0]["error"] == 0
     assert not list(run_dir.glob(".*.tmp"))
+    assert '"ename"' not in outputs_text(smoke_run["executed"] / pipeline.SWEEP_NB)
 
 
-def test_ingest_notebook_wrote_parquet(notebook_run):
-    df = store.load(notebook_run["processed"], run_ids="nb-smoke")
-    manifest = read_manifest(notebook_run["raw"] / "nb-smoke")
+def test_ingest_notebook_wrote_parquet(smoke_processed):
+    df = store.load(smoke_processed["processed_dir"], run_ids=smoke_processed["run_id"])
+    manifest = read_manifest(smoke_processed["run_dir"])
     assert set(df["point_id"]) == set(manifest["points"])
-    assert "rows" in outputs_text(notebook_run["out"] / pipeline.INGEST_NB)
+    assert "rows" in outputs_text(smoke_processed["executed"] / pipeline.INGEST_NB)
+
+
+def check_executed(executed: Path) -> None:
+    text = outputs_text(executed)
+    assert expected_mimetype(executed) in text, executed.name
+    assert '"ename"' not in text, executed.name
 
 
 @pytest.mark.parametrize("nb_path", ANALYSIS, ids=lambda p: p.stem)
-def test_analysis_notebook_on_smoke_run(nb_path, notebook_run):
-    out = notebook_run["out"] / nb_path.name
-    pipeline.execute(nb_path, out, {"run_id": "nb-smoke", "processed_dir": str(notebook_run["processed"])})
-    text = outputs_text(out)
-    assert expected_mimetype(nb_path) in text
-    assert '"ename"' not in text
+def test_analysis_notebook_on_smoke_run(nb_path, smoke_reports):
+    """Executed once per session by the smoke_reports fixture (reports stage), partial data."""
+    check_executed(smoke_reports["executed"] / nb_path.name)
 
 
 @pytest.mark.parametrize("nb_path", ANALYSIS, ids=lambda p: p.stem)
-def test_analysis_notebook_on_bundled_sample(nb_path, tmp_path):
-    run = runs.ensure_sample(tmp_path)
-    out = tmp_path / nb_path.name
-    pipeline.execute(nb_path, out, {"run_id": run, "processed_dir": str(tmp_path)})
-    text = outputs_text(out)
-    assert expected_mimetype(nb_path) in text
+def test_analysis_notebook_on_bundled_sample_with_default_run_id(nb_path, sample_reports):
+    """Executed once per session with run_id left at its default ("latest": the sample when the processed
+    folder has no own run)."""
+    executed = sample_reports["executed"] / nb_path.name
+    check_executed(executed)
+    assert sample_reports["run"] in outputs_text(executed)
+
+
+def figure_traces(executed: Path) -> list[list[str]]:
+    """The trace names of every plotly figure in an executed notebook, in cell order."""
+    nb = nbformat.read(executed, as_version=4)
+    figs = []
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            fig = o.get("data", {}).get("application/vnd.plotly.v1+json")
+            if fig:
+                figs.append([t.get("name") or t.get("type") for t in fig.get("data", [])])
+    return figs
+
+
+def test_sweep_modes_page_shows_open_loop_hosts_and_steady_state_from_real_runs(modes_reports):
+    text = outputs_text(modes_reports["executed"])
     assert '"ename"' not in text
+    assert "No open-loop points" not in text and "No multi-host points" not in text
+    assert "No steady-state rounds" not in text
+    openloop, hosts, steady = figure_traces(modes_reports["executed"])
+    assert openloop[:3] == ["p50", "p99", "p99.9"] and "achieved < 95 % of offered" in openloop
+    assert sorted(hosts[:-1]) == sorted(modes_reports["manifests"]["hosts"]["hosts"]) and hosts[-1] == "all hosts"
+    assert steady[:2] == ["iops", "window mean"]
+
+
+def test_sweep_modes_page_says_in_one_sentence_when_a_run_has_none_of_that_data(smoke_reports):
+    text = outputs_text(smoke_reports["executed"] / "17-sweep-modes.ipynb")
+    for sentence in ("No open-loop points", "No multi-host points", "No steady-state rounds"):
+        assert sentence in text

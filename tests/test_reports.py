@@ -9,18 +9,15 @@ from helpers.report import pipeline
 
 
 @pytest.fixture(scope="module")
-def exported(smoke_processed, tmp_path_factory):
-    reports_dir = tmp_path_factory.mktemp("reports")
-    outs = pipeline.run_reports_stage(smoke_processed["run_id"], processed_dir=smoke_processed["processed_dir"],
-                                      reports_dir=reports_dir, raw_dirs=[smoke_processed["raw_dir"]])
-    return reports_dir, outs
+def exported(smoke_reports):
+    return smoke_reports["reports_dir"], smoke_reports["pages"]
 
 
-def test_one_report_per_analysis_notebook(exported, smoke_processed):
+def test_one_report_per_analysis_notebook(exported, smoke_reports):
     reports_dir, outs = exported
     names = {pipeline.report_name(nb) for nb in pipeline.analysis_notebooks()}
     assert {p.stem for p in outs} == names
-    assert all(p.parent == reports_dir / smoke_processed["run_id"] for p in outs)
+    assert all(p.parent == reports_dir / smoke_reports["run_id"] for p in outs)
 
 
 def test_reports_are_offline_and_hide_code(exported):
@@ -34,13 +31,13 @@ def test_reports_are_offline_and_hide_code(exported):
         assert "from helpers import" not in html  # --no-input
 
 
-def test_index_links_every_report_with_manifest_summary(exported, smoke_processed):
+def test_index_links_every_report_with_manifest_summary(exported, smoke_reports):
     reports_dir, outs = exported
     index = (reports_dir / "index.html").read_text()
-    run = smoke_processed["run_id"]
+    run = smoke_reports["run_id"]
     for page in outs:
         assert f'href="{run}/{page.name}"' in index
-    manifest = smoke_processed["manifest"]
+    manifest = smoke_reports["manifest"]
     assert manifest["fio_version"] in index and "profile smoke" in index and manifest["host"] in index
 
 

@@ -14,14 +14,16 @@ MAX_COLUMNS = ["clat_p50_us", "clat_p99_us", "clat_p99_9_us", "clat_p99_99_us", 
 def label_hosts(df: pd.DataFrame, manifest: dict[str, Any]) -> pd.DataFrame:
     """Replace ``host`` by the ``host:port`` the lab connected to, using the manifest's per-point
     ``clients`` map ({job_index: "hostname:port"}).  fio reports the connection address as the
-    hostname, so two servers on one machine differ only by port; rows without a map keep ``host``."""
+    hostname, so two servers on one machine differ only by port; rows without a map keep ``host``.
+    ``manifest`` is one run's manifest, or {run_id: manifest} for rows of several runs."""
     out = df.copy()
     if out.empty or "job_index" not in out.columns:
         return out
-    points = manifest.get("points", {})
+    by_run = "points" not in manifest and "run_id" in out.columns
 
     def one(row) -> Any:
-        clients = (points.get(row["point_id"]) or {}).get("clients") or {}
+        m = (manifest.get(row["run_id"]) or {}) if by_run else manifest
+        clients = ((m.get("points") or {}).get(row["point_id"]) or {}).get("clients") or {}
         return clients.get(str(int(row["job_index"])), row["host"])
 
     out["host"] = pd.Series([one(r) for _, r in out.iterrows()], index=out.index, dtype="string")
@@ -30,10 +32,13 @@ def label_hosts(df: pd.DataFrame, manifest: dict[str, Any]) -> pd.DataFrame:
 
 def host_table(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (point, direction, host) plus an ``all hosts`` row: IOPS and bandwidth summed,
-    latency percentiles as the worst host (an aggregate of percentiles is not a percentile)."""
+    latency percentiles as the worst host (an aggregate of percentiles is not a percentile).  Only points
+    measured on more than one host are multi-host points; the others are left out (empty table: none)."""
+    keys = [k for k in POINT_KEYS if k in df.columns]
+    if not df.empty:
+        df = df[df.groupby(keys, dropna=False)["host"].transform("nunique") > 1]
     if df.empty:
         return df
-    keys = [k for k in POINT_KEYS if k in df.columns]
     cols = [c for c in SUM_COLUMNS + MAX_COLUMNS + ["lat_mean_us"] if c in df.columns]
     per = df[keys + ["host"] + cols].copy()
     agg = {c: "sum" for c in SUM_COLUMNS if c in cols}

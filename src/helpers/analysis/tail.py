@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analysis.points import with_units
+from helpers.fio import histogram
 
 PERCENTILE_COLUMNS: dict[float, str] = {
     50.0: "clat_p50_us", 90.0: "clat_p90_us", 95.0: "clat_p95_us",
@@ -98,7 +99,10 @@ def latency_distribution(hist: pd.DataFrame, results: pd.DataFrame | None = None
 
 
 def distribution_percentile(dist: pd.DataFrame, p: float) -> pd.DataFrame:
-    """Per point and direction, the smallest bin latency with cdf ≥ p/100 (percentile from the bins)."""
+    """Per point and direction, the p-th percentile (µs) of the bins by fio's own rule
+    (:func:`helpers.fio.histogram.percentile`: the first bin whose cumulative count reaches p % of N)."""
     keys = [k for k in HIST_KEYS if k in dist.columns]
-    hit = dist[dist["cdf"] >= p / 100.0 - 1e-12]
-    return hit.groupby(keys, dropna=False, as_index=False)["latency_us"].min()
+    rows = [(*(key if isinstance(key, tuple) else (key,)),
+             histogram.percentile(g["bin_ns"].to_numpy(), g["count"].to_numpy(), p) / 1000.0)
+            for key, g in dist.groupby(keys, dropna=False, sort=True)]
+    return pd.DataFrame(rows, columns=[*keys, "latency_us"])

@@ -17,7 +17,7 @@ from helpers import config
 from helpers.errors import LabError
 from helpers.ingest.core import ingest
 from helpers.processed import store
-from helpers.run.manifest import latest_raw_run  # noqa: F401  (re-exported for notebooks)
+from helpers.run.manifest import read_manifest
 
 
 def sample_run_ids() -> list[str]:
@@ -70,6 +70,17 @@ class RunData:
     run_ids: list[str]
     results: pd.DataFrame
     quarantine: pd.DataFrame
+    raw_dir: Path = config.RAW_DIR
+
+    @property
+    def manifests(self) -> dict[str, dict]:
+        """{run_id: manifest} from each run's raw folder (the bundled samples' own folder for them); {} for
+        a run whose raw folder is not here (e.g. ingested from elsewhere)."""
+        if not hasattr(self, "_manifests"):
+            samples = set(sample_run_ids())
+            self._manifests = {r: read_manifest((config.SAMPLE_RAW_DIR if r in samples else self.raw_dir) / r)
+                               for r in self.run_ids}
+        return self._manifests
 
     @property
     def histograms(self) -> pd.DataFrame:
@@ -93,8 +104,9 @@ class RunData:
         return pd.DataFrame(rows).set_index("run_id")
 
 
-def load_results(run_id: str | list[str] = "latest", processed_dir: str | Path = "") -> RunData:
-    """Resolve ``run_id`` (see :func:`resolve_runs`) and load its results and quarantine tables."""
+def load_results(run_id: str | list[str] = "latest", processed_dir: str | Path = "", raw_dir: str | Path = "") -> RunData:
+    """Resolve ``run_id`` (see :func:`resolve_runs`) and load its results and quarantine tables; manifests
+    are read from ``raw_dir`` (default data/raw) when asked for."""
     pdir, ids = resolve_runs(run_id, processed_dir)
     return RunData(pdir, ids, store.load(pdir, config.RESULTS_DATASET, ids),
-                   store.load(pdir, config.QUARANTINE_DATASET, ids))
+                   store.load(pdir, config.QUARANTINE_DATASET, ids), Path(raw_dir) if raw_dir else config.RAW_DIR)

@@ -116,7 +116,7 @@ def document() -> str:
     return "\n".join([
         "# Processed data schema",
         "",
-        "Generated from `src/helpers/schema.py` by `python -m helpers.processed.schema > docs/schema.md`; do not edit.",
+        "Generated from `src/helpers/processed/schema.py` by `python -m helpers.processed.schema > docs/schema.md`; do not edit.",
         "",
         "Each dataset lives in `data/processed/<dataset>/run_id=<RUN>/part-0.parquet` (Hive partitions: "
         "pandas, pyarrow, DuckDB or Spark read one run or all). Units are in the column names: `_us` "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from helpers.run.sweep import dry_run as sweep_dry_run
 
 SWEEP_NB = "00-sweep.ipynb"
 INGEST_NB = "01-ingest.ipynb"
+REPORT_WORKERS = 2  # notebooks executed at once by the reports stage (one kernel process each)
 
 
 def analysis_notebooks(notebooks_dir: Path = config.NOTEBOOKS_DIR) -> list[Path]:
@@ -103,14 +105,27 @@ def report_name(notebook: Path) -> str:
     return notebook.stem.split("-", 1)[1]
 
 
+def execute_all(notebooks: list[Path], out_dir: Path, parameters: dict[str, Any], workers: int = 1) -> list[Path]:
+    """Execute ``notebooks`` (same parameters) into ``out_dir``, ``workers`` at a time (each kernel is its
+    own process, so two workers use two cores); the executed copies, in input order."""
+    def one(nb: Path) -> Path:
+        return execute(nb, Path(out_dir) / nb.name, parameters)
+
+    if workers <= 1 or len(notebooks) < 2:
+        return [one(nb) for nb in notebooks]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, notebooks))
+
+
 def run_reports_stage(run_id: str, processed_dir: Path = config.PROCESSED_DIR,
-                      reports_dir: Path = config.REPORTS_DIR, raw_dirs: list[Path] | None = None) -> list[Path]:
+                      reports_dir: Path = config.REPORTS_DIR, raw_dirs: list[Path] | None = None,
+                      workers: int = REPORT_WORKERS) -> list[Path]:
     """Execute every analysis notebook on ``run_id`` and export it to ``reports_dir/<run>/<name>.html``."""
-    outs = []
-    for nb in analysis_notebooks():
-        executed = execute(nb, executed_path(run_id, nb, reports_dir),
-                           {"run_id": run_id, "processed_dir": str(processed_dir)})
-        outs.append(export_html(executed, Path(reports_dir) / run_id / f"{report_name(nb)}.html"))
+    notebooks = analysis_notebooks()
+    executed = execute_all(notebooks, executed_path(run_id, notebooks[0], reports_dir).parent,
+                           {"run_id": run_id, "processed_dir": str(processed_dir)}, workers)
+    outs = [export_html(ex, Path(reports_dir) / run_id / f"{report_name(nb)}.html")
+            for nb, ex in zip(notebooks, executed)]
     build_index(reports_dir, raw_dirs)
     return outs
 

@@ -1,5 +1,5 @@
 """Ingest benchmark (not collected by pytest): ``make bench-ingest`` or
-``.venv/bin/python tests/bench_ingest.py [--files 3000]``.
+``.venv/bin/python benchmarks/bench_ingest.py [--files 3000]``.
 
 Builds N result files -- copies of the real corpus outputs (tests/data/fio, plain json and json+)
 with varied values -- in a temp folder, then times in the same run, each in a fresh subprocess:
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from helpers.ingest.core import BATCH_FILES
 
-CORPUS = Path(__file__).parent / "data" / "fio"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "fio"
 SOURCES = ["jsonplus/randrw-mix70.json", "json/randread-qd4.json", "multijob/stonewall-clones.json",
            "options/global-options.json", "mixed/rw-default-mix.json", "benchfio/4k/randread-8-1.json"]
 VARY = ("iops", "bw", "bw_bytes", "io_bytes", "total_ios", "mean", "stddev")

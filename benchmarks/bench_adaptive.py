@@ -1,6 +1,6 @@
 """Benchmark (a script, not a test): adaptive QD search vs the full 1..1024 grid on this machine's disk.
 
-    .venv/bin/python tests/bench_adaptive.py [--runtime 3] [--size 512m] [--rw randread] [--bs 4k]
+    .venv/bin/python benchmarks/bench_adaptive.py [--runtime 3] [--size 512m] [--rw randread] [--bs 4k]
     make bench-adaptive
 
 Both run on a lab scratch FILE under build/bench-adaptive/ (never a device).  The grid measures
