@@ -31,7 +31,9 @@ the printed number in the stated unit.  Rules, from fio's stat.c:
   record; ``lab_text["percentiles"]`` says which was proven from the min/max, or that clat is
   assumed.
 
-``lab_text`` may also hold ``jobs`` (normal: how many threads fio merged into the entry),
+Several fio runs in one file give one object each (a new run starts at a job-definition or
+version line after results); ``--status-interval`` reports give one object per report, as fio's
+JSON does, so ``json_output.final_jobs`` keeps the final numbers.  ``lab_text`` may also hold ``jobs`` (normal: how many threads fio merged into the entry),
 ``error_message`` (fio's own error text) and ``description``.  :class:`FioParseError` (one
 sentence) when the bytes hold no fio text result.
 """
@@ -120,6 +122,14 @@ class _Run:
         self.time: str | None = None
         self.io_format2 = False  # fio <= 2.17 "read : io=..." lines
         self.nsec_seen = False  # "(nsec)" appears: fio >= 3 (ns clock)
+        self.closed = False  # its "Run status group" lines were printed
+
+    def next_report(self) -> _Run:
+        """The next --status-interval report of the same fio invocation (same job definitions)."""
+        nxt = _Run()
+        nxt.version, nxt.headers, nxt.io_format2, nxt.nsec_seen = (self.version, self.headers, self.io_format2,
+                                                                  self.nsec_seen)
+        return nxt
 
     @property
     def usec_native(self) -> bool:
@@ -312,6 +322,9 @@ def _parse_normal(lines: list[str]) -> list[dict]:
             continue
         m = _JOB.match(line)
         if m:
+            if run.closed:  # --status-interval: a new report starts, like fio's concatenated JSON objects
+                runs.append(run.next_report())
+                run = runs[-1]
             job = _new_job(m)
             run.jobs.append(job)
             if m.group("time") and run.time is None:
@@ -321,10 +334,12 @@ def _parse_normal(lines: list[str]) -> list[dict]:
             continue
         if _GROUP.match(line):
             job = d = pct = None
+            run.closed = True
             continue
         if _DISKS.match(line):
             job = d = pct = None
             in_disks = True
+            run.closed = True
             continue
         if in_disks:
             m = _DISK.match(line)
