@@ -349,6 +349,32 @@ def test_windows_fixture():
     assert "disk_util" not in obj  # fio on Windows prints no disk stats
 
 
+def test_fio2_group_reporting_fixture():
+    obj, = parse_fio_text((DATA / "fio-2.2.10-group-reporting.txt").read_bytes())
+    job, = obj["jobs"]
+    assert job["job options"] == {"rw": "write", "bs": "131072", "ioengine": "libaio", "iodepth": "8",
+                                  "numjobs": "4", "group_reporting": "1"}
+    assert job["lab_text"]["jobs"] == 4 and job["lab_text"]["description"] == "four sequential writers"
+    w = job["write"]
+    assert "read" not in job and w["total_ios"] == 81920 and w["runtime"] == 30012
+    assert w["io_bytes"] == 10240 << 20 and w["bw_bytes"] == 349386 * 1024
+    assert w["iops"] == pytest.approx(81920 * 1000 / 30012)
+    assert w["clat_ns"]["min"] == 2_000_000 and w["clat_ns"]["percentile"]["99.990000"] == 167_000_000
+    assert {"clat_min_us", "clat_p99_99_us", "clat_mean_us", "io_bytes"} <= set(job["lab_text"]["rounded"])
+    dm, sda = obj["disk_util"]  # a device-mapper disk with its slave's aggregate, then the slave
+    assert dm["name"] == "dm-0" and dm["write_ios"] == 81877 and dm["aggr_write_ios"] == 81920
+    assert dm["aggr_write_merge"] == 12 and dm["aggr_util"] == 99.78  # fio's JSON key spelling
+    assert sda == {"name": "sda", "read_ios": 0, "write_ios": 81920, "read_merges": 0, "write_merges": 12,
+                   "read_ticks": 0, "write_ticks": 3752164, "in_queue": 3752020, "util": 99.78}
+
+
+def test_windows_powershell_utf16_file():
+    data = (DATA / "fio-3.x-windows.txt").read_bytes()
+    utf16 = b"\xff\xfe" + data.decode().encode("utf-16-le")  # what "fio ... > out.txt" writes in PowerShell 5
+    assert parse_fio_text(utf16) == parse_fio_text(data)
+    assert parse_fio_text(b"\xef\xbb\xbf" + data) == parse_fio_text(data)  # UTF-8 with BOM
+
+
 def test_group_reporting_and_error_lines():
     text = (
         "w: (g=0): rw=write, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync, iodepth=1\n"

@@ -101,6 +101,7 @@ _CPU = re.compile(r"^\s+cpu\s+: usr=(?P<usr>[\d.]+)%, sys=(?P<sys>[\d.]+)%, ctx=
                   r"majf=(?P<majf>\d+), minf=(?P<minf>\d+)")
 _ISSUED3 = re.compile(r"^\s+issued rwts?: total=(\d+),(\d+),(\d+)")
 _ISSUED2 = re.compile(r"^\s+issued\s*: total=r=(\d+)/w=(\d+)/d=(\d+)")
+_DESCRIPTION = re.compile(r"^\s+Description\s+: \[(.*)\]\s*$")
 _GROUP = re.compile(r"^Run status group (\d+) \(all jobs\):")
 _DISKS = re.compile(r"^Disk stats \(read/write\):")
 _DISK = re.compile(r"^\s+(?P<name>\S+): ios=(\d+)/(\d+), merge=(\d+)/(\d+), ticks=(\d+)/(\d+), "
@@ -353,6 +354,10 @@ def _parse_normal(lines: list[str]) -> list[dict]:
             continue
         if job is None:
             continue
+        m = _DESCRIPTION.match(line)
+        if m:
+            job["lab_text"]["description"] = m.group(1)
+            continue
         m = _DIR3.match(line) or _DIR2.match(line)
         if m:
             fmt2 = m.re is _DIR2
@@ -548,11 +553,15 @@ def parse_fio_text(data: bytes) -> list[dict]:
 
     Raises :class:`FioParseError` (one sentence) when the bytes hold no fio text result.
     """
-    if not data or data.isspace():
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with BOM: Windows PowerShell's "fio ... > out.txt"
+        text = data.decode("utf-16", errors="replace")
+    else:
+        if b"\0" in data[:8192]:
+            raise FioParseError("the file is binary, not fio text output.")
+        text = data.decode("utf-8-sig", errors="replace")
+    if not text or text.isspace():
         raise FioParseError("the file is empty.")
-    if b"\0" in data[:8192]:
-        raise FioParseError("the file is binary, not fio text output.")
-    lines = _SPLIT.split(data.decode("utf-8", errors="replace"))
+    lines = _SPLIT.split(text)
     terse = [(i + 1, ln.strip()) for i, ln in enumerate(lines) if _TERSE.match(ln.strip())]
     objs = _parse_terse(terse) if terse else []
     objs += _parse_normal(lines)
