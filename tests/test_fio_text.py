@@ -422,3 +422,17 @@ def test_status_interval_reports_are_separate_objects():
     assert final is objs[-1]["jobs"][0]
     assert all(o["jobs"][0]["job options"]["ioengine"] == "libaio" for o in objs)  # definitions carried over
     assert all(len(o["disk_util"]) == 1 for o in objs)
+
+
+def test_client_server_output():
+    """Real fio 3.33 --client output: the server's text has "<host> " prefixes, results per client."""
+    obj, = parse_fio_text((DATA / "client-server-two-clients.txt").read_bytes())
+    assert obj["fio version"] == "fio-3.33" and "jobs" not in obj
+    w, r, agg = obj["client_stats"]
+    assert (w["jobname"], r["jobname"], agg["jobname"]) == ("cs-write", "cs-read", "All clients")
+    assert w["hostname"] == r["hostname"] == "vm" and "hostname" not in agg and "port" not in w
+    # the "<vm> cs-write: (g=0): ..." header; numjobs is not derived: two job definitions share group 0
+    assert w["job options"] == {"rw": "randwrite", "bs": "4096", "ioengine": "libaio", "iodepth": "4"}
+    assert w["write"]["total_ios"] + r["read"]["total_ios"] == agg["write"]["total_ios"] + agg["read"]["total_ios"]
+    assert agg["read"]["bw_bytes"] == round(29.6 * 1024**2)  # "BW=29.6Mi": fio prints no unit there
+    assert [d["hostname"] for d in obj["disk_util"]] == ["vm", "vm"]

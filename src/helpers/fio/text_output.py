@@ -33,7 +33,10 @@ the printed number in the stated unit.  Rules, from fio's stat.c:
 
 Several fio runs in one file give one object each (a new run starts at a job-definition or
 version line after results); ``--status-interval`` reports give one object per report, as fio's
-JSON does, so ``json_output.final_jobs`` keeps the final numbers.  ``lab_text`` may also hold ``jobs`` (normal: how many threads fio merged into the entry),
+JSON does, so ``json_output.final_jobs`` keeps the final numbers.  Client/server output (the
+servers' text prefixed ``<host>``, each client's results printed as one block, then ``All clients``)
+gives one object with ``client_stats`` like fio's JSON; an entry's ``hostname`` is set only when
+one server spoke (the blocks do not say which client they belong to), the port never.  ``lab_text`` may also hold ``jobs`` (normal: how many threads fio merged into the entry),
 ``error_message`` (fio's own error text) and ``description``.  :class:`FioParseError` (one
 sentence) when the bytes hold no fio text result.
 """
@@ -101,6 +104,9 @@ _CPU = re.compile(r"^\s+cpu\s+: usr=(?P<usr>[\d.]+)%, sys=(?P<sys>[\d.]+)%, ctx=
                   r"majf=(?P<majf>\d+), minf=(?P<minf>\d+)")
 _ISSUED3 = re.compile(r"^\s+issued rwts?: total=(\d+),(\d+),(\d+)")
 _ISSUED2 = re.compile(r"^\s+issued\s*: total=r=(\d+)/w=(\d+)/d=(\d+)")
+_HOST = re.compile(r"^<([^>\n]*)> ?(.*)$")
+_HOSTINFO = re.compile(r"hostname=([^,]+), be=\d+, .*fio=(fio-[^,\s]+)")
+ALL_CLIENTS = "All clients"  # fio's client/server aggregate entry
 _DESCRIPTION = re.compile(r"^\s+Description\s+: \[(.*)\]\s*$")
 _GROUP = re.compile(r"^Run status group (\d+) \(all jobs\):")
 _DISKS = re.compile(r"^Disk stats \(read/write\):")
@@ -124,6 +130,7 @@ class _Run:
         self.io_format2 = False  # fio <= 2.17 "read : io=..." lines
         self.nsec_seen = False  # "(nsec)" appears: fio >= 3 (ns clock)
         self.closed = False  # its "Run status group" lines were printed
+        self.hosts: set[str] = set()  # client/server: the "<host> " prefixes of the servers' text
 
     def next_report(self) -> _Run:
         """The next --status-interval report of the same fio invocation (same job definitions)."""
@@ -285,7 +292,14 @@ def _object(run: _Run) -> dict:
         obj["fio version"] = run.version
     if run.time:
         obj["time"] = run.time
-    obj["jobs"] = run.jobs
+    if run.hosts:  # client/server, like fio's JSON "client_stats"; a host only when just one server spoke
+        host = next(iter(run.hosts)) if len(run.hosts) == 1 else None
+        if host is not None:
+            for entry in (*(j for j in run.jobs if j["jobname"] != ALL_CLIENTS), *run.disks):
+                entry["hostname"] = host
+        obj["client_stats"] = run.jobs
+    else:
+        obj["jobs"] = run.jobs
     if run.disks:
         obj["disk_util"] = run.disks
     return obj
@@ -299,6 +313,15 @@ def _parse_normal(lines: list[str]) -> list[dict]:
     in_disks = False
     for line in lines:
         run = runs[-1]
+        m = _HOST.match(line)
+        if m:  # client/server: the server's own text, e.g. "<host> job: (g=0): rw=..."
+            run.hosts.add(m.group(1))
+            line = m.group(2)
+        m = _HOSTINFO.search(line)
+        if m:  # client/server: "hostname=vm, be=0, 64-bit, os=Linux, arch=x86-64, fio=fio-3.33, flags=1"
+            run.hosts.add(m.group(1))
+            run.version = run.version or m.group(2)
+            continue
         if not line.strip():
             pct = None
             continue
@@ -323,7 +346,7 @@ def _parse_normal(lines: list[str]) -> list[dict]:
             continue
         m = _JOB.match(line)
         if m:
-            if run.closed:  # --status-interval: a new report starts, like fio's concatenated JSON objects
+            if run.closed and not run.hosts:  # --status-interval: a new report starts, like fio's concatenated JSON objects
                 runs.append(run.next_report())
                 run = runs[-1]
             job = _new_job(m)
