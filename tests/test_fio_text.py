@@ -17,6 +17,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from helpers.fio.json_output import FioParseError, final_jobs, parse_fio_bytes
 from helpers.fio.text_output import parse_fio_text
@@ -401,6 +403,17 @@ def test_not_fio_text(data, word):
         parse_fio_text(data)
 
 
+@pytest.mark.parametrize("name,good,bad,word", [
+    ("fio-2.1.3-terse-v3.txt", b";1048576;", b";10x8576;", "terse line 1 has a field"),
+    ("fio-2.1.3-normal.txt", b"usr=6.84%", b"usr=6..4%", "figure fio does not print"),
+])
+def test_damaged_figures(name, good, bad, word):
+    data = (DATA / name).read_bytes()
+    assert good in data
+    with pytest.raises(FioParseError, match=word):
+        parse_fio_text(data.replace(good, bad, 1))
+
+
 def test_json_shape_is_what_the_json_reader_gets(runs):
     """Every key the text objects hold is a key fio's own JSON has at that place (plus lab_text)."""
     tj = parse_fio_text(runs["normal"].encode())[0]["jobs"][1]
@@ -436,3 +449,27 @@ def test_client_server_output():
     assert w["write"]["total_ios"] + r["read"]["total_ios"] == agg["write"]["total_ios"] + agg["read"]["total_ios"]
     assert agg["read"]["bw_bytes"] == round(29.6 * 1024**2)  # "BW=29.6Mi": fio prints no unit there
     assert [d["hostname"] for d in obj["disk_util"]] == ["vm", "vm"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_damaged_text_gives_objects_or_one_sentence(data):
+    """Any damage to real outputs (cut, lines dropped, characters replaced) or random bytes: a list of
+    objects or FioParseError, never another exception."""
+    base = data.draw(st.sampled_from(sorted(DATA.iterdir())))
+    lines = base.read_bytes().splitlines(keepends=True)
+    lines = [ln for ln in lines if not data.draw(st.booleans()) or data.draw(st.integers(0, 9)) > 0]
+    blob = bytearray(b"".join(lines))
+    digits = [i for i, c in enumerate(blob) if 48 <= c <= 57]  # damage figures above all
+    for _ in range(data.draw(st.integers(0, 20))):
+        if digits:
+            i = data.draw(st.sampled_from(digits))
+            blob[i] = data.draw(st.sampled_from(b"0123456789.;,:%=k[]() xA\n-"))
+    blob = blob[:data.draw(st.integers(0, len(blob)))] + data.draw(st.binary(max_size=20))
+    try:
+        objs = parse_fio_text(bytes(blob))
+    except FioParseError as exc:
+        assert str(exc).endswith(".") and "\n" not in str(exc)
+    else:
+        assert objs and all(isinstance(o.get("jobs", o.get("client_stats")), list) for o in objs)
+        json.dumps(objs)

@@ -146,9 +146,6 @@ class _Run:
             return self.version.startswith("fio-2.")
         return self.io_format2 and not self.nsec_seen
 
-    def empty(self) -> bool:
-        return not (self.jobs or self.headers or self.version)
-
 
 def _header(m: re.Match) -> dict:
     rest = m.group("rest")
@@ -560,7 +557,11 @@ def _terse_disks(f: list[str]) -> tuple[list[dict], list[str]]:
 def _parse_terse(lines: list[tuple[int, str]]) -> list[dict]:
     objs: list[dict] = []
     for lineno, line in lines:
-        version, job, disks = _terse_line(line, lineno)
+        try:
+            version, job, disks = _terse_line(line, lineno)
+        except (ValueError, IndexError):
+            raise FioParseError(f"terse line {lineno} has a field that is not what fio writes there "
+                                "(not fio terse output).") from None
         if not objs or objs[-1].get("fio version") != version:
             objs.append({"fio version": version, "jobs": []} if version else {"jobs": []})
         objs[-1]["jobs"].append(job)
@@ -587,7 +588,11 @@ def parse_fio_text(data: bytes) -> list[dict]:
     lines = _SPLIT.split(text)
     terse = [(i + 1, ln.strip()) for i, ln in enumerate(lines) if _TERSE.match(ln.strip())]
     objs = _parse_terse(terse) if terse else []
-    objs += _parse_normal(lines)
+    try:
+        objs += _parse_normal(lines)
+    except (ValueError, IndexError):  # a line shaped like fio's with a figure fio never prints
+        raise FioParseError("the file looks like fio's normal output but has a figure fio does not print "
+                            "(edited or not fio output).") from None
     if not objs:
         raise FioParseError("the file holds neither fio JSON nor fio's normal or terse text output.")
     return objs
