@@ -559,6 +559,8 @@ def _parse_terse(lines: list[tuple[int, str]]) -> list[dict]:
     for lineno, line in lines:
         try:
             version, job, disks = _terse_line(line, lineno)
+        except FioParseError:  # (a ValueError too) already one sentence
+            raise
         except (ValueError, IndexError):
             raise FioParseError(f"terse line {lineno} has a field that is not what fio writes there "
                                 "(not fio terse output).") from None
@@ -590,6 +592,8 @@ def parse_fio_text(data: bytes) -> list[dict]:
     objs = _parse_terse(terse) if terse else []
     try:
         objs += _parse_normal(lines)
+    except FioParseError:
+        raise
     except (ValueError, IndexError):  # a line shaped like fio's with a figure fio never prints
         raise FioParseError("the file looks like fio's normal output but has a figure fio does not print "
                             "(edited or not fio output).") from None
