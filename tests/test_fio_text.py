@@ -362,6 +362,8 @@ def test_fio2_group_reporting_fixture():
     assert w["io_bytes"] == 10240 << 20 and w["bw_bytes"] == 349386 * 1024
     assert w["iops"] == pytest.approx(81920 * 1000 / 30012)
     assert w["clat_ns"]["min"] == 2_000_000 and w["clat_ns"]["percentile"]["99.990000"] == 167_000_000
+    assert w["slat_ns"]["max"] == 1_203_400_000 and "slat_max_us" in job["lab_text"]["rounded"]  # "1203.4K" usec
+    assert "slat_min_us" not in job["lab_text"]["rounded"]  # "min=14": whole us, exact on fio 2.x
     assert {"clat_min_us", "clat_p99_99_us", "clat_mean_us", "io_bytes"} <= set(job["lab_text"]["rounded"])
     dm, sda = obj["disk_util"]  # a device-mapper disk with its slave's aggregate, then the slave
     assert dm["name"] == "dm-0" and dm["write_ios"] == 81877 and dm["aggr_write_ios"] == 81920
@@ -484,3 +486,15 @@ def test_terse_version_4_is_version_5_without_the_sample_fields(runs):
         dirs = [f[5 + i * 47:5 + i * 47 + 41] for i in range(3)]
         v4.append(";".join(["4", *f[1:5], *dirs[0], *dirs[1], *dirs[2], *f[5 + 3 * 47:]]))
     assert parse_fio_text("\n".join(v4).encode()) == parse_fio_text(runs["terse5"].encode())
+
+
+def test_pasted_with_indentation_or_log_prefixes(runs):
+    """Output pasted indented, or captured in a CI log with a timestamped prefix on every line."""
+    lines = runs["normal"].splitlines()
+    want = parse_fio_text(runs["normal"].encode())
+    indented = "\n".join(" " * 57 + ln for ln in lines)
+    logged = "\n".join(f"12:10:{i % 60:02d} DEBUG| [stdout] {ln}" for i, ln in enumerate(lines))
+    assert parse_fio_text(indented.encode()) == want
+    assert parse_fio_text(logged.encode()) == want
+    terse = "\n".join(f"2026-11-23 15:{i:02d}:07 INFO {ln}" for i, ln in enumerate(runs["terse5"].splitlines()))
+    assert parse_fio_text(terse.encode()) == parse_fio_text(runs["terse5"].encode())

@@ -224,9 +224,9 @@ def _latency(job: dict, d: dict, m: re.Match, usec_native: bool) -> None:
     block = d.setdefault(f"{kind}_ns", {})
     block.update({"min": round(lo * unit), "max": round(hi * unit), "mean": round(avg * unit, 6),
                   "stddev": round(dev * unit, 6)})
-    if lo_r or hi_r or not native:
-        _mark(job, f"{kind}_min_us")
-        _mark(job, f"{kind}_max_us")
+    for key, rounded in (("min", lo_r), ("max", hi_r)):
+        if rounded or not native:  # a k/M figure, or truncated to whole us/ms
+            _mark(job, f"{kind}_{key}_us")
     if unit != 1:  # two decimals of a us/ms: coarser than the ns fio measured in
         _mark(job, f"{kind}_mean_us")
         _mark(job, f"{kind}_stddev_us")
@@ -434,7 +434,8 @@ def _parse_normal(lines: list[str]) -> list[dict]:
 
 # --- terse output -----------------------------------------------------------------------------------
 
-_TERSE = re.compile(r"^(?:[345];fio-[^;]*;|2;)[^;\n]*;\d+;-?\d+;")
+_TERSE_IN = re.compile(r"^(?:.*?[\s|\]>])?([345];fio-[^;]*;[^;\n]*;\d+;-?\d+;)"  # v3-5, also behind a log prefix
+                       r"|^(2;[^;\n]*;\d+;-?\d+;)")  # v2 (no fio version to recognise it by): at the start only
 _TERSE_DIR = {3: 41, 4: 41, 5: 47, 2: 41}  # fields per direction (v5 adds bw samples and iops stats)
 _TERSE_TAIL = 5 + 7 + 10 + 12  # cpu, IO depths, us latency buckets, ms latency buckets
 
@@ -574,6 +575,30 @@ def _parse_terse(lines: list[tuple[int, str]]) -> list[dict]:
 
 # --- entry point ------------------------------------------------------------------------------------
 
+_CPU_AT = re.compile(r"^(?P<prefix>.*?)  cpu {10}: usr=")
+
+
+def _unprefix(lines: list[str]) -> list[str]:
+    """Lines without the prefix a log or a paste put before each of fio's lines.
+
+    fio prints its cpu line as "  cpu          : usr=..." exactly; whatever stands before it (an
+    indentation, "12:10:43 DEBUG| [stdout] ") is a prefix, matched with any digits in place of its
+    digits (timestamps change from line to line), and is removed wherever it starts a line.
+    """
+    prefixes = {m.group("prefix") for ln in lines if (m := _CPU_AT.match(ln)) and m.group("prefix")}
+    if not prefixes:
+        return lines
+    pats = [re.compile("".join(r"\d" if c.isdigit() else re.escape(c) for c in p)) for p in prefixes]
+    out = []
+    for ln in lines:
+        for pat in pats:
+            m = pat.match(ln)
+            if m:
+                ln = ln[m.end():]
+                break
+        out.append(ln)
+    return out
+
 def parse_fio_text(data: bytes) -> list[dict]:
     """fio-JSON-shaped result objects from fio's normal or terse text output, in file order.
 
@@ -587,8 +612,12 @@ def parse_fio_text(data: bytes) -> list[dict]:
         text = data.decode("utf-8-sig", errors="replace")
     if not text or text.isspace():
         raise FioParseError("the file is empty.")
-    lines = _SPLIT.split(text)
-    terse = [(i + 1, ln.strip()) for i, ln in enumerate(lines) if _TERSE.match(ln.strip())]
+    lines = _unprefix(_SPLIT.split(text))
+    terse = []
+    for i, ln in enumerate(lines):
+        m = _TERSE_IN.match(ln)
+        if m:
+            terse.append((i + 1, ln[m.start(1) if m.group(1) else 0:].strip()))
     objs = _parse_terse(terse) if terse else []
     try:
         objs += _parse_normal(lines)
