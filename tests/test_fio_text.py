@@ -335,6 +335,7 @@ def test_fio2_terse_fixture():
     assert "slat_ns" in r and "write" not in job
     assert obj["disk_util"][0]["read_ios"] == 262144
     assert job["lab_text"]["description"] == "a test job"
+    assert job["lab_text"]["percentiles"] == "clat"  # fio before 3.1 had no lat_percentiles
 
 
 def test_windows_fixture():

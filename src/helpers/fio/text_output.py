@@ -26,17 +26,20 @@ the printed number in the stated unit.  Rules, from fio's stat.c:
 * terse: ``io`` in KiB (truncated), bandwidth in KiB/s (truncated) and IOPS (truncated) are
   rounded; runtime is exact; min/max and percentiles are whole microseconds (truncated from ns on
   fio 3.x, exact on fio 2.x); means and deviations are ``%f`` microseconds (1 ps), not rounded.
-  Terse percentiles are completion latency per fio's documentation, but fio >= 3.9 writes
+  Terse percentiles are completion latency per fio's documentation, but fio >= 3.1 writes
   total-latency percentiles there when the job set ``lat_percentiles=1``, which the line does not
-  record; ``lab_text["percentiles"]`` says which was proven from the min/max, or that clat is
-  assumed.
+  record; ``lab_text["percentiles"]`` says "clat" or "lat" when the fio version (< 3.1) or the
+  min/max prove which, else that clat is assumed.
 
 Several fio runs in one file give one object each (a new run starts at a job-definition or
 version line after results); ``--status-interval`` reports give one object per report, as fio's
 JSON does, so ``json_output.final_jobs`` keeps the final numbers.  Client/server output (the
 servers' text prefixed ``<host>``, each client's results printed as one block, then ``All clients``)
 gives one object with ``client_stats`` like fio's JSON; an entry's ``hostname`` is set only when
-one server spoke (the blocks do not say which client they belong to), the port never.  ``lab_text`` may also hold ``jobs`` (normal: how many threads fio merged into the entry),
+one server spoke (the blocks do not say which client they belong to), the port never.  Output
+pasted with an indentation or captured in a log with a prefix on every line (``12:10:43 DEBUG|
+[stdout] ``) is read too.  ``lab_text`` may also hold ``jobs`` (normal: how many threads fio
+merged into the entry),
 ``error_message`` (fio's own error text) and ``description``.  :class:`FioParseError` (one
 sentence) when the bytes hold no fio text result.
 """
@@ -472,6 +475,8 @@ def _terse_line(line: str, lineno: int) -> tuple[str | None, dict, list[dict]]:
         raise FioParseError(f"terse line {lineno} does not have the fields of terse version {ver} "
                             "(unified_rw_reporting output or a cut line).")
     fio2 = bool(version) and version.startswith("fio-2.")
+    vm = re.match(r"fio-(\d+)\.(\d+)", version or "")
+    before_lat_pct = bool(vm) and (int(vm.group(1)), int(vm.group(2))) < (3, 1)  # lat_percentiles came in 3.1
     lab: dict = {"format": "terse", "rounded": []}
     job: dict = {"jobname": name, "groupid": int(gid), "error": int(err)}
     proofs = []
@@ -494,7 +499,7 @@ def _terse_line(line: str, lineno: int) -> tuple[str | None, dict, list[dict]]:
             if float(p) > 0:
                 pcts[float(p)] = int(v)
         if pcts and (has_clat or has_lat):
-            kind = _which_latency(pcts, d)
+            kind = "clat" if before_lat_pct else _which_latency(pcts, d)
             proofs.append(kind)
             key = "lat" if kind == "lat" else "clat"
             d.setdefault(f"{key}_ns", {})["percentile"] = {_pct_key(p): v * 1000 for p, v in pcts.items()}
