@@ -43,6 +43,10 @@ from helpers.run.sweep import dry_run as sweep_dry_run
 SWEEP_NB = "00-sweep.ipynb"
 INGEST_NB = "01-ingest.ipynb"
 _IPC_COUNTER = itertools.count()
+# The kernel's own log goes to the user's terminal: keep it to fatal errors.  A failing cell is reported
+# by the pipeline from the executed notebook; an interrupted cell would otherwise add "KeyboardInterrupt
+# caught in kernel" lines.
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
 
 
 class Interrupted(Exception):
@@ -126,7 +130,8 @@ def execute(notebook: Path, out: Path, parameters: dict[str, Any]) -> Path:
     with _CtrlC() as ctrl_c:
         try:
             pm.execute_notebook(str(notebook), str(out), parameters=parameters, cwd=str(notebook.parent),
-                                progress_bar=False, kernel_name="python3", config=kernel_config())
+                                progress_bar=False, kernel_name="python3", config=kernel_config(),
+                                extra_arguments=KERNEL_ARGUMENTS)
         except pm.PapermillExecutionError as exc:
             if ctrl_c.count or exc.ename in ("KeyboardInterrupt", "SweepInterrupted"):
                 raise Interrupted(notebook.name) from None

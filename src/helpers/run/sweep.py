@@ -239,7 +239,8 @@ def _cleanup_partial(run_dir: Path) -> list[str]:
     return removed
 
 
-def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepLocks) -> dict[str, Any]:
+def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepLocks,
+          stop: threading.Event | None = None) -> dict[str, Any]:
     tgt = plan.target
     out = plan.run_dir / f".{name}.json.tmp"
     final = plan.run_dir / f".{name}.json"
@@ -252,7 +253,8 @@ def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepL
     else:
         argv = prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out, bs_bytes, iodepth, name)
     try:
-        rc, text, seconds = run_fio(argv, out, final, timeout=6 * 3600, on_start=lambda pid: locks.set(fio_pid=pid))
+        rc, text, seconds = run_fio(argv, out, final, timeout=6 * 3600, on_start=lambda pid: locks.set(fio_pid=pid),
+                                    stop=stop)
     finally:
         if job is not None:
             job.unlink(missing_ok=True)
@@ -262,7 +264,7 @@ def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepL
     return {"bytes": tgt.size_bytes, "seconds": round(seconds, 2)}
 
 
-def prefill(plan: SweepPlan, locks: SweepLocks | None = None) -> dict[str, Any]:
+def prefill(plan: SweepPlan, locks: SweepLocks | None = None, stop: threading.Event | None = None) -> dict[str, Any]:
     """Write the lab's scratch file once (skipped when the lab already filled it to this size).
 
     Only files the lab owns are filled; a foreign file or a device is never prefilled."""
@@ -273,7 +275,7 @@ def prefill(plan: SweepPlan, locks: SweepLocks | None = None) -> dict[str, Any]:
     if tgt.path.exists() and side.get("prefilled_bytes", 0) >= tgt.size_bytes and not plan.hosts:
         return {"skipped": True, "reason": "already filled by the lab", "bytes": side["prefilled_bytes"]}
     write_sidecar(tgt.path, prefilled_bytes=0)  # mark the file as the lab's before fio creates it
-    res = _fill(plan, "prefill", 1024**2, 16, locks or _NoLocks())
+    res = _fill(plan, "prefill", 1024**2, 16, locks or _NoLocks(), stop)
     write_sidecar(tgt.path, prefilled_bytes=tgt.size_bytes)
     return {"skipped": False, **res}
 
@@ -313,8 +315,8 @@ def run_sweep(plan: SweepPlan, progress: bool = True) -> dict[str, Any]:
             _remove_empty(plan.run_dir)
         raise
     try:
-        with _sigterm_as_interrupt():
-            return _run_locked(plan, locks, progress)
+        with _StopOnSignal() as stop:
+            return _run_locked(plan, locks, progress, stop.event)
     finally:
         locks.release()
 
@@ -368,25 +370,32 @@ class _Progress:
                 f"in {time.time() - self.started:.0f} s.")
 
 
-class _sigterm_as_interrupt:
-    """SIGTERM behaves like Ctrl-C while the sweep runs (main thread only)."""
+class _StopOnSignal:
+    """Ctrl-C (SIGINT) and SIGTERM stop the sweep (main thread only): the handler records the request in
+    ``event`` and raises KeyboardInterrupt.  The event matters when Python swallows that exception (one
+    raised inside fork()'s at-fork hooks is only printed): the running fio and the next point check it."""
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.old: dict[int, Any] = {}
 
     def __enter__(self):
-        self.old = None
         if threading.current_thread() is threading.main_thread():
-            self.old = signal.signal(signal.SIGTERM, self._handler)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self.old[sig] = signal.signal(sig, self._handler)
         return self
 
-    @staticmethod
-    def _handler(signum, frame):
+    def _handler(self, signum, frame):
+        self.event.set()
         raise KeyboardInterrupt()
 
     def __exit__(self, *exc):
-        if self.old is not None:
-            signal.signal(signal.SIGTERM, self.old)
+        for sig, old in self.old.items():
+            signal.signal(sig, old)
 
 
-def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool) -> dict[str, Any]:
+def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
+                stop: threading.Event | None = None) -> dict[str, Any]:
     removed = _cleanup_partial(plan.run_dir)
     manifest = read_manifest(plan.run_dir) or {"run_id": plan.run_id, "started": now_iso()}
     resumed = bool(manifest.get("points"))
@@ -419,13 +428,13 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool) -> dict[str,
     _announce(f"{'resuming' if resumed else 'starting'} run {plan.run_id}: {plan.announcement()}", progress)
     for warning in plan.warnings:
         _announce(warning, progress)
-    ctx = _SweepContext(plan, manifest, locks, progress)
+    ctx = _SweepContext(plan, manifest, locks, progress, stop)
     ctx.tracker.write()
     try:
         if "prefill" not in manifest or not manifest["prefill"].get("done"):
             ctx.tracker.write(label=f"filling the scratch file ({plan.target.size_bytes / 1024**2:.0f} MiB)",
                               seconds=plan.target.size_bytes / (200 * 1024**2))
-            manifest["prefill"] = {**prefill(plan, locks), "done": True}
+            manifest["prefill"] = {**prefill(plan, locks, ctx.stop), "done": True}
             write_manifest(plan.run_dir, manifest)
         if plan.profile.mode == "adaptive":
             ctx.run_adaptive()
@@ -459,8 +468,10 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool) -> dict[str,
 
 
 class _SweepContext:
-    def __init__(self, plan: SweepPlan, manifest: dict, locks: SweepLocks, progress: bool):
+    def __init__(self, plan: SweepPlan, manifest: dict, locks: SweepLocks, progress: bool,
+                 stop: threading.Event | None = None):
         self.plan, self.manifest, self.locks, self.progress = plan, manifest, locks, progress
+        self.stop = stop or threading.Event()
         self.current: str | None = None
         self.tracker = _Progress(plan, manifest)
 
@@ -479,13 +490,15 @@ class _SweepContext:
             pts.setdefault(point.point_id, {**entry, "status": "ok", "raw_file": self.raw(point).name})
             pts[point.point_id]["status"] = "ok"
             return pts[point.point_id]
+        if self.stop.is_set():  # a stop request whose KeyboardInterrupt was swallowed
+            raise KeyboardInterrupt
         self.current = point.point_id
         pts[point.point_id] = {**entry, "status": "running", "started": now_iso()}
         write_manifest(plan.run_dir, self.manifest)
         self.tracker.write(current=point)
         res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
                         read_only=plan.read_only, hosts=plan.hosts or None,
-                        on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id))
+                        on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id), stop=self.stop)
         pts[point.point_id] = {
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
@@ -551,7 +564,8 @@ class _SweepContext:
             for i in range(1, pc.passes + 1):
                 self.current = f"precondition-{i}"
                 _announce(f"preconditioning {plan.target.path}: sequential fill {i} of {pc.passes}", self.progress)
-                pre["passes"].append(_fill(plan, f"precondition-{i}", pc.bs_bytes, pc.iodepth, self.locks))
+                pre["passes"].append(_fill(plan, f"precondition-{i}", pc.bs_bytes, pc.iodepth, self.locks,
+                                           self.stop))
                 pre["passes_done"] = i
                 write_manifest(plan.run_dir, self.manifest)
             self.current = None
