@@ -41,6 +41,7 @@ help: ## list the targets and variables
 	@echo "           RUNTIME (s per point, 0 = profile) SIZE (1g) HOSTS (h1,h2:port: fio --server hosts)"
 	@echo "           DRY_RUN=1 (print fio commands, write nothing) ALLOW_EXISTING DESTROY_DEVICE IGNORE_SIGNATURE"
 	@echo "           READ_ONLY_ACK (safety overrides, see docs/sweeps.md)"
+	@echo "           LAB_ARGS (extra jupyter lab options) SCRATCH=1 (make clean also removes lab scratch files elsewhere)"
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \

@@ -156,13 +156,10 @@ def test_bad_run_ids_are_one_sentence_and_create_nothing(tmp_path, args):
     assert not (tmp_path / "reports").exists() and not (tmp_path / "data").exists()
 
 
-def test_a_locked_target_is_refused_before_anything_is_created(tmp_path, scratch_dir, fio_path):
+def test_a_locked_target_is_refused_before_anything_is_created(tmp_path, scratch_dir, fio_path, monkeypatch):
     target = scratch_dir / "held.bin"
-    os.environ["SSDLAB_LOCK_DIR"], old = str(tmp_path / "locks"), os.environ.get("SSDLAB_LOCK_DIR")
-    try:
-        held = Lock(target_lock_path(target), f"target {target}", {"run_id": "holder"}).acquire()
-    finally:
-        os.environ.pop("SSDLAB_LOCK_DIR") if old is None else os.environ.__setitem__("SSDLAB_LOCK_DIR", old)
+    monkeypatch.setenv("SSDLAB_LOCK_DIR", str(tmp_path / "locks"))  # the lock folder the pipeline will use
+    held = Lock(target_lock_path(target), f"target {target}", {"run_id": "holder"}).acquire()
     try:
         proc = _run(tmp_path, "run-all", "--profile=smoke", "--size=64m", "--run=second", f"--target={target}")
     finally:

@@ -223,6 +223,8 @@ def dry_run(plan: SweepPlan, file=None) -> list[str]:
     file = file or sys.stdout
     cmds = dry_run_commands(plan)
     print(f"dry run, nothing is written: {plan.announcement()}", file=file)
+    for warning in plan.warnings:
+        print(f"# {warning}", file=file)
     for c in cmds:
         print(c, file=file)
     return cmds
