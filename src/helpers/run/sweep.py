@@ -633,6 +633,9 @@ def main(argv: list[str] | None = None) -> int:
     except SweepInterrupted as exc:
         print(f"interrupted: {exc}", file=sys.stderr)
         return 130
+    except KeyboardInterrupt:  # before the sweep held its locks: nothing was measured
+        print("interrupted before the sweep started: nothing was measured.", file=sys.stderr)
+        return 130
     except LabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
