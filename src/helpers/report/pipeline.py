@@ -90,26 +90,38 @@ def _kernel_pids() -> list[int]:
 
 
 class _CtrlC:
-    """While a notebook runs, Ctrl-C is handed to its kernel, as JupyterLab's 'interrupt' does: the cell
+    """While notebooks run, Ctrl-C is handed to their kernels, as JupyterLab's 'interrupt' does: the cell
     stops like a KeyboardInterrupt there (the sweep stops fio and records where it stopped) and the
     notebook ends with that error, instead of the pipeline dying mid-conversation with the kernel (ZMQ
-    and asyncio tracebacks, a kernel killed without cleaning up).  A third Ctrl-C stops the pipeline."""
+    and asyncio tracebacks, a kernel killed without cleaning up).  With no kernel running, or at the third
+    Ctrl-C, it is a KeyboardInterrupt here.  The handler is installed by the main thread (nested uses
+    share it); ``count`` also works in worker threads that execute notebooks."""
 
-    def __init__(self):
-        self.count = 0
-        self.old: Any = None
+    presses = 0  # Ctrl-C presses seen by the handler (process-wide)
+    _depth = 0
+    _old: Any = None
 
     def __enter__(self) -> _CtrlC:
-        if threading.current_thread() is threading.main_thread():
-            self.old = signal.signal(signal.SIGINT, self._handler)
+        self.start = _CtrlC.presses
+        self.installed = threading.current_thread() is threading.main_thread()
+        if self.installed:
+            if _CtrlC._depth == 0:
+                _CtrlC._old = signal.signal(signal.SIGINT, _CtrlC._handler)
+            _CtrlC._depth += 1
         return self
 
-    def _handler(self, signum, frame) -> None:
-        self.count += 1
+    @property
+    def count(self) -> int:
+        """Ctrl-C presses since this context was entered."""
+        return _CtrlC.presses - self.start
+
+    @staticmethod
+    def _handler(signum, frame) -> None:
+        _CtrlC.presses += 1
         kernels = _kernel_pids()
-        if not kernels or self.count > 2:
+        if not kernels or _CtrlC.presses > 2:
             raise KeyboardInterrupt
-        if self.count == 1:
+        if _CtrlC.presses == 1:
             print("\nstopping (Ctrl-C): the current point is discarded, finished points are kept...",
                   file=sys.stderr, flush=True)
         for pid in kernels:
@@ -119,8 +131,10 @@ class _CtrlC:
                 pass
 
     def __exit__(self, *exc) -> None:
-        if self.old is not None:
-            signal.signal(signal.SIGINT, self.old)
+        if self.installed:
+            _CtrlC._depth -= 1
+            if _CtrlC._depth == 0:
+                signal.signal(signal.SIGINT, _CtrlC._old)
 
 
 def execute(notebook: Path, out: Path, parameters: dict[str, Any]) -> Path:
@@ -307,44 +321,50 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("stage", choices=["sweep", "ingest", "reports", "run-all"])
     add_sweep_arguments(ap, make_only=True)  # the options the Makefile passes (--target, --profile, --run, ...)
     args = ap.parse_args(argv)
-    t0 = time.monotonic()
-    run_id, plan = args.run_id, None
+    state: dict[str, Any] = {"run_id": args.run_id, "plan": None}
     try:
-        values = sweep_options(args, make_only=True)
-        if args.stage in ("sweep", "run-all"):
-            run_id = check_run_id(values["run_id"] or default_run_id())
-            plan = run_sweep_stage(run_id, values["target"], values["profile"], values["runtime_s"], values["size"],
-                                   {k: v for k, v in values.items()
-                                    if k not in ("run_id", "target", "profile", "runtime_s", "size")})
-            if plan is None:
-                return 0  # dry run: the commands were printed, nothing was written
-            print(f"sweep: {plan.run_dir} ({time.monotonic() - t0:.0f} s)")
-            warning = check_sweep_outcome(plan.run_dir)
-            if warning:
-                print(warning, file=sys.stderr)
-        else:  # refused before anything is written when the run does not exist
-            run_id = check_run_exists(values["run_id"] or latest_raw_run())
-        if args.stage in ("ingest", "run-all", "reports"):
-            run_ingest_stage(run_id)
-            print(f"ingest: data/processed/*/run_id={run_id} ({time.monotonic() - t0:.0f} s)")
-        if args.stage in ("reports", "run-all"):
-            outs = run_reports_stage(run_id)
-            print(f"reports: {len(outs)} pages in reports/{run_id}/, index reports/index.html "
-                  f"({time.monotonic() - t0:.0f} s)")
+        with _CtrlC():  # Ctrl-C goes to the running kernels (also those of worker threads)
+            _stages(args.stage, sweep_options(args, make_only=True), state)
     except Interrupted as exc:
-        print(interrupted_message(args.stage, run_id, exc.plan or plan, exc.notebook), file=sys.stderr)
+        print(interrupted_message(args.stage, state["run_id"], exc.plan or state["plan"], exc.notebook),
+              file=sys.stderr)
         return 130
     except KeyboardInterrupt:  # outside a notebook: in the preflight or between two stages
-        if plan is None and args.stage in ("sweep", "run-all"):
+        if state["plan"] is None and args.stage in ("sweep", "run-all"):
             print("interrupted before the sweep started: nothing was measured.", file=sys.stderr)
         else:
-            print(f"interrupted between two stages: run {run_id}'s raw data is kept.\n"
-                  f"carry on with: make reports RUN={run_id}", file=sys.stderr)
+            print(f"interrupted between two stages: run {state['run_id']}'s raw data is kept.\n"
+                  f"carry on with: make reports RUN={state['run_id']}", file=sys.stderr)
         return 130
     except LabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _stages(stage: str, values: dict[str, Any], state: dict[str, Any]) -> None:
+    """The stages ``stage`` asks for; ``state`` gets the run id and the sweep's plan as soon as known."""
+    t0 = time.monotonic()
+    if stage in ("sweep", "run-all"):
+        run_id = state["run_id"] = check_run_id(values["run_id"] or default_run_id())
+        plan = state["plan"] = run_sweep_stage(run_id, values["target"], values["profile"], values["runtime_s"],
+                                               values["size"], {k: v for k, v in values.items() if k not in (
+                                                   "run_id", "target", "profile", "runtime_s", "size")})
+        if plan is None:
+            return  # dry run: the commands were printed, nothing was written
+        print(f"sweep: {plan.run_dir} ({time.monotonic() - t0:.0f} s)")
+        warning = check_sweep_outcome(plan.run_dir)
+        if warning:
+            print(warning, file=sys.stderr)
+    else:  # refused before anything is written when the run does not exist
+        run_id = state["run_id"] = check_run_exists(values["run_id"] or latest_raw_run())
+    if stage in ("ingest", "run-all", "reports"):
+        run_ingest_stage(run_id)
+        print(f"ingest: data/processed/*/run_id={run_id} ({time.monotonic() - t0:.0f} s)")
+    if stage in ("reports", "run-all"):
+        outs = run_reports_stage(run_id)
+        print(f"reports: {len(outs)} pages in reports/{run_id}/, index reports/index.html "
+              f"({time.monotonic() - t0:.0f} s)")
 
 
 if __name__ == "__main__":
