@@ -106,6 +106,7 @@ class _CtrlC:
         self.installed = threading.current_thread() is threading.main_thread()
         if self.installed:
             if _CtrlC._depth == 0:
+                _CtrlC.presses = 0
                 _CtrlC._old = signal.signal(signal.SIGINT, _CtrlC._handler)
             _CtrlC._depth += 1
         return self
@@ -122,7 +123,7 @@ class _CtrlC:
         if not kernels or _CtrlC.presses > 2:
             raise KeyboardInterrupt
         if _CtrlC.presses == 1:
-            print("\nstopping (Ctrl-C): the current point is discarded, finished points are kept...",
+            print("\nstopping (Ctrl-C): interrupting the running notebook; what is finished is kept...",
                   file=sys.stderr, flush=True)
         for pid in kernels:
             try:
@@ -140,8 +141,10 @@ class _CtrlC:
 def execute(notebook: Path, out: Path, parameters: dict[str, Any]) -> Path:
     """Run ``notebook`` with papermill into ``out``; a failing cell becomes one LabError sentence, Ctrl-C
     becomes :class:`Interrupted`."""
-    out.parent.mkdir(parents=True, exist_ok=True)
     with _CtrlC() as ctrl_c:
+        if _CtrlC.presses:  # Ctrl-C was pressed while another notebook ran: start no new one
+            raise Interrupted(notebook.name)
+        out.parent.mkdir(parents=True, exist_ok=True)
         try:
             pm.execute_notebook(str(notebook), str(out), parameters=parameters, cwd=str(notebook.parent),
                                 progress_bar=False, kernel_name="python3", config=kernel_config(),
