@@ -17,6 +17,8 @@ ALLOW_EXISTING ?=
 DESTROY_DEVICE ?=
 IGNORE_SIGNATURE ?=
 READ_ONLY_ACK ?=
+LAB_ARGS ?=
+SCRATCH ?=
 
 # Jupyter/IPython state stays inside the project (gitignored), not in ~.
 export JUPYTER_CONFIG_DIR := $(CURDIR)/.jupyter/config
@@ -26,9 +28,10 @@ export IPYTHONDIR := $(CURDIR)/.jupyter/ipython
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 PIPELINE = $(BIN)/python -m helpers.report.pipeline
-SWEEP_ARGS = --target "$(TARGET)" --profile "$(PROFILE)" --run "$(RUN)" --runtime "$(RUNTIME)" --size "$(SIZE)" \
-  --hosts "$(HOSTS)" --allow-existing "$(ALLOW_EXISTING)" --destroy-device "$(DESTROY_DEVICE)" \
-  --ignore-signature "$(IGNORE_SIGNATURE)" --read-only-ack "$(READ_ONLY_ACK)" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
+# one --flag="$(VAR)" per sweep option of src/helpers/run/options.py (tests/test_options.py checks they agree)
+SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtime="$(RUNTIME)" --size="$(SIZE)" \
+  --hosts="$(HOSTS)" --dry-run="$(DRY_RUN)" --allow-existing="$(ALLOW_EXISTING)" --destroy-device="$(DESTROY_DEVICE)" \
+  --ignore-signature="$(IGNORE_SIGNATURE)" --read-only-ack="$(READ_ONLY_ACK)"
 
 .PHONY: help setup fio run-all sweep ingest reports lab test test-fast browser-deps lint clean bench-adaptive bench-ingest
 
@@ -38,6 +41,7 @@ help: ## list the targets and variables
 	@echo "           RUNTIME (s per point, 0 = profile) SIZE (1g) HOSTS (h1,h2:port: fio --server hosts)"
 	@echo "           DRY_RUN=1 (print fio commands, write nothing) ALLOW_EXISTING DESTROY_DEVICE IGNORE_SIGNATURE"
 	@echo "           READ_ONLY_ACK (safety overrides, see docs/sweeps.md)"
+	@echo "           LAB_ARGS (extra jupyter lab options) SCRATCH=1 (make clean also removes lab scratch files elsewhere)"
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -66,13 +70,13 @@ sweep: setup ## run fio over PROFILE on TARGET into data/raw/RUN/
 	@$(PIPELINE) sweep $(SWEEP_ARGS)
 
 ingest: setup ## raw JSON of RUN (default: newest) -> Parquet in data/processed/
-	@$(PIPELINE) ingest --run "$(RUN)"
+	@$(PIPELINE) ingest --run="$(RUN)"
 
 reports: setup ## rebuild RUN's Parquet and reports/RUN/*.html + reports/index.html from raw data (no fio)
-	@$(PIPELINE) reports --run "$(RUN)"
+	@$(PIPELINE) reports --run="$(RUN)"
 
-lab: setup ## JupyterLab on the project's venv
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+lab: setup ## JupyterLab on the project's venv (LAB_ARGS="--port 9999 --no-browser" ...; --allow-root as root)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 browser-deps: ## install Chromium for the browser tests when possible (root + apt-get)
 	@command -v chromium >/dev/null || { \
@@ -101,8 +105,9 @@ lint: $(LINT_VENV)/.installed ## ruff and the layer contract (import-linter); ne
 	$(LINT_VENV)/bin/ruff check src tests benchmarks
 	cd src && PYTHONPATH=. ../$(LINT_VENV)/bin/lint-imports --config ../pyproject.toml --no-logo
 
-clean: ## remove the lab's scratch file (only a file the lab created) and caches; raw data is kept
-	@if [ -x $(BIN)/python ]; then $(BIN)/python -m helpers.run.target --remove-scratch; fi
+clean: ## remove the lab's scratch file and caches (raw data is kept); lists lab scratch files elsewhere, SCRATCH=1 removes them
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m helpers.run.target --remove-scratch \
+	  $(if $(filter 1 yes true,$(SCRATCH)),--remove-elsewhere,--list-elsewhere); fi
 	rm -rf .pytest_cache build .jupyter/runtime
 	find src tests -name __pycache__ -type d -prune -exec rm -rf {} +
 

@@ -133,3 +133,28 @@ def test_mode_sections_are_validated(doc, fragment):
     with pytest.raises(LabError) as exc:
         parse_profile(doc, name="t")
     assert fragment in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_profile_with_several_typos_reports_every_one_with_its_line(tmp_path):
+    f = tmp_path / "typos.yaml"
+    f.write_text("description: typos\n"
+                 "settings: {runtime_s: 1}\n"
+                 "points:\n"
+                 "  - {group: qd, rw: randred, bs: 4kb, iodpeth: [1, 4]}\n"
+                 "  - {group: bs, rw: read, bs: 16k, iodepth: 0}\n")
+    with pytest.raises(LabError) as exc:
+        load_profile(f)
+    msg = str(exc.value)
+    assert msg.startswith("profile typos has 4 problems: (1) point 1: unknown key 'iodpeth' (did you mean 'iodepth'?)")
+    assert "(2) point 1: rw 'randred' is not a fio workload" in msg and "(line 4)" in msg
+    assert "(3) point 1: bs '4kb' is not a size" in msg
+    assert "(4) point 2: iodepth 0 must be a whole number from 1 to 65536 (line 5)." in msg
+    assert "\n" not in msg
+
+
+def test_yaml_errors_carry_the_line_number(tmp_path):
+    f = tmp_path / "broken.yaml"
+    f.write_text("points:\n  - {rw: read, bs: 4k\n  - {rw: write, bs: 4k}\n")
+    with pytest.raises(LabError, match=r"profile broken.yaml is not valid YAML at line 3, column 5: ") as exc:
+        load_profile(f)
+    assert "\n" not in str(exc.value)

@@ -8,11 +8,13 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent.parent
 
-DATA_DIR = ROOT / "data"
+# SSDLAB_DATA_DIR / SSDLAB_REPORTS_DIR move data/ and reports/ elsewhere (tests run the pipeline's
+# command line on temporary folders this way; the kernels papermill starts inherit them).
+DATA_DIR = Path(os.environ.get("SSDLAB_DATA_DIR") or ROOT / "data")
 RAW_DIR = DATA_DIR / "raw"
 PROCESSED_DIR = DATA_DIR / "processed"
 SCRATCH_DIR = DATA_DIR / "scratch"
-REPORTS_DIR = ROOT / "reports"
+REPORTS_DIR = Path(os.environ.get("SSDLAB_REPORTS_DIR") or ROOT / "reports")
 NOTEBOOKS_DIR = ROOT / "notebooks"
 
 # Files shipped with the package (data, not code): profiles, sample runs, spec sheet, export template.

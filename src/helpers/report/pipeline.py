@@ -10,25 +10,53 @@ but not exported.
 
 from __future__ import annotations
 
-import argparse
+import itertools
+import json
+import os
+import signal
 import sys
+import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import papermill as pm
+from tqdm import tqdm
+from traitlets.config import Config
 
 from helpers import config
 from helpers.errors import LabError
 from helpers.report.export import build_index, export_html
-from helpers.run.manifest import check_run_id, default_run_id, latest_raw_run, read_manifest
-from helpers.run.sweep import add_sweep_arguments, plan_sweep, sweep_options
+from helpers.run.manifest import check_run_exists, check_run_id, default_run_id, latest_raw_run, read_manifest
+from helpers.run.options import ArgumentParser, notebook_parameters
+from helpers.run.sweep import (
+    PROGRESS_NAME,
+    TERMINAL_PROGRESS_ENV,
+    SweepPlan,
+    add_sweep_arguments,
+    plan_sweep,
+    sweep_options,
+)
 from helpers.run.sweep import dry_run as sweep_dry_run
 
 SWEEP_NB = "00-sweep.ipynb"
 INGEST_NB = "01-ingest.ipynb"
 REPORT_WORKERS = 2  # notebooks executed at once by the reports stage (one kernel process each)
+_IPC_COUNTER = itertools.count()
+# The kernel's own log goes to the user's terminal: keep it to fatal errors.  A failing cell is reported
+# by the pipeline from the executed notebook; an interrupted cell would otherwise add "KeyboardInterrupt
+# caught in kernel" lines.
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
+
+
+class Interrupted(Exception):
+    """Ctrl-C stopped a notebook; the pipeline prints one message saying what is kept and what to run."""
+
+    def __init__(self, notebook: str, plan: SweepPlan | None = None):
+        super().__init__(notebook)
+        self.notebook, self.plan = notebook, plan
 
 
 def analysis_notebooks(notebooks_dir: Path = config.NOTEBOOKS_DIR) -> list[Path]:
@@ -39,15 +67,99 @@ def interactive_notebooks(notebooks_dir: Path = config.NOTEBOOKS_DIR) -> list[Pa
     return sorted(p for p in notebooks_dir.glob("9[0-9]-*.ipynb"))
 
 
+def kernel_config() -> Config:
+    """Kernels talk to the pipeline over local IPC sockets (files), not TCP: nothing listens on a port,
+    and ipykernel has no reason for its 'Kernel is running over TCP without encryption' warning.  The
+    socket path is short (AF_UNIX paths are limited to ~107 bytes) and unique per kernel."""
+    ip = Path(tempfile.gettempdir()) / f"ssdlab-kernel-{os.getpid()}-{next(_IPC_COUNTER)}"
+    return Config({"KernelManager": {"transport": "ipc", "ip": str(ip)}})
+
+
+def _kernel_pids() -> list[int]:
+    """This process's children that are Jupyter kernels (papermill starts them in a session of their own,
+    so the terminal's Ctrl-C does not reach them)."""
+    me, out = os.getpid(), []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            ppid = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == me and b"kernel" in (p / "cmdline").read_bytes():
+                out.append(int(p.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+class _CtrlC:
+    """While notebooks run, Ctrl-C is handed to their kernels, as JupyterLab's 'interrupt' does: the cell
+    stops like a KeyboardInterrupt there (the sweep stops fio and records where it stopped) and the
+    notebook ends with that error, instead of the pipeline dying mid-conversation with the kernel (ZMQ
+    and asyncio tracebacks, a kernel killed without cleaning up).  With no kernel running, or at the third
+    Ctrl-C, it is a KeyboardInterrupt here.  The handler is installed by the main thread (nested uses
+    share it); ``count`` also works in worker threads that execute notebooks."""
+
+    presses = 0  # Ctrl-C presses seen by the handler (process-wide)
+    _depth = 0
+    _old: Any = None
+
+    def __enter__(self) -> _CtrlC:
+        self.start = _CtrlC.presses
+        self.installed = threading.current_thread() is threading.main_thread()
+        if self.installed:
+            if _CtrlC._depth == 0:
+                _CtrlC.presses = 0
+                _CtrlC._old = signal.signal(signal.SIGINT, _CtrlC._handler)
+            _CtrlC._depth += 1
+        return self
+
+    @property
+    def count(self) -> int:
+        """Ctrl-C presses since this context was entered."""
+        return _CtrlC.presses - self.start
+
+    @staticmethod
+    def _handler(signum, frame) -> None:
+        _CtrlC.presses += 1
+        kernels = _kernel_pids()
+        if not kernels or _CtrlC.presses > 2:
+            raise KeyboardInterrupt
+        if _CtrlC.presses == 1:
+            print("\nstopping (Ctrl-C): interrupting the running notebook; what is finished is kept...",
+                  file=sys.stderr, flush=True)
+        for pid in kernels:
+            try:
+                os.kill(pid, signal.SIGINT)
+            except OSError:
+                pass
+
+    def __exit__(self, *exc) -> None:
+        if self.installed:
+            _CtrlC._depth -= 1
+            if _CtrlC._depth == 0:
+                signal.signal(signal.SIGINT, _CtrlC._old)
+
+
 def execute(notebook: Path, out: Path, parameters: dict[str, Any]) -> Path:
-    """Run ``notebook`` with papermill into ``out``; a failing cell becomes one LabError sentence."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        pm.execute_notebook(str(notebook), str(out), parameters=parameters, cwd=str(notebook.parent),
-                            progress_bar=False, kernel_name="python3")
-    except pm.PapermillExecutionError as exc:
-        raise LabError(f"notebook {notebook.name} failed in cell {exc.exec_count}: {exc.ename}: "
-                       f"{str(exc.evalue).strip()} (executed copy: {out}).") from None
+    """Run ``notebook`` with papermill into ``out``; a failing cell becomes one LabError sentence, Ctrl-C
+    becomes :class:`Interrupted`."""
+    with _CtrlC() as ctrl_c:
+        if _CtrlC.presses:  # Ctrl-C was pressed while another notebook ran: start no new one
+            raise Interrupted(notebook.name)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            pm.execute_notebook(str(notebook), str(out), parameters=parameters, cwd=str(notebook.parent),
+                                progress_bar=False, kernel_name="python3", config=kernel_config(),
+                                extra_arguments=KERNEL_ARGUMENTS)
+        except pm.PapermillExecutionError as exc:
+            if ctrl_c.count or exc.ename in ("KeyboardInterrupt", "SweepInterrupted"):
+                raise Interrupted(notebook.name) from None
+            raise LabError(f"notebook {notebook.name} failed in cell {exc.exec_count}: {exc.ename}: "
+                           f"{str(exc.evalue).strip()} (executed copy: {out}).") from None
+        except KeyboardInterrupt:
+            raise Interrupted(notebook.name) from None
+    if ctrl_c.count:  # Ctrl-C between two cells: the kernel was not running code, stop here all the same
+        raise Interrupted(notebook.name)
     return out
 
 
@@ -55,29 +167,102 @@ def executed_path(run_id: str, notebook: Path, reports_dir: Path = config.REPORT
     return Path(reports_dir) / run_id / "notebooks" / notebook.name
 
 
-def run_sweep_stage(run_id: str, target: str, profile: str, runtime_s: float, size: str,
-                    options: dict[str, Any] | None = None) -> bool:
-    """Preflight (no I/O), announce, then execute the sweep notebook.  ``options``: hosts, dry_run and
-    the safety overrides of :func:`helpers.run.sweep.plan_sweep`.  Returns False for a dry run (nothing ran)."""
-    options = dict(options or {})
-    plan = plan_sweep(target or config.DEFAULT_TARGET, profile, run_id, runtime_s or None, size,
-                      **options)  # preflight: no I/O (hosts checked here, before the sweep starts)
+class TerminalProgress:
+    """Renders the sweep's ``<run>/.sweep.progress`` (written by the kernel) as a tqdm bar on this
+    process's stderr, refreshed while fio runs: points done / total, elapsed, ETA and the current point."""
+
+    def __init__(self, run_dir: Path, file=None, interval: float | None = None):
+        self.path = Path(run_dir) / PROGRESS_NAME
+        self.file = file or sys.stderr
+        tty = hasattr(self.file, "isatty") and self.file.isatty()
+        self.interval = interval or (0.5 if tty else 1.0)
+        self.since = time.time()
+        self.bar: tqdm | None = None
+        self.closed = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="sweep-progress", daemon=True)
+
+    def __enter__(self) -> TerminalProgress:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.render()
+        self.close()
+
+    def close(self) -> None:
+        if self.bar is not None and not self.closed:
+            self.closed = True
+            self.bar.close()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.render()
+
+    def read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if data.get("started", 0) >= self.since - 1 else {}  # not an older sweep's file
+
+    def render(self) -> None:
+        data = self.read()
+        if not data or self.closed:
+            return
+        total, done = data.get("total"), int(data.get("done") or 0)
+        if self.bar is None:
+            fmt = ("{desc}: {n_fmt}/{total_fmt} points |{bar:24}| {elapsed} elapsed{postfix}" if total is not None
+                   else "{desc}: {n_fmt} points, {elapsed} elapsed{postfix}")
+            self.bar = tqdm(total=total, initial=done, desc=f"sweep {data.get('run_id', '')}", file=self.file,
+                            bar_format=fmt, mininterval=0, dynamic_ncols=True)
+        now = time.time()
+        in_point = now - data["current_started"] if data.get("current_started") else 0.0
+        parts = []
+        if data.get("remaining_seconds") is not None and data.get("status") == "running":
+            left = max(0.0, data["remaining_seconds"] - min(in_point, data.get("current_seconds") or 0.0))
+            parts.append(f"ETA {tqdm.format_interval(left)}")
+        if data.get("failed"):
+            parts.append(f"{data['failed']} failed")
+        if data.get("current") and data.get("status") == "running":
+            parts.append(f"now: {data['current']} ({in_point:.0f} s)")
+        elif data.get("status") != "running":
+            parts.append(str(data.get("status")))
+        self.bar.n = done
+        self.bar.set_postfix_str(", ".join(parts), refresh=False)
+        self.bar.refresh()
+        if data.get("status") != "running":  # finished or interrupted: the last line stays as it is
+            self.close()
+
+
+def run_sweep_stage(run_id: str, target: str = "", profile: str = "", runtime_s: float = 0.0, size: str = "",
+                    options: dict[str, Any] | None = None) -> SweepPlan | None:
+    """Preflight (no I/O), announce, then execute the sweep notebook with a live progress bar in the
+    terminal.  ``options``: the other :data:`helpers.run.options.SWEEP_OPTIONS` values (hosts, dry_run,
+    safety overrides).  Returns the plan, or None for a dry run (nothing ran)."""
+    values = {**(options or {}), "run_id": run_id, "target": target, "profile": profile, "runtime_s": runtime_s,
+              "size": size}
+    plan = plan_sweep(**values)  # preflight: no I/O (hosts and locks checked here, before the sweep starts)
     if plan.dry_run:
         sweep_dry_run(plan)
-        return False
-    print(f"sweep: {plan.announcement()} "
-          f"(progress: {executed_path(run_id, config.NOTEBOOKS_DIR / SWEEP_NB)})", flush=True)
+        return None
     nb = config.NOTEBOOKS_DIR / SWEEP_NB
-    params = {"target": target, "profile": profile, "run_id": run_id, "runtime_s": float(runtime_s), "size": size}
-    for key in ("hosts", "allow_existing", "destroy_device", "ignore_signature", "read_only_ack"):
-        value = options.get(key)
-        params[key] = ",".join(value) if isinstance(value, list) else (value or "")
+    print(f"sweep: {plan.announcement()} (notebook: {executed_path(run_id, nb)})", flush=True)
+    for warning in plan.warnings:
+        print(warning, file=sys.stderr, flush=True)
+    params = notebook_parameters(values)
+    os.environ[TERMINAL_PROGRESS_ENV] = "1"  # the kernel inherits it: its own bar stays quiet
     try:
-        execute(nb, executed_path(run_id, nb), params)
-    except KeyboardInterrupt:
-        raise LabError(f"sweep {run_id} was interrupted (fio stopped; completed points are kept): resume with "
-                       f"'make sweep RUN={run_id} PROFILE={profile}' (same run id).") from None
-    return True
+        with TerminalProgress(plan.run_dir):
+            execute(nb, executed_path(run_id, nb), params)
+    except Interrupted as exc:
+        exc.plan = plan  # for the resume command
+        raise
+    finally:
+        os.environ.pop(TERMINAL_PROGRESS_ENV, None)
+    return plan
 
 
 def check_sweep_outcome(run_dir: Path) -> str | None:
@@ -130,39 +315,74 @@ def run_reports_stage(run_id: str, processed_dir: Path = config.PROCESSED_DIR,
     return outs
 
 
+def interrupted_message(stage: str, run_id: str, plan: SweepPlan | None, during: str) -> str:
+    """What Ctrl-C leaves behind and the exact commands that carry on."""
+    if during != SWEEP_NB or plan is None:
+        return (f"interrupted: the {'ingest' if during == INGEST_NB else 'reports'} of run {run_id} stopped "
+                f"({during}); the raw data is complete and kept.\n"
+                f"carry on with: make reports RUN={run_id}")
+    points = read_manifest(plan.run_dir).get("points", {})
+    ok = sum(1 for v in points.values() if v.get("status") == "ok")
+    stopped = next((k for k, v in points.items() if v.get("status") in ("interrupted", "running")), None)
+    total = f" of {len(plan.profile.points)}" if plan.profile.mode == "grid" else ""
+    where = f" during point {stopped}" if stopped else ""
+    then = (f"then build the reports with: make reports RUN={run_id}" if stage == "sweep" else
+            f"(it measures the remaining points, then builds the reports; 'make reports RUN={run_id}' builds them "
+            "from the points done so far)")
+    return (f"interrupted: sweep {run_id} stopped{where}; {ok}{total} points are done and kept (fio was stopped "
+            "cleanly, the unfinished point is discarded and measured again on resume).\n"
+            f"resume with: {plan.resume_command(stage)}\n{then}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m helpers.report.pipeline", description=__doc__.splitlines()[0])
+    ap = ArgumentParser(prog="python -m helpers.report.pipeline", description=__doc__.splitlines()[0])
     ap.add_argument("stage", choices=["sweep", "ingest", "reports", "run-all"])
-    ap.add_argument("--target", default="")
-    ap.add_argument("--profile", default=config.DEFAULT_PROFILE)
-    ap.add_argument("--run", default="")
-    ap.add_argument("--runtime", type=float, default=0.0)
-    ap.add_argument("--size", default=config.DEFAULT_SIZE)
-    add_sweep_arguments(ap)  # sweep stage: --hosts, --dry-run, safety overrides
+    add_sweep_arguments(ap, make_only=True)  # the options the Makefile passes (--target, --profile, --run, ...)
     args = ap.parse_args(argv)
-    t0 = time.monotonic()
+    state: dict[str, Any] = {"run_id": args.run_id, "plan": None}
     try:
-        if args.stage in ("sweep", "run-all"):
-            run_id = check_run_id(args.run or default_run_id())
-            if not run_sweep_stage(run_id, args.target, args.profile, args.runtime, args.size, sweep_options(args)):
-                return 0  # dry run: the commands were printed, nothing was written
-            print(f"sweep: data/raw/{run_id} ({time.monotonic() - t0:.0f} s)")
-            warning = check_sweep_outcome(config.RAW_DIR / run_id)
-            if warning:
-                print(warning, file=sys.stderr)
+        with _CtrlC():  # Ctrl-C goes to the running kernels (also those of worker threads)
+            _stages(args.stage, sweep_options(args, make_only=True), state)
+    except Interrupted as exc:
+        print(interrupted_message(args.stage, state["run_id"], exc.plan or state["plan"], exc.notebook),
+              file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # outside a notebook: in the preflight or between two stages
+        if state["plan"] is None and args.stage in ("sweep", "run-all"):
+            print("interrupted before the sweep started: nothing was measured.", file=sys.stderr)
         else:
-            run_id = check_run_id(args.run or latest_raw_run())
-        if args.stage in ("ingest", "run-all", "reports"):
-            run_ingest_stage(run_id)
-            print(f"ingest: data/processed/*/run_id={run_id} ({time.monotonic() - t0:.0f} s)")
-        if args.stage in ("reports", "run-all"):
-            outs = run_reports_stage(run_id)
-            print(f"reports: {len(outs)} pages in reports/{run_id}/, index reports/index.html "
-                  f"({time.monotonic() - t0:.0f} s)")
+            print(f"interrupted between two stages: run {state['run_id']}'s raw data is kept.\n"
+                  f"carry on with: make reports RUN={state['run_id']}", file=sys.stderr)
+        return 130
     except LabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _stages(stage: str, values: dict[str, Any], state: dict[str, Any]) -> None:
+    """The stages ``stage`` asks for; ``state`` gets the run id and the sweep's plan as soon as known."""
+    t0 = time.monotonic()
+    if stage in ("sweep", "run-all"):
+        run_id = state["run_id"] = check_run_id(values["run_id"] or default_run_id())
+        plan = state["plan"] = run_sweep_stage(run_id, values["target"], values["profile"], values["runtime_s"],
+                                               values["size"], {k: v for k, v in values.items() if k not in (
+                                                   "run_id", "target", "profile", "runtime_s", "size")})
+        if plan is None:
+            return  # dry run: the commands were printed, nothing was written
+        print(f"sweep: {plan.run_dir} ({time.monotonic() - t0:.0f} s)")
+        warning = check_sweep_outcome(plan.run_dir)
+        if warning:
+            print(warning, file=sys.stderr)
+    else:  # refused before anything is written when the run does not exist
+        run_id = state["run_id"] = check_run_exists(values["run_id"] or latest_raw_run())
+    if stage in ("ingest", "run-all", "reports"):
+        run_ingest_stage(run_id)
+        print(f"ingest: data/processed/*/run_id={run_id} ({time.monotonic() - t0:.0f} s)")
+    if stage in ("reports", "run-all"):
+        outs = run_reports_stage(run_id)
+        print(f"reports: {len(outs)} pages in reports/{run_id}/, index reports/index.html "
+              f"({time.monotonic() - t0:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -96,18 +96,7 @@ class Lock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            other = self._read()
-            pid = other.get("pid")
-            who = f"pid {pid}" if pid else "another process"
-            extra = ", ".join(f"{k} {other[k]}" for k in ("run_id", "started") if other.get(k))
-            cmd = other.get("command") or (_cmdline(pid) if pid else "")
-            if pid:
-                msg = (f"{self.what} is in use by another sweep ({who}{', ' + extra if extra else ''}"
-                       f"{', command: ' + cmd[:160] if cmd else ''}): wait for it to finish or stop it "
-                       f"(kill -INT {pid}), then start again.")
-            else:
-                msg = f"{self.what} is locked by another process ({self.path}): wait for it to finish, then start again."
-            raise LabError(msg) from None
+            raise LabError(self._busy_message()) from None
         previous = self._read()
         if previous.get("pid") and previous.get("pid") != os.getpid():
             self.took_over = previous
@@ -117,6 +106,34 @@ class Lock:
                           "command": " ".join(sys.argv)[:300]})
         self._write()
         return self
+
+    def _busy_message(self) -> str:
+        other = self._read()
+        pid = other.get("pid")
+        who = f"pid {pid}" if pid else "another process"
+        extra = ", ".join(f"{k} {other[k]}" for k in ("run_id", "started") if other.get(k))
+        cmd = other.get("command") or (_cmdline(pid) if pid else "")
+        if pid:
+            return (f"{self.what} is in use by another sweep ({who}{', ' + extra if extra else ''}"
+                    f"{', command: ' + cmd[:160] if cmd else ''}): wait for it to finish or stop it "
+                    f"(kill -INT {pid}), then start again.")
+        return f"{self.what} is locked by another process ({self.path}): wait for it to finish, then start again."
+
+    def check_free(self) -> None:
+        """Raise the refusal :meth:`acquire` would raise when another process holds the lock; creates
+        nothing (a preflight check, so that a refused sweep leaves no folder behind)."""
+        if self.fd is not None:
+            return
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            return  # no lock file: nobody holds it
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LabError(self._busy_message()) from None
+        finally:
+            os.close(fd)
 
     def _write(self) -> None:
         if self.fd is None:
@@ -186,6 +203,11 @@ class SweepLocks:
                 lk.release()
             raise
         return self
+
+    def check_free(self) -> None:
+        """Preflight: the refusal :meth:`acquire` would raise, without creating anything."""
+        for lk in self.locks:
+            lk.check_free()
 
     @property
     def took_over(self) -> list[dict]:

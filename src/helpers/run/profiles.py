@@ -13,6 +13,7 @@ which expand into their cartesian product.  Example::
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import itertools
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -227,8 +228,46 @@ def load_profile(name_or_path: str | Path) -> Profile:
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise LabError(f"profile {path.name} is not valid YAML ({str(exc).splitlines()[0]}).") from None
-    return parse_profile(doc, name=path.stem, source=text)
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise LabError(f"profile {path.name} is not valid YAML{at}: {problem} ({path}).") from None
+    return parse_profile(doc, name=path.stem, source=text, point_lines=_point_lines(text))
+
+
+def _point_lines(text: str) -> list[int]:
+    """The line (1-based) where each entry of ``points`` starts, for messages about a point."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return []
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    for key, value in root.value:
+        if getattr(key, "value", None) == "points" and isinstance(value, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
+
+
+def _unknown(keys: set[str], known: set[str]) -> str:
+    """"unknown key 'iodpeth' (did you mean 'iodepth'?)" for every unknown key, the known ones when no
+    close match."""
+    parts = []
+    for k in sorted(map(str, keys)):
+        close = difflib.get_close_matches(k, sorted(known), n=1)
+        parts.append(f"unknown key {k!r} (did you mean {close[0]!r}?)" if close else
+                     f"unknown key {k!r} (known: {', '.join(sorted(known))})")
+    return "; ".join(parts)
+
+
+def _problems(name: str, errors: list[str]) -> LabError:
+    """One sentence for one problem; every problem, numbered, for several (a profile with typos)."""
+    errors = [e.rstrip(".") for e in errors]
+    if len(errors) == 1:
+        return LabError(errors[0] + ".")
+    prefix = f"profile {name}, "
+    items = "; ".join(f"({i}) {e.removeprefix(prefix)}" for i, e in enumerate(errors, start=1))
+    return LabError(f"profile {name} has {len(errors)} problems: {items}.")
 
 
 def _as_list(v: Any) -> list[Any]:
@@ -247,47 +286,60 @@ def _number(v: Any, key: str, where: str) -> float:
     return float(v)
 
 
-def parse_profile(doc: Any, name: str = "profile", source: str = "") -> Profile:
-    """Validate a parsed YAML document and expand it into points."""
+def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines: list[int] | None = None) -> Profile:
+    """Validate a parsed YAML document and expand it into points; every problem is reported at once."""
     if not isinstance(doc, dict) or "points" not in doc:
         raise LabError(f"profile {name} must be a mapping with a 'points' list.")
+    errors: list[str] = []
     unknown = set(doc) - TOP_KEYS
     if unknown:
-        raise LabError(f"profile {name}: unknown key {min(unknown)!r} (known: {', '.join(sorted(TOP_KEYS))}).")
+        errors.append(f"profile {name}: {_unknown(unknown, TOP_KEYS)}")
     settings = doc.get("settings") or {}
     if not isinstance(settings, dict):
-        raise LabError(f"profile {name}: 'settings' must be a mapping.")
+        errors.append(f"profile {name}: 'settings' must be a mapping")
+        settings = {}
     entries = doc["points"]
     if not isinstance(entries, list) or not entries:
-        raise LabError(f"profile {name}: 'points' must be a non-empty list.")
+        raise _problems(name, [*errors, f"profile {name}: 'points' must be a non-empty list"])
     points: list[Point] = []
+    lines = point_lines or []
     for i, entry in enumerate(entries, start=1):
         where = f"profile {name}, point {i}"
+        at = f" (line {lines[i - 1]})" if len(lines) >= i else ""
         if not isinstance(entry, dict):
-            raise LabError(f"{where} must be a mapping such as {{rw: randread, bs: 4k}}.")
+            errors.append(f"{where} must be a mapping such as {{rw: randread, bs: 4k}}{at}")
+            continue
         merged = {**settings, **entry}
         unknown = set(merged) - POINT_KEYS
         if unknown:
-            raise LabError(f"{where}: unknown key {min(unknown)!r} (known: {', '.join(sorted(POINT_KEYS))}).")
-        points.extend(_expand(merged, where))
+            errors.append(f"{where}: {_unknown(unknown, POINT_KEYS)}{at}")
+            merged = {k: v for k, v in merged.items() if k in POINT_KEYS}
+        expanded, point_errors = _expand(merged, where)
+        points.extend(expanded)
+        errors.extend(e.rstrip(".") + at for e in point_errors)
     mode = doc.get("mode", "grid")
     if mode not in MODES:
-        raise LabError(f"profile {name}: mode {mode!r} is not known (use one of {', '.join(MODES)}).")
+        errors.append(f"profile {name}: mode {mode!r} is not known (use one of {', '.join(MODES)})")
     adaptive = steady = pre = None
-    if mode == "adaptive":
-        adaptive = _section(doc.get("adaptive"), AdaptiveSettings, name, "adaptive")
-        points = _adaptive_series(points, adaptive)
-    elif "adaptive" in doc:
-        raise LabError(f"profile {name}: an 'adaptive' section needs mode: adaptive.")
-    if mode == "steady-state":
-        steady = _section(doc.get("steady_state"), SteadyStateSettings, name, "steady_state")
-        if steady.window < 2 or steady.max_rounds < steady.window:
-            raise LabError(f"profile {name}: steady_state needs window >= 2 and max_rounds >= window.")
-        pre = _section(doc.get("precondition"), PreconditionSettings, name, "precondition")
-    elif "steady_state" in doc:
-        raise LabError(f"profile {name}: a 'steady_state' section needs mode: steady-state.")
-    elif "precondition" in doc:
-        pre = _section(doc.get("precondition"), PreconditionSettings, name, "precondition")
+    try:
+        if mode == "adaptive":
+            adaptive = _section(doc.get("adaptive"), AdaptiveSettings, name, "adaptive")
+            points = _adaptive_series(points, adaptive)
+        elif "adaptive" in doc:
+            raise LabError(f"profile {name}: an 'adaptive' section needs mode: adaptive.")
+        if mode == "steady-state":
+            steady = _section(doc.get("steady_state"), SteadyStateSettings, name, "steady_state")
+            if steady.window < 2 or steady.max_rounds < steady.window:
+                raise LabError(f"profile {name}: steady_state needs window >= 2 and max_rounds >= window.")
+            pre = _section(doc.get("precondition"), PreconditionSettings, name, "precondition")
+        elif "steady_state" in doc:
+            raise LabError(f"profile {name}: a 'steady_state' section needs mode: steady-state.")
+        elif "precondition" in doc:
+            pre = _section(doc.get("precondition"), PreconditionSettings, name, "precondition")
+    except LabError as exc:
+        errors.append(str(exc))
+    if errors:
+        raise _problems(name, errors)
     ids = [p.point_id for p in points]
     dup = next((x for x in ids if ids.count(x) > 1), None)
     if dup:
@@ -336,43 +388,57 @@ def _adaptive_series(points: list[Point], a: AdaptiveSettings) -> list[Point]:
     return list(seen.values())
 
 
-def _expand(merged: dict[str, Any], where: str) -> list[Point]:
+def _expand(merged: dict[str, Any], where: str) -> tuple[list[Point], list[str]]:
+    """The points of one profile entry, and every problem found in it (each a sentence naming ``where``)."""
     if "rw" not in merged or "bs" not in merged:
-        raise LabError(f"{where}: needs at least 'rw' and 'bs'.")
+        return [], [f"{where}: needs at least 'rw' and 'bs'"]
+    errors: list[str] = []
+
+    def check(fn, *args):
+        try:
+            return fn(*args)
+        except LabError as exc:
+            errors.append(str(exc))
+            return None
+
     group = str(merged.get("group", "points"))
     ioengine = merged.get("ioengine", "libaio")
     if ioengine not in IOENGINES:
-        raise LabError(f"{where}: ioengine {ioengine!r} is not supported (use one of {', '.join(IOENGINES)}).")
-    runtime_s = _number(merged.get("runtime_s", 5), "runtime_s", where)
-    ramp_s = _number(merged.get("ramp_s", 1), "ramp_s", where)
-    if runtime_s <= 0:
-        raise LabError(f"{where}: runtime_s must be more than 0 seconds.")
-    direct = _int(merged.get("direct", 1), "direct", where, 0, 1)
-    repeats = _int(merged.get("repeat", 1), "repeat", where, 1, 100)
+        errors.append(f"{where}: ioengine {ioengine!r} is not supported (use one of {', '.join(IOENGINES)})")
+    runtime_s = check(_number, merged.get("runtime_s", 5), "runtime_s", where)
+    ramp_s = check(_number, merged.get("ramp_s", 1), "ramp_s", where)
+    if runtime_s is not None and runtime_s <= 0:
+        errors.append(f"{where}: runtime_s must be more than 0 seconds")
+    direct = check(_int, merged.get("direct", 1), "direct", where, 0, 1)
+    repeats = check(_int, merged.get("repeat", 1), "repeat", where, 1, 100)
     process = merged.get("rate_process")
     if process is not None and process not in RATE_PROCESSES:
-        raise LabError(f"{where}: rate_process {process!r} is not supported (use one of {', '.join(RATE_PROCESSES)}).")
+        errors.append(f"{where}: rate_process {process!r} is not supported (use one of {', '.join(RATE_PROCESSES)})")
     if process is not None and merged.get("rate_iops") is None:
-        raise LabError(f"{where}: rate_process needs rate_iops (the offered load in I/O per second).")
-    out = []
-    combos = itertools.product(
-        _as_list(merged["rw"]), _as_list(merged["bs"]), _as_list(merged.get("iodepth", 1)),
-        _as_list(merged.get("numjobs", 1)), _as_list(merged.get("rwmixread")), _as_list(merged.get("rate_iops")),
-    )
-    for rw, bs, qd, nj, mix, rate in combos:
-        if rate is not None:
-            rate = _int(rate, "rate_iops", where, 1, 100_000_000)
+        errors.append(f"{where}: rate_process needs rate_iops (the offered load in I/O per second)")
+    rws = _as_list(merged["rw"])
+    for rw in rws:
         if rw not in RW_MODES:
-            raise LabError(f"{where}: rw {rw!r} is not a fio workload (use one of {', '.join(RW_MODES)}).")
-        bs_bytes = parse_size(bs, what=f"{where}: bs")
-        qd = _int(qd, "iodepth", where, 1, 65536)
-        nj = _int(nj, "numjobs", where, 1, 1024)
+            errors.append(f"{where}: rw {rw!r} is not a fio workload (use one of {', '.join(RW_MODES)})")
+    sizes = {bs: check(parse_size, bs, f"{where}: bs") for bs in dict.fromkeys(map(str, _as_list(merged["bs"])))}
+    depths = [check(_int, q, "iodepth", where, 1, 65536) for q in _as_list(merged.get("iodepth", 1))]
+    jobs = [check(_int, n, "numjobs", where, 1, 1024) for n in _as_list(merged.get("numjobs", 1))]
+    rates = [None if r is None else check(_int, r, "rate_iops", where, 1, 100_000_000)
+             for r in _as_list(merged.get("rate_iops"))]
+    mixes = _as_list(merged.get("rwmixread"))
+    if any(rw in MIXED_MODES for rw in rws):
+        mixes = [m if m is None else check(_int, m, "rwmixread", where, 0, 100) for m in mixes]
+    bad_pure = [rw for rw in rws if rw in RW_MODES and rw not in MIXED_MODES]
+    if bad_pure and any(m is not None for m in mixes):
+        errors.append(f"{where}: rwmixread applies only to mixed workloads (rw, randrw), not {bad_pure[0]!r}")
+    if errors:
+        return [], errors
+    out = []
+    for rw, bs, qd, nj, mix, rate in itertools.product(rws, _as_list(merged["bs"]), depths, jobs, mixes, rates):
         if rw in MIXED_MODES:
-            mix = 50 if mix is None else _int(mix, "rwmixread", where, 0, 100)
-        elif mix is not None:
-            raise LabError(f"{where}: rwmixread applies only to mixed workloads (rw, randrw), not {rw!r}.")
+            mix = 50 if mix is None else mix
         for r in range(repeats):
-            out.append(Point(group=group, rw=rw, bs_bytes=bs_bytes, iodepth=qd, numjobs=nj, rwmixread=mix,
+            out.append(Point(group=group, rw=rw, bs_bytes=sizes[str(bs)], iodepth=qd, numjobs=nj, rwmixread=mix,
                              ioengine=ioengine, runtime_s=runtime_s, ramp_s=ramp_s, direct=direct, repeat=r,
                              rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None))
-    return out
+    return out, []

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -137,13 +138,19 @@ def stop_process(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
             proc.wait()
 
 
+STOP_POLL_S = 0.2  # how often a running fio checks the sweep's stop request
+
+
 def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = None,
-            on_start: Callable[[int], None] | None = None) -> tuple[int, str, float]:
+            on_start: Callable[[int], None] | None = None,
+            stop: threading.Event | None = None) -> tuple[int, str, float]:
     """Run fio writing to ``output`` (a temp name), then rename to ``final`` atomically.
 
     Returns (returncode, stderr+stdout text, seconds).  ``on_start(pid)`` is called once fio runs
     (the sweep records the pid in its lock).  On Ctrl-C fio is stopped cleanly, its partial output
-    deleted and :class:`FioInterrupted` raised; ``final`` is only ever a complete file.
+    deleted and :class:`FioInterrupted` raised; ``final`` is only ever a complete file.  ``stop``: an
+    event set by the sweep's signal handler, checked while fio runs, because a KeyboardInterrupt that
+    lands inside ``fork()``'s bookkeeping is printed and swallowed by Python instead of raised.
     """
     t0 = time.monotonic()
     kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
@@ -151,14 +158,24 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
     try:
         if on_start:
             on_start(proc.pid)
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            stop_process(proc)
-            out, err = proc.communicate()
-            output.unlink(missing_ok=True)
-            return 124, f"fio did not finish within {timeout:.0f} s and was stopped. {err or ''}".strip(), \
-                time.monotonic() - t0
+        deadline = None if timeout is None else t0 + timeout
+        while True:
+            if stop is not None and stop.is_set():
+                raise KeyboardInterrupt
+            wait = STOP_POLL_S if stop is not None else None
+            if deadline is not None:
+                left = max(0.0, deadline - time.monotonic())
+                wait = left if wait is None else min(wait, left)
+            try:
+                out, err = proc.communicate(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                if deadline is not None and time.monotonic() >= deadline:
+                    stop_process(proc)
+                    out, err = proc.communicate()
+                    output.unlink(missing_ok=True)
+                    return 124, f"fio did not finish within {timeout:.0f} s and was stopped. {err or ''}".strip(), \
+                        time.monotonic() - t0
     except KeyboardInterrupt:
         stop_process(proc)
         output.unlink(missing_ok=True)
@@ -177,7 +194,7 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
 
 def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: str | None = None,
               read_only: bool = False, hosts: list[str] | None = None,
-              on_start: Callable[[int], None] | None = None) -> PointResult:
+              on_start: Callable[[int], None] | None = None, stop: threading.Event | None = None) -> PointResult:
     """Run one point; the raw JSON lands verbatim in ``run_dir/<point_id>.json`` (or failed/).
 
     With ``hosts``, the point runs on every host at once through fio's client/server mode.
@@ -194,7 +211,7 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
     timeout = point.runtime_s + point.ramp_s + 120
     final = run_dir / f"{point.point_id}.json"
     try:
-        rc, text, seconds = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start)
+        rc, text, seconds = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start, stop=stop)
     finally:
         if job is not None:
             job.unlink(missing_ok=True)

@@ -8,6 +8,7 @@ Command line (used by ``make sweep`` for its one-sentence preflight)::
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import signal
 import sys
@@ -24,9 +25,19 @@ from helpers import config
 from helpers.errors import LabError
 from helpers.fio.binary import find_fio, fio_version
 from helpers.run import adaptive as adaptive_mod
+from helpers.run import options as sweep_opts
 from helpers.run.hosts import check_hosts, client_entries, parse_hosts
 from helpers.run.lock import SweepLocks
-from helpers.run.manifest import check_run_id, default_run_id, now_iso, read_manifest, write_manifest
+from helpers.run.manifest import (
+    check_run_id,
+    check_same_plan,
+    default_run_id,
+    now_iso,
+    read_manifest,
+    text_sha256,
+    write_json_atomic,
+    write_manifest,
+)
 from helpers.run.profiles import Point, Profile, load_profile, qd_ladder
 from helpers.run.runner import (
     FioInterrupted,
@@ -41,7 +52,12 @@ from helpers.run.runner import (
 )
 from helpers.run.steady_state import check_steady_state
 from helpers.run.system import describe_host, describe_target
-from helpers.run.target import Target, prepare_target, read_sidecar, write_sidecar
+from helpers.run.target import Target, prepare_target, read_sidecar, small_target_warning, write_sidecar
+
+PROGRESS_NAME = ".sweep.progress"  # JSON in the run folder: what the sweep is doing now (read by the pipeline)
+# Set by helpers.report.pipeline for the kernels it starts: the terminal shows the live progress bar, so
+# the executed notebook shows only the final count (a widget bar would be saved at its first state, 0/N).
+TERMINAL_PROGRESS_ENV = "SSDLAB_TERMINAL_PROGRESS"
 
 
 class SweepInterrupted(LabError):
@@ -57,6 +73,23 @@ class SweepPlan:
     run_dir: Path
     hosts: list[str] = field(default_factory=list)
     dry_run: bool = False
+    runtime_s: float | None = None  # the RUNTIME override (None: the profile's runtimes)
+    fio_version: str = ""
+    warnings: list[str] = field(default_factory=list)  # printed before the sweep, kept in the manifest
+    values: dict[str, Any] = field(default_factory=dict)  # the options as given (for the resume command)
+
+    @property
+    def pin(self) -> dict[str, Any]:
+        """What the run id is bound to (manifest["plan"]): resuming with anything else is refused."""
+        if not self.fio_version:
+            self.fio_version = fio_version(self.fio)
+        return {"target": str(self.target.path), "size_bytes": self.target.size_bytes, "profile": self.profile.name,
+                "profile_sha256": text_sha256(self.profile.source), "runtime_s": self.runtime_s,
+                "hosts": list(self.hosts), "fio_version": self.fio_version}
+
+    def resume_command(self, stage: str = "sweep") -> str:
+        """``make sweep RUN=... TARGET=... PROFILE=... SIZE=... RUNTIME=...`` (every option it was given)."""
+        return sweep_opts.make_command(stage, {**self.values, "run_id": self.run_id, "target": str(self.target.path)})
 
     @property
     def read_only(self) -> bool:
@@ -76,45 +109,56 @@ class SweepPlan:
                 f"{hosts}{note}")
 
 
-def plan_sweep(target: str | Path = config.DEFAULT_TARGET, profile: str | Path = config.DEFAULT_PROFILE,
-               run_id: str | None = None, runtime_s: float | None = None, size: str | int = config.DEFAULT_SIZE,
-               raw_dir: Path = config.RAW_DIR, *, hosts: str | list[str] | None = None, dry_run: bool = False,
-               allow_existing: str | None = None, destroy_device: str | None = None,
+def plan_sweep(target: str | Path | None = config.DEFAULT_TARGET, profile: str | Path | None = config.DEFAULT_PROFILE,
+               run_id: str | None = None, runtime_s: float | None = None, size: str | int | None = config.DEFAULT_SIZE,
+               raw_dir: str | Path | None = config.RAW_DIR, *, hosts: str | list[str] | None = None,
+               dry_run: bool = False, allow_existing: str | None = None, destroy_device: str | None = None,
                ignore_signature: str | None = None, read_only_ack: str | None = None,
                check_hosts_now: bool = True) -> SweepPlan:
     """Every check that can fail before any I/O: fio present, profile valid, target safe, space free,
-    hosts reachable.  Nothing is written in a dry run (not even the scratch folder)."""
+    hosts reachable, target not locked by another sweep, run id not bound to other settings.  Nothing
+    is written in a dry run (not even the scratch folder).
+
+    The keywords are the options of :data:`helpers.run.options.SWEEP_OPTIONS` (plus ``check_hosts_now``);
+    empty values ("" / 0 / None, as notebooks and the Makefile pass them) mean the lab's default."""
+    values = {"target": str(target or ""), "profile": str(profile or ""), "run_id": run_id or "",
+              "runtime_s": float(runtime_s or 0), "size": str(size or ""), "hosts": hosts or "",
+              "allow_existing": allow_existing or "", "destroy_device": destroy_device or "",
+              "ignore_signature": ignore_signature or "", "read_only_ack": read_only_ack or ""}
+    if isinstance(values["hosts"], list):
+        values["hosts"] = ",".join(values["hosts"])
+    target = target or config.DEFAULT_TARGET
+    profile = profile or config.DEFAULT_PROFILE
+    size = size or config.DEFAULT_SIZE
+    runtime_s = float(runtime_s) if runtime_s else None
+    raw_dir = Path(raw_dir) if raw_dir else config.RAW_DIR
     fio = find_fio()
     prof = load_profile(profile).with_runtime(runtime_s)
     direct = all(p.direct for p in prof.points)
     writes = prof.writes or prof.precondition is not None
-    host_list = parse_hosts(hosts)
+    host_list = parse_hosts(hosts or None)
     tpath = Path(target).expanduser()
     if host_list and tpath.exists() and tpath.is_block_device():
         raise LabError("multi-host sweeps run on files only (the lab cannot check devices on other hosts).")
+    run_id = check_run_id(run_id or default_run_id())
     # the lab fills a scratch file it owns before reading it, so checks are for writes unless the
     # target is a foreign file or a device, where read-only profiles only read
     owned = not tpath.exists() or (tpath.is_file() and read_sidecar(tpath).get("created_by") == "ssd-perf-lab")
-    tgt = prepare_target(target, size, writes=writes or owned, direct=direct, allow_existing=allow_existing,
-                         destroy_device=destroy_device, ignore_signature=ignore_signature,
-                         read_only_ack=read_only_ack, dry_run=dry_run)
-    run_id = check_run_id(run_id or default_run_id())
+    tgt = prepare_target(target, size, writes=writes or owned, direct=direct, allow_existing=allow_existing or None,
+                         destroy_device=destroy_device or None, ignore_signature=ignore_signature or None,
+                         read_only_ack=read_only_ack or None, dry_run=dry_run)
+    plan = SweepPlan(run_id=run_id, profile=prof, target=tgt, fio=fio, run_dir=raw_dir / run_id, hosts=host_list,
+                     dry_run=bool(dry_run), runtime_s=runtime_s, values=values)
+    warning = small_target_warning(tgt.size_bytes, tgt.kind)
+    if warning:
+        plan.warnings.append(warning)
+    if read_manifest(plan.run_dir):  # an existing run: the same settings resume it, others are refused
+        check_same_plan(plan.run_dir, run_id, plan.pin)
+    if not plan.dry_run:  # a sweep holding the target or the run: refused now, before any folder is made
+        SweepLocks(tgt.path, plan.run_dir, run_id).check_free()
     if host_list and check_hosts_now:
         check_hosts(host_list)
-    return SweepPlan(run_id=run_id, profile=prof, target=tgt, fio=fio, run_dir=Path(raw_dir) / run_id,
-                     hosts=host_list, dry_run=dry_run)
-
-
-def plan_sweep_from_parameters(target: str, profile: str, run_id: str, runtime_s: float, size: str,
-                               raw_dir: str, hosts: str = "", dry_run: bool = False, allow_existing: str = "",
-                               destroy_device: str = "", ignore_signature: str = "",
-                               read_only_ack: str = "") -> SweepPlan:
-    """Notebook parameters ("" / 0 meaning "the default") -> :func:`plan_sweep`."""
-    return plan_sweep(target or config.DEFAULT_TARGET, profile or config.DEFAULT_PROFILE, run_id or None,
-                      runtime_s or None, size or config.DEFAULT_SIZE, Path(raw_dir) if raw_dir else config.RAW_DIR,
-                      hosts=hosts or None, dry_run=bool(dry_run), allow_existing=allow_existing or None,
-                      destroy_device=destroy_device or None, ignore_signature=ignore_signature or None,
-                      read_only_ack=read_only_ack or None)
+    return plan
 
 
 def plan_table(plan: SweepPlan) -> pd.DataFrame:
@@ -179,6 +223,8 @@ def dry_run(plan: SweepPlan, file=None) -> list[str]:
     file = file or sys.stdout
     cmds = dry_run_commands(plan)
     print(f"dry run, nothing is written: {plan.announcement()}", file=file)
+    for warning in plan.warnings:
+        print(f"# {warning}", file=file)
     for c in cmds:
         print(c, file=file)
     return cmds
@@ -195,7 +241,8 @@ def _cleanup_partial(run_dir: Path) -> list[str]:
     return removed
 
 
-def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepLocks) -> dict[str, Any]:
+def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepLocks,
+          stop: threading.Event | None = None) -> dict[str, Any]:
     tgt = plan.target
     out = plan.run_dir / f".{name}.json.tmp"
     final = plan.run_dir / f".{name}.json"
@@ -208,7 +255,8 @@ def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepL
     else:
         argv = prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out, bs_bytes, iodepth, name)
     try:
-        rc, text, seconds = run_fio(argv, out, final, timeout=6 * 3600, on_start=lambda pid: locks.set(fio_pid=pid))
+        rc, text, seconds = run_fio(argv, out, final, timeout=6 * 3600, on_start=lambda pid: locks.set(fio_pid=pid),
+                                    stop=stop)
     finally:
         if job is not None:
             job.unlink(missing_ok=True)
@@ -218,7 +266,7 @@ def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepL
     return {"bytes": tgt.size_bytes, "seconds": round(seconds, 2)}
 
 
-def prefill(plan: SweepPlan, locks: SweepLocks | None = None) -> dict[str, Any]:
+def prefill(plan: SweepPlan, locks: SweepLocks | None = None, stop: threading.Event | None = None) -> dict[str, Any]:
     """Write the lab's scratch file once (skipped when the lab already filled it to this size).
 
     Only files the lab owns are filled; a foreign file or a device is never prefilled."""
@@ -229,7 +277,7 @@ def prefill(plan: SweepPlan, locks: SweepLocks | None = None) -> dict[str, Any]:
     if tgt.path.exists() and side.get("prefilled_bytes", 0) >= tgt.size_bytes and not plan.hosts:
         return {"skipped": True, "reason": "already filled by the lab", "bytes": side["prefilled_bytes"]}
     write_sidecar(tgt.path, prefilled_bytes=0)  # mark the file as the lab's before fio creates it
-    res = _fill(plan, "prefill", 1024**2, 16, locks or _NoLocks())
+    res = _fill(plan, "prefill", 1024**2, 16, locks or _NoLocks(), stop)
     write_sidecar(tgt.path, prefilled_bytes=tgt.size_bytes)
     return {"skipped": False, **res}
 
@@ -243,47 +291,123 @@ def _announce(msg: str, progress: bool) -> None:
     print(msg, flush=True)
 
 
+def _bar_enabled(progress: bool) -> bool:
+    """The in-process tqdm bar: off when the pipeline renders the progress in the terminal."""
+    return progress and not os.environ.get(TERMINAL_PROGRESS_ENV)
+
+
 def run_sweep(plan: SweepPlan, progress: bool = True) -> dict[str, Any]:
     """Run every point of the plan; completed points (raw file present) are skipped on a re-run.
 
-    Holds a lock on the target and on the run folder for the whole sweep.  Ctrl-C stops fio cleanly,
-    records the interrupted point and raises :class:`SweepInterrupted` saying how to resume.
+    Holds a lock on the target and on the run folder for the whole sweep (a refusal leaves no run
+    folder behind).  Ctrl-C stops fio cleanly, records the interrupted point and raises
+    :class:`SweepInterrupted` saying how to resume.  Progress is kept in ``<run>/.sweep.progress``.
     """
     if plan.dry_run:
         dry_run(plan)
         return {"run_id": plan.run_id, "status": "dry-run", "commands": dry_run_commands(plan)}
-    plan.run_dir.mkdir(parents=True, exist_ok=True)
     locks = SweepLocks(plan.target.path, plan.run_dir, plan.run_id)
-    with locks, _sigterm_as_interrupt():
-        return _run_locked(plan, locks, progress)
+    locks.check_free()
+    created = not plan.run_dir.exists()
+    plan.run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        locks.acquire()
+    except BaseException:
+        if created:
+            _remove_empty(plan.run_dir)
+        raise
+    try:
+        with _StopOnSignal() as stop:
+            return _run_locked(plan, locks, progress, stop.event)
+    finally:
+        locks.release()
 
 
-class _sigterm_as_interrupt:
-    """SIGTERM behaves like Ctrl-C while the sweep runs (main thread only)."""
+def _remove_empty(run_dir: Path) -> None:
+    for p in run_dir.iterdir():
+        if p.name != ".sweep.lock":
+            return
+        p.unlink(missing_ok=True)
+    run_dir.rmdir()
+
+
+class _Progress:
+    """``<run>/.sweep.progress`` (JSON): points done / total, the point being measured and when it started, the
+    estimated seconds left.  Written at every point boundary; a reader renders elapsed and ETA live."""
+
+    def __init__(self, plan: SweepPlan, manifest: dict[str, Any]):
+        self.plan, self.manifest = plan, manifest
+        self.path = plan.run_dir / PROGRESS_NAME
+        self.started = time.time()
+        grid = plan.profile.mode == "grid"
+        self.estimates = {p.point_id: p.seconds for p in plan.profile.points} if grid else {}
+        self.total = len(plan.profile.points) if grid else None
+
+    def counts(self) -> tuple[int, int]:
+        pts = self.manifest.get("points", {})
+        ok = sum(1 for v in pts.values() if v.get("status") == "ok")
+        failed = sum(1 for v in pts.values() if v.get("status") == "failed")
+        return ok, failed
+
+    def write(self, status: str = "running", current: Point | None = None, label: str = "",
+              seconds: float | None = None) -> None:
+        ok, failed = self.counts()
+        pts = self.manifest.get("points", {})
+        left = [s for k, s in self.estimates.items() if pts.get(k, {}).get("status") not in ("ok", "failed")]
+        data = {"run_id": self.plan.run_id, "pid": os.getpid(), "status": status, "started": self.started,
+                "updated": time.time(), "total": self.total, "done": ok + failed, "ok": ok, "failed": failed,
+                "current": label or (describe_point(current) if current else None),
+                "current_started": time.time() if current or label else None,
+                "current_seconds": seconds if seconds is not None else (current.seconds if current else None),
+                "remaining_seconds": round(sum(left), 1) if self.total is not None else None}
+        try:
+            write_json_atomic(self.path, data)
+        except OSError:  # progress is a convenience: never a reason to stop a sweep
+            pass
+
+    def summary(self) -> str:
+        ok, failed = self.counts()
+        total = self.total if self.total is not None else ok + failed
+        return (f"run {self.plan.run_id}: {ok + failed} of {total} points measured ({ok} ok, {failed} failed) "
+                f"in {time.time() - self.started:.0f} s.")
+
+
+class _StopOnSignal:
+    """Ctrl-C (SIGINT) and SIGTERM stop the sweep (main thread only): the handler records the request in
+    ``event`` and raises KeyboardInterrupt.  The event matters when Python swallows that exception (one
+    raised inside fork()'s at-fork hooks is only printed): the running fio and the next point check it."""
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.old: dict[int, Any] = {}
 
     def __enter__(self):
-        self.old = None
         if threading.current_thread() is threading.main_thread():
-            self.old = signal.signal(signal.SIGTERM, self._handler)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self.old[sig] = signal.signal(sig, self._handler)
         return self
 
-    @staticmethod
-    def _handler(signum, frame):
+    def _handler(self, signum, frame):
+        self.event.set()
         raise KeyboardInterrupt()
 
     def __exit__(self, *exc):
-        if self.old is not None:
-            signal.signal(signal.SIGTERM, self.old)
+        for sig, old in self.old.items():
+            signal.signal(sig, old)
 
 
-def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool) -> dict[str, Any]:
+def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
+                stop: threading.Event | None = None) -> dict[str, Any]:
     removed = _cleanup_partial(plan.run_dir)
     manifest = read_manifest(plan.run_dir) or {"run_id": plan.run_id, "started": now_iso()}
     resumed = bool(manifest.get("points"))
+    check_same_plan(plan.run_dir, plan.run_id, plan.pin)  # again under the lock (the plan may be old)
     manifest.update({
         "run_id": plan.run_id,
+        "plan": plan.pin,
+        "warnings": plan.warnings,
         **describe_host(),
-        "fio_version": fio_version(plan.fio),
+        "fio_version": plan.fio_version,
         "target": describe_target(plan.target.path),
         "target_kind": plan.target.kind,
         "target_size_bytes": plan.target.size_bytes,
@@ -304,10 +428,15 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool) -> dict[str,
     manifest.setdefault("points", {})
     write_manifest(plan.run_dir, manifest)
     _announce(f"{'resuming' if resumed else 'starting'} run {plan.run_id}: {plan.announcement()}", progress)
-    ctx = _SweepContext(plan, manifest, locks, progress)
+    for warning in plan.warnings:
+        _announce(warning, progress)
+    ctx = _SweepContext(plan, manifest, locks, progress, stop)
+    ctx.tracker.write()
     try:
         if "prefill" not in manifest or not manifest["prefill"].get("done"):
-            manifest["prefill"] = {**prefill(plan, locks), "done": True}
+            ctx.tracker.write(label=f"filling the scratch file ({plan.target.size_bytes / 1024**2:.0f} MiB)",
+                              seconds=plan.target.size_bytes / (200 * 1024**2))
+            manifest["prefill"] = {**prefill(plan, locks, ctx.stop), "done": True}
             write_manifest(plan.run_dir, manifest)
         if plan.profile.mode == "adaptive":
             ctx.run_adaptive()
@@ -321,23 +450,32 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool) -> dict[str,
             manifest["points"][current]["status"] = "interrupted"
         manifest.update({"status": "interrupted", "interrupted": now_iso()})
         write_manifest(plan.run_dir, manifest)
+        ctx.tracker.write("interrupted")
         done = sum(1 for v in manifest["points"].values() if v.get("status") == "ok")
+        of = f" of {ctx.tracker.total}" if ctx.tracker.total is not None else ""
         raise SweepInterrupted(
             f"sweep {plan.run_id} was interrupted{' during point ' + current if current else ''} (fio stopped, its "
-            f"partial output discarded; {done} points are done): resume with the same run id, e.g. "
-            f"'make sweep RUN={plan.run_id} PROFILE={plan.profile.name}' or run_id='{plan.run_id}' in the notebook."
+            f"partial output discarded; {done}{of} points are done): resume with the same run id and settings, "
+            f"'{plan.resume_command()}' (or run_id='{plan.run_id}' in the notebook), then "
+            f"'make reports RUN={plan.run_id}' builds the reports."
         ) from None
     failed = [k for k, v in manifest["points"].items() if v.get("status") not in ("ok",)]
     manifest.update({"status": "failed-points" if failed else "complete", "finished": now_iso(),
                      "device_seconds": round(adaptive_mod.device_seconds(manifest["points"]), 2)})
     write_manifest(plan.run_dir, manifest)
+    ctx.tracker.write(manifest["status"])
+    if progress:
+        print(ctx.tracker.summary(), flush=True)
     return manifest
 
 
 class _SweepContext:
-    def __init__(self, plan: SweepPlan, manifest: dict, locks: SweepLocks, progress: bool):
+    def __init__(self, plan: SweepPlan, manifest: dict, locks: SweepLocks, progress: bool,
+                 stop: threading.Event | None = None):
         self.plan, self.manifest, self.locks, self.progress = plan, manifest, locks, progress
+        self.stop = stop or threading.Event()
         self.current: str | None = None
+        self.tracker = _Progress(plan, manifest)
 
     def raw(self, point: Point) -> Path:
         return self.plan.run_dir / f"{point.point_id}.json"
@@ -354,12 +492,15 @@ class _SweepContext:
             pts.setdefault(point.point_id, {**entry, "status": "ok", "raw_file": self.raw(point).name})
             pts[point.point_id]["status"] = "ok"
             return pts[point.point_id]
+        if self.stop.is_set():  # a stop request whose KeyboardInterrupt was swallowed
+            raise KeyboardInterrupt
         self.current = point.point_id
         pts[point.point_id] = {**entry, "status": "running", "started": now_iso()}
         write_manifest(plan.run_dir, self.manifest)
+        self.tracker.write(current=point)
         res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
                         read_only=plan.read_only, hosts=plan.hosts or None,
-                        on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id))
+                        on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id), stop=self.stop)
         pts[point.point_id] = {
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
@@ -371,10 +512,11 @@ class _SweepContext:
                 pts[point.point_id]["clients_error"] = str(exc)[:200]
         self.current = None
         write_manifest(plan.run_dir, self.manifest)
+        self.tracker.write()
         return pts[point.point_id]
 
     def run_points(self, points) -> None:
-        bar = tqdm(points, desc=f"sweep {self.plan.run_id}", unit="point", disable=not self.progress)
+        bar = tqdm(points, desc=f"sweep {self.plan.run_id}", unit="point", disable=not _bar_enabled(self.progress))
         for point in bar:
             bar.set_postfix_str(describe_point(point))
             self.run_point(point)
@@ -383,7 +525,7 @@ class _SweepContext:
     def run_adaptive(self) -> None:
         a = self.plan.profile.adaptive
         summary = self.manifest.setdefault("adaptive", {})
-        bar = tqdm(desc=f"adaptive {self.plan.run_id}", unit="point", disable=not self.progress)
+        bar = tqdm(desc=f"adaptive {self.plan.run_id}", unit="point", disable=not _bar_enabled(self.progress))
         for p0 in self.plan.profile.points:
             history: list[adaptive_mod.Step] = []
             series = replace(p0, iodepth=a.start_qd).point_id
@@ -424,7 +566,8 @@ class _SweepContext:
             for i in range(1, pc.passes + 1):
                 self.current = f"precondition-{i}"
                 _announce(f"preconditioning {plan.target.path}: sequential fill {i} of {pc.passes}", self.progress)
-                pre["passes"].append(_fill(plan, f"precondition-{i}", pc.bs_bytes, pc.iodepth, self.locks))
+                pre["passes"].append(_fill(plan, f"precondition-{i}", pc.bs_bytes, pc.iodepth, self.locks,
+                                           self.stop))
                 pre["passes_done"] = i
                 write_manifest(plan.run_dir, self.manifest)
             self.current = None
@@ -457,39 +600,29 @@ def sweep(target: str | Path = config.DEFAULT_TARGET, profile: str | Path = conf
     return run_sweep(plan_sweep(target, profile, run_id, runtime_s, size, raw_dir, **options), progress=progress)
 
 
-def add_sweep_arguments(ap: argparse.ArgumentParser) -> None:
-    """The sweep's optional safety / multi-host arguments (shared with helpers.report.pipeline)."""
-    ap.add_argument("--hosts", default="", help="host[:port],... running 'fio --server' (multi-host sweep)")
-    ap.add_argument("--dry-run", action="store_true", help="print every fio command, write nothing")
-    ap.add_argument("--allow-existing", default="", help="an existing non-lab file that writes may destroy")
-    ap.add_argument("--destroy-device", default="", help="repeat the block device name to allow writes to it")
-    ap.add_argument("--ignore-signature", default="", help="repeat the device name again to write over a signature")
-    ap.add_argument("--read-only-ack", default="", help="device name: read a device that is in use (reads only)")
+def add_sweep_arguments(ap: argparse.ArgumentParser, make_only: bool = False) -> None:
+    """The sweep's options as ``--flags`` (see :data:`helpers.run.options.SWEEP_OPTIONS`; ``make_only``: the
+    ones the Makefile passes, as helpers.report.pipeline takes them)."""
+    sweep_opts.add_arguments(ap, make_only)
 
 
-def sweep_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"hosts": args.hosts or None, "dry_run": bool(args.dry_run), "allow_existing": args.allow_existing or None,
-            "destroy_device": args.destroy_device or None, "ignore_signature": args.ignore_signature or None,
-            "read_only_ack": args.read_only_ack or None}
+def sweep_options(args: argparse.Namespace, make_only: bool = False) -> dict[str, Any]:
+    """Parsed arguments -> :func:`plan_sweep` keywords."""
+    return sweep_opts.values_from_args(args, make_only)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m helpers.run.sweep", description=__doc__.splitlines()[0])
-    ap.add_argument("--target", default=str(config.DEFAULT_TARGET))
-    ap.add_argument("--profile", default=config.DEFAULT_PROFILE)
-    ap.add_argument("--run", default=None, help="run id (default: time and host)")
-    ap.add_argument("--runtime", type=float, default=None, help="seconds per point (overrides the profile)")
-    ap.add_argument("--size", default=config.DEFAULT_SIZE)
-    ap.add_argument("--raw-dir", default=str(config.RAW_DIR))
+    ap = sweep_opts.ArgumentParser(prog="python -m helpers.run.sweep", description=__doc__.splitlines()[0])
+    add_sweep_arguments(ap)
     ap.add_argument("--check-only", action="store_true", help="run the checks, print the plan, do no I/O")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_sweep_arguments(ap)
     args = ap.parse_args(argv)
     try:
-        plan = plan_sweep(args.target or config.DEFAULT_TARGET, args.profile, args.run, args.runtime, args.size,
-                          Path(args.raw_dir), **sweep_options(args))
+        plan = plan_sweep(**sweep_options(args))
         if args.check_only:
             print(f"ok: {plan.announcement()} ({plan.target.size_bytes / 1024**3:.2f} GiB)")
+            for warning in plan.warnings:
+                print(warning)
             return 0
         t0 = time.monotonic()
         m = run_sweep(plan, progress=not args.quiet)
@@ -499,6 +632,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except SweepInterrupted as exc:
         print(f"interrupted: {exc}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # before the sweep held its locks: nothing was measured
+        print("interrupted before the sweep started: nothing was measured.", file=sys.stderr)
         return 130
     except LabError as exc:
         print(f"error: {exc}", file=sys.stderr)

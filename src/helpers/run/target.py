@@ -17,11 +17,17 @@ from pathlib import Path
 from helpers import config
 from helpers.errors import LabError
 from helpers.fio.units import parse_size
+from helpers.run.lock import Lock, target_lock_path
+from helpers.run.manifest import read_manifest
+from helpers.run.options import ArgumentParser
 from helpers.run.safety import check_block_device, is_block_device
 from helpers.run.system import mount_of
 
 SIDECAR_SUFFIX = ".ssdlab.json"
 FREE_SPACE_MARGIN = 256 * 1024**2  # keep this much free beyond the scratch file
+# Below this a target measures caches (the drive's DRAM/SLC cache, the host's controller) more than the
+# drive: a few random offsets are reused over and over.  Tests and the smoke profile use 64 MiB on purpose.
+MIN_MEASURING_SIZE = 64 * 1024**2
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,15 @@ class Target:
     owned: bool = True  # a lab scratch file (or a new file the lab will create and mark)
     writes: bool = True  # the checks passed for write workloads (False: read-only sweep)
     note: str = ""  # e.g. "size limited to the device size"
+
+
+def small_target_warning(size_bytes: int, kind: str = "file") -> str | None:
+    """One sentence when the tested region is far too small to say anything about a drive."""
+    if size_bytes >= MIN_MEASURING_SIZE:
+        return None
+    return (f"warning: the tested {'region' if kind == 'block' else 'file'} is only {size_bytes / 1024**2:.3g} MiB, "
+            f"far below {MIN_MEASURING_SIZE // 1024**2} MiB, so caches serve most I/O and the numbers describe the "
+            "cache rather than the drive: use SIZE=1g or more to measure a drive.")
 
 
 def sidecar_path(path: Path) -> Path:
@@ -177,12 +192,37 @@ def remove_scratch(path: Path) -> bool:
     return True
 
 
-def main(argv: list[str] | None = None) -> int:
-    import argparse
+def lab_scratch_files(raw_dir: str | Path = "") -> list[Path]:
+    """Scratch files the lab created outside ``data/scratch`` (a TARGET given by the user), found through
+    the manifests of the runs in ``raw_dir``: only files that still carry the lab's sidecar."""
+    rdir = Path(raw_dir) if raw_dir else config.RAW_DIR
+    found: list[Path] = []
+    inside = os.path.realpath(config.SCRATCH_DIR)
+    for run in sorted(rdir.iterdir()) if rdir.is_dir() else []:
+        m = read_manifest(run) if run.is_dir() else {}
+        path = (m.get("plan") or {}).get("target") or (m.get("target") or {}).get("path")
+        if not path or m.get("target_kind", "file") != "file":
+            continue
+        p = Path(path)
+        real = os.path.realpath(p)
+        if real.startswith(inside + os.sep) or p in found or not p.is_file() or not is_lab_file(p):
+            continue
+        found.append(p)
+    return found
 
-    ap = argparse.ArgumentParser(prog="python -m helpers.run.target")
+
+def _gib(paths: list[Path]) -> str:
+    return f"{sum(p.stat().st_size for p in paths if p.exists()) / 1024**3:.2f} GiB"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = ArgumentParser(prog="python -m helpers.run.target")
     ap.add_argument("--remove-scratch", nargs="?", const=str(config.DEFAULT_TARGET), metavar="PATH",
                     help="delete the lab's scratch file (refused for files the lab did not create)")
+    ap.add_argument("--list-elsewhere", action="store_true",
+                    help="list scratch files the lab created outside data/scratch (runs' TARGETs); removes nothing")
+    ap.add_argument("--remove-elsewhere", action="store_true",
+                    help="delete those files too (only files with the lab's mark, not in use by a sweep)")
     args = ap.parse_args(argv)
     if args.remove_scratch:
         p = Path(args.remove_scratch)
@@ -190,6 +230,20 @@ def main(argv: list[str] | None = None) -> int:
             print(f"removed scratch file {p}")
         elif p.exists():
             print(f"kept {p}: it was not created by the lab")
+    others = lab_scratch_files() if args.list_elsewhere or args.remove_elsewhere else []
+    if others and args.remove_elsewhere:
+        for p in others:
+            try:
+                Lock(target_lock_path(p), f"target {p}").check_free()  # not while a sweep uses it
+            except LabError as exc:
+                print(f"kept {p}: {exc}")
+                continue
+            size = _gib([p])
+            if remove_scratch(p):
+                print(f"removed lab scratch file {p} ({size})")
+    elif others:
+        print(f"kept {len(others)} scratch file{'s' if len(others) > 1 else ''} the lab created outside data/scratch "
+              f"({_gib(others)}): {', '.join(map(str, others))}; 'make clean SCRATCH=1' removes them.")
     return 0
 
 
