@@ -36,9 +36,22 @@ BS_AXIS = "Block size (binary: 4k = 4096 bytes, log2 axis)"
 QD_AXIS = "Queue depth (iodepth, log2 axis)"
 # axis titles (with units) for result columns plotted by name
 METRIC_AXIS = {"iops": IOPS_AXIS, "bw_bytes_per_s": "Bandwidth (bytes per second)", "mb_per_s": MB_AXIS,
-               "lat_mean_us": "Mean latency (µs)", "clat_mean_us": "Mean completion latency (µs)",
-               "clat_p50_us": "p50 completion latency (µs)", "clat_p99_us": "p99 completion latency (µs)",
-               "clat_p99_9_us": "p99.9 completion latency (µs)"}
+               "lat_mean_us": "Mean total latency (µs)", "clat_mean_us": "Mean completion latency (clat) (µs)",
+               "clat_p50_us": "p50 completion latency (clat) (µs)", "clat_p99_us": "p99 completion latency (clat) (µs)",
+               "clat_p99_9_us": "p99.9 completion latency (clat) (µs)", "lat_p50_us": "p50 total latency (µs)",
+               "lat_p99_us": "p99 total latency (µs)", "lat_p99_9_us": "p99.9 total latency (µs)"}
+
+
+COMPLETION_LATENCY = "completion latency (clat)"
+
+
+def latency_name(names) -> str:
+    """One name for the latency of a view's rows ('total latency' / 'completion latency (clat)');
+    completion latency when unknown, both named when a view holds both."""
+    found = [str(n) for n in dict.fromkeys(names) if n is not None and not pd.isna(n)]
+    if not found:
+        return COMPLETION_LATENCY
+    return found[0] if len(found) == 1 else " or ".join(found)
 
 
 def metric_axis(column: str) -> str:
