@@ -104,11 +104,11 @@ def test_rand4k_qd_series_averages_repeats_of_one_job_only():
         {"iodepth": 4, "rw": "randrw", "rwmixread_pct": 50.0, "iops": 99999.0},  # mixed
     ])
     s = rand4k_qd_series(df)
-    assert list(s.columns) == ["iodepth", "iops", "lat_mean_us", "clat_p99_us"]
+    assert list(s.columns) == ["iodepth", "iops", "lat_mean_us", "p99_us", "percentile_latency"]
     assert list(s["iodepth"]) == [1, 4]
     assert list(s["iops"]) == pytest.approx([2000.0, 8000.0])
     assert list(s["lat_mean_us"]) == pytest.approx([75.0, 500.0])
-    assert list(s["clat_p99_us"]) == pytest.approx([150.0, 900.0])
+    assert list(s["p99_us"]) == pytest.approx([150.0, 900.0])
 
 
 def flagged_run() -> pd.DataFrame:

@@ -10,7 +10,7 @@ from figdata import bs_sweep, rows
 from helpers.analysis import distribution, grid, held_constant
 from helpers.processed import schema
 
-GRID_COLUMNS = ["held", "operation", "x", "iops", "mb_per_s", "lat_mean_us", "clat_p99_us", "n_points", "flagged",
+GRID_COLUMNS = ["held", "operation", "x", "iops", "mb_per_s", "lat_mean_us", "p99_us", "n_points", "flagged",
                 "flag_reasons"]
 
 
@@ -67,7 +67,7 @@ def test_grid_averages_repeats_in_a_cell_and_ignores_multi_job_points():
     assert r["mb_per_s"] == pytest.approx(110.0)
     assert r["iops"] == pytest.approx((100e6 + 120e6) / 2 / 4096)
     assert r["lat_mean_us"] == pytest.approx((160.0 + 30.0) / 2)
-    assert r["clat_p99_us"] == pytest.approx((320.0 + 60.0) / 2)
+    assert r["p99_us"] == pytest.approx((320.0 + 60.0) / 2)
 
 
 def test_grid_mixed_modes_are_read_plus_write_totals():
@@ -77,7 +77,7 @@ def test_grid_mixed_modes_are_read_plus_write_totals():
     assert r4["mb_per_s"] == pytest.approx(1000.0 * 4096 / 1e6)
     assert r64["mb_per_s"] == pytest.approx(500.0 * 65536 / 1e6)
     assert r4["lat_mean_us"] == pytest.approx(0.7 * 100.0 + 0.3 * 300.0)  # 160 µs, IOPS-weighted
-    assert pd.isna(r4["clat_p99_us"])  # a percentile of two directions is not known
+    assert pd.isna(r4["p99_us"])  # a percentile of two directions is not known
 
 
 def test_grid_flags_a_cell_when_one_of_its_points_is_flagged():

@@ -8,7 +8,7 @@ import pandas as pd
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.knee import find_knee
-from helpers.analysis.points import with_units
+from helpers.analysis.points import percentile_latency, with_units
 from helpers.fio.units import format_bytes
 
 KB4 = 4096
@@ -86,10 +86,12 @@ def _rand4k_read_rows(d: pd.DataFrame) -> pd.DataFrame:
 
 
 def rand4k_qd_series(df: pd.DataFrame) -> pd.DataFrame:
-    """4k random-read points of one job, averaged per queue depth (the card's knee series)."""
+    """4k random-read points of one job, averaged per queue depth (the card's knee series); ``p99_us`` is
+    the p99 of total latency when fio wrote it, else of completion latency (``percentile_latency`` says)."""
     s = _rand4k_read_rows(with_units(df))
-    return s.groupby("iodepth", as_index=False).agg(iops=("iops", "mean"), lat_mean_us=("lat_mean_us", "mean"),
-                                                    clat_p99_us=("clat_p99_us", "mean"))
+    out = s.groupby("iodepth", as_index=False).agg(iops=("iops", "mean"), lat_mean_us=("lat_mean_us", "mean"),
+                                                   p99_us=("p99_us", "mean"))
+    return out.assign(percentile_latency=percentile_latency(s))
 
 
 def device_card(df: pd.DataFrame, S: float = 1.0) -> DeviceCard:

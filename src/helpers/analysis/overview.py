@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers.analysis.points import operations, sorted_operations
+from helpers.analysis.points import operations, percentile_latency, sorted_operations
 from helpers.fio.units import format_bytes
 
 METRICS: dict[str, str] = {  # column -> label with unit
     "iops": "IOPS (I/O per second)",
     "mb_per_s": "Bandwidth (MB/s, 1 MB = 10^6 B)",
-    "lat_mean_us": "Mean latency (µs)",
-    "clat_p99_us": "p99 completion latency (µs)",
+    "lat_mean_us": "Mean total latency (µs)",
+    "p99_us": "p99 latency (µs): total latency when fio wrote its percentiles, else completion latency (clat)",
 }
 FACTORS: dict[str, str] = {"bs_bytes": "Block size", "iodepth": "Queue depth", "rwmixread_pct": "Read share (%)"}
 
@@ -28,8 +28,8 @@ def factor_value_label(factor: str, v) -> str:
 def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth") -> pd.DataFrame:
     """Mean of each metric per (held value, operation, x value) over single-job points, mixed
     modes as read+write totals; ``flagged``/``flag_reasons`` say whether any point in a cell is
-    flagged.  Empty when no operation has ≥ 2 values of ``x`` at one held value."""
-    cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons"]
+    flagged; ``p99_us`` is of the latency named in ``percentile_latency``.  Empty when no operation has ≥ 2 values of ``x`` at one held value."""
+    cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons", "percentile_latency"]
     ops = operations(df)
     if ops.empty:
         return pd.DataFrame(columns=cols)
@@ -38,7 +38,7 @@ def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth") -> pd.Dat
     g = ops.groupby([held, "operation", x], as_index=False, dropna=False).agg(
         **{m: (m, "mean") for m in agg}, n_points=("iops", "size"), flagged=("flagged", "any"),
         flag_reasons=("flag_reasons", lambda s: "; ".join(dict.fromkeys(r for r in s if r))))
-    g = g.rename(columns={held: "held", x: "x"})
+    g = g.rename(columns={held: "held", x: "x"}).assign(percentile_latency=percentile_latency(ops))
     n_x = g.groupby(["held", "operation"])["x"].transform("nunique")
     g = g[n_x >= 2]
     if g.empty or g["operation"].nunique() < 1:

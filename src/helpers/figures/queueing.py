@@ -11,9 +11,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from helpers.analysis.points import with_latency
 from helpers.analysis.repeats import mean_ci
 from helpers.analysis.usl import usl
-from helpers.figures.common import TEMPLATE, log2_axis, message_figure
+from helpers.figures.common import TEMPLATE, latency_name, log2_axis, message_figure
 
 FLAG_COLOR = "#d62728"
 OK_COLOR = "#1f77b4"
@@ -33,16 +34,18 @@ def knee_figure(series: pd.DataFrame, knees: pd.DataFrame, title: str = "Knee: w
     IOPS with the latency knee.  ``series``: ``qd_series`` output; ``knees``: ``knee_table``."""
     if series.empty:
         return message_figure("This run has no queue-depth sweep: no knee to find.")
+    series = series if "p99_us" in series else with_latency(series)
+    lname = latency_name(series["percentile_latency"])
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=("Throughput knee (Kneedle, x = log2 QD)", "Trade-off: p99 latency vs IOPS"))
+                        subplot_titles=("Throughput knee (Kneedle, x = log2 QD)", f"Trade-off: p99 {lname} vs IOPS"))
     by_series = knees.set_index("series") if not knees.empty else pd.DataFrame()
     for i, (name, s) in enumerate(series.groupby("series", sort=False)):
         c = _color(i)
-        m = s.groupby("iodepth", as_index=False)[["iops", "clat_p99_us"]].mean()
+        m = s.groupby("iodepth", as_index=False)[["iops", "p99_us"]].mean()
         fig.add_trace(go.Scatter(x=m["iodepth"], y=m["iops"], mode="lines+markers", name=f"{name} IOPS",
                                  legendgroup=name, line={"color": c},
                                  hovertemplate="QD %{x}<br>%{y:,.0f} IOPS<extra>" + name + "</extra>"), 1, 1)
-        fig.add_trace(go.Scatter(x=m["iops"], y=m["clat_p99_us"], mode="lines+markers", name=f"{name} p99",
+        fig.add_trace(go.Scatter(x=m["iops"], y=m["p99_us"], mode="lines+markers", name=f"{name} p99",
                                  legendgroup=name, line={"color": c, "dash": "dot"}, text=m["iodepth"],
                                  hovertemplate="QD %{text}<br>%{x:,.0f} IOPS<br>p99 %{y:,.0f} µs<extra>"
                                  + name + "</extra>"), 1, 2)
@@ -67,7 +70,7 @@ def knee_figure(series: pd.DataFrame, knees: pd.DataFrame, title: str = "Knee: w
     fig.update_xaxes(title_text="Queue depth (iodepth, log2)", **log2_axis(series["iodepth"]), row=1, col=1)
     fig.update_yaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=1)
     fig.update_xaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text="p99 completion latency (µs, log)", type="log", row=1, col=2)
+    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", type="log", row=1, col=2)
     return _layout(fig, title)
 
 
