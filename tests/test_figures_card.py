@@ -3,6 +3,7 @@ import pytest
 
 from figdata import bs_sweep, rows
 from helpers import analysis, figures
+from helpers.notebook import page
 
 
 def card_rows():
@@ -30,7 +31,7 @@ def test_card_figure_tiles_and_missing_metric_sentence():
     fig = figures.card_figure(card)
     assert any(t.type == "indicator" and t.value == pytest.approx(100.0) for t in fig.data)
     assert any("not measured" in a.text for a in fig.layout.annotations)
-    assert "100 µs" in figures.findings_markdown(card).data
+    assert "100 µs" in page.findings(card).data
 
 
 def test_a_better_number_at_a_flagged_point_is_named_not_used():

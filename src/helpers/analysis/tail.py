@@ -7,7 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from helpers.analysis.points import COMPLETION_LATENCY, TOTAL_LATENCY, latency_columns, percentile_suffix, with_units
+from helpers.analysis.points import (
+    COMPLETION_LATENCY,
+    TOTAL_LATENCY,
+    latency_columns,
+    percentile_suffix,
+    with_units,
+)
 
 HIST_KEYS = ["run_id", "source_file", "point_id", "job_name", "job_index", "direction"]  # one histogram
 
@@ -49,8 +55,9 @@ def percentiles_long(df: pd.DataFrame) -> pd.DataFrame:
         f["latency"] = lc.name
         if "unreliable_percentiles" in base.columns:
             # the I/O count behind a percentile is the same for clat and total latency: match by level
-            few = base["unreliable_percentiles"].fillna("").astype(str).str.split(",").map(
-                lambda cs, suffix=percentile_suffix(p): any(x.split("_", 1)[-1] == suffix for x in cs if x))
+            suffix = percentile_suffix(p)
+            few = pd.Series([any(x.split("_", 1)[-1] == suffix for x in cs.split(",") if x)
+                             for cs in base["unreliable_percentiles"].fillna("").astype(str)], index=base.index)
             label = percentile_label(p)
             f["flagged"] = f["flagged"] | few
             f["flag_reasons"] = ["; ".join(x for x in (r, f"too few I/Os ({n:,.0f}) for {label}") if x) if bad else r

@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from helpers.analysis.points import with_latency
 from helpers.figures.common import (
     IOPS_AXIS,
     MB_AXIS,
@@ -19,7 +20,6 @@ from helpers.figures.common import (
     log2_axis,
     message_figure,
 )
-from helpers.analysis.points import with_latency
 from helpers.fio.units import format_bytes
 
 NO_SWEEP = "This run has no queue-depth sweep (no series with two or more iodepths)."
