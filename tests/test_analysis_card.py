@@ -152,7 +152,7 @@ def test_flagged_points_never_become_the_headline_but_are_named():
            "a higher 9,000 MB/s" in text
     # knee series: QD 1 (two points averaged), 32, 64; it contains flagged points and says which kind
     assert "(the series includes flagged points at QD 1, 64: page cache suspected, run too short)" in text
-    assert "3 of 6 measurements are flagged (see their flag_reasons), so their numbers may not measure the " \
+    assert "3 of 6 measurements carry a validity flag (see the flag table): 3 of them may not measure the " \
            "device alone." in card.findings
 
 
@@ -164,7 +164,7 @@ def test_only_flagged_points_fall_back_and_say_so():
     assert lat.left_out == ""  # the headline is the flagged point itself: nothing better left out
     assert card.findings[0] == "At queue depth 1 a 4k random read takes 3 µs on average (a flagged point)."
     assert card.findings[1].startswith("4k random reads peak at 300,000 IOPS (randread 4k QD1) (a flagged point).")
-    assert card.findings[-1].startswith("1 of 1 measurements are flagged")
+    assert card.findings[-1].startswith("1 of 1 measurements carry a validity flag")
 
 
 def test_a_worse_or_equal_flagged_point_is_not_mentioned():

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
+from helpers.analysis.flags import flagged_rows
 from helpers.analysis.knee import find_knee
 from helpers.analysis.points import percentile_latency, with_units
 from helpers.fio.units import format_bytes
@@ -184,8 +185,13 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
             out.append(f"Sequential {p.rw} bandwidth at QD {p.iodepth} reaches 90% of its peak at "
                        f"{format_bytes(p.plateau_bs_bytes)} blocks ({p.plateau_mb_per_s:,.0f} of "
                        f"{p.peak_mb_per_s:,.0f} MB/s{note}).")
-    n_flag, n = int(d["flagged"].sum()), len(d)
+    n_flag, n = int(flagged_rows(d).sum()), len(d)  # the count of the run summary and the flag table
     if n_flag:
-        out.append(f"{n_flag} of {n} measurements are flagged (see their flag_reasons), so their numbers may "
-                   f"not measure the device alone.")
+        point = int((d["flagged"] & flagged_rows(d)).sum())
+        parts = []
+        if point:
+            parts.append(f"{point} of them may not measure the device alone")
+        if n_flag - point:
+            parts.append(f"{n_flag - point} only have too few I/Os for their deepest percentiles")
+        out.append(f"{n_flag} of {n} measurements carry a validity flag (see the flag table): {'; '.join(parts)}.")
     return out

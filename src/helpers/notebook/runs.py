@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from helpers import config
+from helpers.analysis.flags import flagged_rows
 from helpers.errors import LabError
 from helpers.ingest.core import ingest
 from helpers.processed import store
@@ -80,12 +81,13 @@ class RunData:
 
     @property
     def summary(self) -> pd.DataFrame:
-        """One row per run: host, fio version, rows, flagged rows, quarantined entries."""
+        """One row per run: host, fio version, rows, flagged rows (any validity flag raised: the rows of the
+        flag table), quarantined entries."""
         rows = []
         for run in self.run_ids:
             r = self.results[self.results["run_id"] == run]
             q = self.quarantine[self.quarantine["run_id"] == run]
-            flagged = int((r["flag_reasons"].fillna("") != "").sum()) if "flag_reasons" in r else 0
+            flagged = int(flagged_rows(r).sum())  # the same count as the flag table's rows
             rows.append({"run_id": run, "sample": run in sample_run_ids(),
                          "hosts": ", ".join(sorted(r["host"].dropna().unique())),
                          "fio_version": ", ".join(sorted(r["fio_version"].dropna().unique())),
