@@ -19,6 +19,23 @@ from helpers.errors import LabError
 from helpers.ingest.core import ingest
 from helpers.processed import store
 from helpers.run.manifest import latest_raw_run  # noqa: F401  (re-exported for notebooks)
+from helpers.run.manifest import read_manifest
+
+
+def raw_dirs_for(processed_dir: Path) -> list[Path]:
+    """Where the raw runs behind ``processed_dir`` live: its sibling ``raw/`` (``data/raw`` next to
+    ``data/processed``), the project's raw folder and the bundled samples."""
+    return list(dict.fromkeys([Path(processed_dir).parent / "raw", config.RAW_DIR, config.SAMPLE_RAW_DIR]))
+
+
+def load_manifest(run_id: str, processed_dir: Path) -> dict:
+    """The sweep manifest of a processed run (host, kernel, fio version, target, profile, dates); {} when
+    the run's raw folder is not found (e.g. foreign files ingested from elsewhere)."""
+    for d in raw_dirs_for(processed_dir):
+        m = read_manifest(d / run_id)
+        if m:
+            return m
+    return {}
 
 
 def sample_run_ids() -> list[str]:
@@ -78,6 +95,18 @@ class RunData:
         if not hasattr(self, "_histograms"):
             self._histograms = store.load(self.processed_dir, config.HISTOGRAM_DATASET, self.run_ids)
         return self._histograms
+
+    @property
+    def manifests(self) -> dict[str, dict]:
+        """run id -> its sweep manifest ({} when not found), loaded once."""
+        if not hasattr(self, "_manifests"):
+            self._manifests = {r: load_manifest(r, self.processed_dir) for r in self.run_ids}
+        return self._manifests
+
+    @property
+    def manifest(self) -> dict:
+        """The manifest of the first chosen run (what a single-run page such as the device card describes)."""
+        return self.manifests[self.run_ids[0]] if self.run_ids else {}
 
     @property
     def summary(self) -> pd.DataFrame:
