@@ -18,8 +18,10 @@ from helpers.analysis.flags import flagged_rows
 from helpers.errors import LabError
 from helpers.ingest.core import ingest
 from helpers.processed import store
-from helpers.run.manifest import latest_raw_run  # noqa: F401  (re-exported for notebooks)
-from helpers.run.manifest import read_manifest
+from helpers.run.manifest import (
+    latest_raw_run,  # noqa: F401  (re-exported for notebooks)
+    read_manifest,
+)
 
 
 def raw_dirs_for(processed_dir: Path) -> list[Path]:
