@@ -73,6 +73,11 @@ def table(df: pd.DataFrame, columns: list[str] | None = None, caption: str = "",
     return Table(format_table(df, latency), numeric_positions(df), caption, empty)
 
 
+def warning(text: str) -> object:
+    """One warning paragraph (⚠, bold), or nothing when ``text`` is empty."""
+    return Markdown(f"**⚠ {text}**" if text else "")
+
+
 def findings(card) -> object:
     """The device card's findings as a Markdown bullet list (IPython display object)."""
     if not card.findings:
