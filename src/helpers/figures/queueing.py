@@ -111,9 +111,15 @@ def linear_region_figure(lin: pd.DataFrame,
     if lin.empty:
         return message_figure("This run has no queue-depth sweep: no linear region to fit.")
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06)
+    notes = []
     for i, (name, s) in enumerate(lin.groupby("series", sort=False)):
         c = _color(i)
         lat = s["service_latency_us"].iloc[0]
+        if pd.isna(lat):  # fewer than two points on a line through the origin: no line, one sentence
+            fig.add_trace(go.Scatter(x=s["outstanding_io"], y=s["iops"], mode="markers", name=f"{name} measured",
+                                     legendgroup=name, marker={"color": c, "size": 9, "symbol": "circle-open"}), 1, 1)
+            notes.append(f"{name}: {s['linear_reason'].iloc[0]}.")
+            continue
         fig.add_trace(go.Scatter(x=s["outstanding_io"], y=s["iops"], mode="markers", name=f"{name} measured",
                                  legendgroup=name, marker={"color": c, "size": 9,
                                                            "symbol": np.where(s["in_linear_region"], "circle",
@@ -129,6 +135,9 @@ def linear_region_figure(lin: pd.DataFrame,
     fig.update_xaxes(title_text="Outstanding I/O (iodepth × numjobs, log2)", **ax, row=2, col=1)
     fig.update_yaxes(title_text="IOPS (log)", type="log", row=1, col=1)
     fig.update_yaxes(title_text="Residual (% of line)", row=2, col=1)
+    if notes:
+        fig.add_annotation(text="<br>".join(notes), xref="paper", yref="paper", x=0, y=1.08, showarrow=False,
+                           xanchor="left", align="left", font={"size": 12, "color": "#555"})
     return _layout(fig, title, height=560)
 
 
@@ -141,6 +150,7 @@ def usl_figure(points: pd.DataFrame, fits: pd.DataFrame, x: str = "outstanding_i
         return message_figure("No series to fit the Universal Scalability Law to.")
     fig = go.Figure()
     fits = fits.set_index("series") if not fits.empty else fits
+    notes = []
     for i, (name, s) in enumerate(points.groupby("series", sort=False)):
         c = _color(i)
         stats = pd.DataFrame([(n, *mean_ci(g["iops"])) for n, g in s.groupby(x)],
@@ -155,17 +165,22 @@ def usl_figure(points: pd.DataFrame, fits: pd.DataFrame, x: str = "outstanding_i
         if isinstance(f, pd.DataFrame):
             f = f.iloc[0]
         if pd.isna(f["lam"]):
+            notes.append(f"{name}: {f.get('credibility') or f['reason']}")
             continue
+        credible = bool(f.get("extrapolate", True))
+        if not credible:
+            notes.append(f"{name}: {f['credibility']}")
         n_max = float(f["n_max"])
         inside = np.geomspace(max(float(f["n_min"]), 1e-3), n_max, 120)
         beyond = np.geomspace(n_max, n_max * extend, 60)
         label = f"{name} USL: λ {f['lam']:,.0f}, σ {f['sigma']:.3f}, κ {f['kappa']:.2e}, R² {f['r2']:.3f}"
         fig.add_trace(go.Scatter(x=inside, y=usl(inside, f["lam"], f["sigma"], f["kappa"]), mode="lines",
                                  name=label, legendgroup=name, line={"color": c}))
-        fig.add_trace(go.Scatter(x=beyond, y=usl(beyond, f["lam"], f["sigma"], f["kappa"]), mode="lines",
-                                 name=f"{name} prediction beyond N = {n_max:g}", legendgroup=name,
-                                 line={"color": c, "dash": "dash"}))
-        if pd.notna(f["n_star"]) and f["n_star"] <= n_max * extend:
+        if credible:
+            fig.add_trace(go.Scatter(x=beyond, y=usl(beyond, f["lam"], f["sigma"], f["kappa"]), mode="lines",
+                                     name=f"{name} prediction beyond N = {n_max:g}", legendgroup=name,
+                                     line={"color": c, "dash": "dash"}))
+        if pd.notna(f["n_star"]) and f["n_star"] <= (n_max * extend if credible else n_max):
             fig.add_trace(go.Scatter(x=[f["n_star"]], y=[f["x_peak"]], mode="markers", legendgroup=name,
                                      name=f"{name} N* = {f['n_star']:.1f}",
                                      marker={"symbol": "x", "size": 13, "color": c}, hovertext=f["reason"],
@@ -173,4 +188,8 @@ def usl_figure(points: pd.DataFrame, fits: pd.DataFrame, x: str = "outstanding_i
     xlabel = "Outstanding I/O (iodepth × numjobs, log2)" if x == "outstanding_io" else f"{x} (log2)"
     fig.update_xaxes(title_text=xlabel, type="log")
     fig.update_yaxes(title_text="IOPS (I/O per second)", rangemode="tozero")
+    if notes:  # one sentence per series whose curve is not extended (or not fitted)
+        fig.add_annotation(text="<br>".join(notes), xref="paper", yref="paper", x=0, y=1.1, showarrow=False,
+                           xanchor="left", align="left", font={"size": 12, "color": "#555"})
+        fig.update_layout(margin={"t": 80 + 18 * len(notes)})
     return _layout(fig, title)
