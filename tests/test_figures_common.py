@@ -88,10 +88,19 @@ def test_step_slider_with_one_step_or_none():
 
 
 def test_setup_notebook_sets_renderer_and_template():
+    from helpers.notebook import page
+
     renderer, template = pio.renderers.default, pio.templates.default
     try:
-        common.setup_notebook()
-        assert pio.renderers.default == "plotly_mimetype+notebook"
+        page.setup()  # figures as plotly JSON only: the report export adds the one shared plotly.js
+        assert pio.renderers.default == "plotly_mimetype"
         assert pio.templates.default == "plotly_white"
     finally:
         pio.renderers.default, pio.templates.default = renderer, template
+
+
+def test_a_slider_the_page_describes_is_shown_even_with_one_step():
+    fig = go.Figure([go.Scatter(x=[1], y=[1])])
+    common.add_step_slider(fig, [("16", [True])], "Queue depth: ", always=True)
+    (slider,) = fig.layout.sliders
+    assert [s.label for s in slider.steps] == ["16"] and slider.currentvalue.prefix == "Queue depth: "

@@ -40,7 +40,7 @@ from helpers.analysis.knee import Knee, find_knee, knee_table
 from helpers.analysis.littles import LinearFit, fit_linear_region, linear_region_table, littles_law
 from helpers.analysis.mix import mix_series
 from helpers.analysis.openloop import offered_rate, openloop_table
-from helpers.analysis.overview import distribution, grid, held_constant
+from helpers.analysis.overview import distribution, grid, held_constant, held_section, pick_held
 from helpers.analysis.points import latency_columns, operations, totals, with_latency, with_units
 from helpers.analysis.qd import qd_series, qd_table
 from helpers.analysis.repeats import aggregate_repeats, mean_ci
@@ -57,4 +57,5 @@ __all__ += [  # analysis views (issue 4)
     "percentiles_long", "run_metrics", "spec_comparison", "totals", "with_units",
 ]
 __all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
-__all__ += ["flag_sentences", "flagged_rows", "latency_columns", "spec_warning", "with_latency"]  # issue 10
+__all__ += ["flag_sentences", "flagged_rows", "latency_columns", "spec_warning", "with_latency", "held_section",
+            "pick_held"]  # issue 10

@@ -77,7 +77,8 @@ def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
     steps = [(f"QD {q}", [g == q for g in groups]) for q in qds]
     if len(qds) > 1:
         steps.append(("all", [True] * len(groups)))
-    add_step_slider(fig, steps, "Queue depth: ", active=len(qds) - 1 if len(qds) > 1 else 0, y=-0.12)
+    add_step_slider(fig, steps, "Queue depth: ", active=len(qds) - 1 if len(qds) > 1 else 0, y=-0.12,
+                    always=True)
     fig.update_layout(title=title + " (crosses: flagged points; 1 MB = 10^6 B, 1 MiB = 2^20 B)",
                       template=TEMPLATE, height=820, legend={"orientation": "v", "x": 1.02, "y": 1},
                       margin={"b": 140})

@@ -83,17 +83,18 @@ def bs_axis(values) -> dict:
 
 
 def add_step_slider(fig: go.Figure, steps: list[tuple[str, list[bool]]], prefix: str, active: int = 0,
-                    y: float = -0.18) -> go.Figure:
+                    y: float = -0.18, always: bool = False) -> go.Figure:
     """A plotly slider (works offline in exported HTML) whose steps show one group of traces.
 
     ``steps`` is (label, visibility mask over fig.data); the ``active`` step's mask is applied now.
-    With a single step no slider is drawn.
+    With a single step no slider is drawn unless ``always`` (pages whose text describes the slider show it,
+    with its one value, e.g. "Queue depth: 16").
     """
     if not steps:
         return fig
     for trace, visible in zip(fig.data, steps[active][1]):
         trace.visible = visible
-    if len(steps) < 2:
+    if len(steps) < 2 and not always:
         return fig
     fig.update_layout(sliders=[{
         "active": active, "currentvalue": {"prefix": prefix}, "pad": {"t": 40}, "y": y, "len": 0.9, "x": 0.05,

@@ -56,7 +56,7 @@ def mix_figure(series: pd.DataFrame, title: str = "Read/write mix") -> go.Figure
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
     fig.update_yaxes(title_text="Mean latency (µs, log)", type="log", row=1, col=3)
-    add_step_slider(fig, [(n, [g == n for g in groups]) for n in names], "Workload: ", y=-0.3)
+    add_step_slider(fig, [(n, [g == n for g in groups]) for n in names], "Workload: ", y=-0.3, always=True)
     fig.update_layout(title=title + " (dashed: read + write total; crosses: flagged points)", template=TEMPLATE,
                       height=520, legend={"orientation": "v", "x": 1.02, "y": 1},
                       margin={"b": 130})

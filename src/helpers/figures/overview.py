@@ -83,7 +83,7 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
     fig.update_layout(updatemenus=[{"buttons": buttons, "x": 0.0, "y": 1.18, "xanchor": "left",
                                     "direction": "down", "showactive": True}])
     steps = [(_value_label(held, h), [i == k for i in range(len(helds))]) for k, h in enumerate(helds)]
-    add_step_slider(fig, steps, f"{hname} held at: ", active=len(helds) - 1, y=-0.2)
+    add_step_slider(fig, steps, f"{hname} held at: ", active=len(helds) - 1, y=-0.2, always=True)
     fig.update_xaxes(title_text=xname + (" (binary: 4k = 4096 bytes)" if x == "bs_bytes" else ""), type="category")
     fig.update_yaxes(title_text="Operation (mixed: read + write total)", autorange="reversed")
     fig.update_layout(title=title or f"Operation x {xname.lower()} ({hname.lower()} held constant; ⚠: flagged)",

@@ -58,7 +58,7 @@ def percentiles_figure(long: pd.DataFrame, title: str = "") -> go.Figure:
     fig.update_xaxes(title_text=f"Percentile of {name}", type="category", categoryorder="array",
                      categoryarray=order)
     fig.update_yaxes(title_text=f"{name[0].upper() + name[1:]} (µs, log)", type="log")
-    add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.2)
+    add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.2, always=True)
     title = title or f"Percentiles of {name}"
     fig.update_layout(title=title + " (crosses: flagged points)", template=TEMPLATE, height=520,
                       margin={"b": 110})
@@ -103,7 +103,7 @@ def latency_distribution_figure(dist: pd.DataFrame, message: str = "",
     fig.update_yaxes(title_text="Share of I/Os in the bin (%)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="Share of I/Os slower (1 - CDF, log)", type="log", row=1, col=2)
     if has_qd:
-        add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.25)
+        add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.25, always=True)
     fig.update_layout(title=f"{title}: {name} (dotted: flagged points)", template=TEMPLATE, height=560,
                       margin={"b": 120, "t": 120})
     return fig
