@@ -42,10 +42,13 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
                                font={"size": 13})
     ident = getattr(card, "identity", {}) or {}
     if ident:  # what was measured, under the title (the identity table lists it in full)
-        facts = [ident.get(k) for k in ("device model", "kernel device", "target", "host", "fio version", "date")]
-        title += "<br><span style='font-size:12px;color:#555'>" + " · ".join(
-            str(f) for f in facts if f) + "</span>" if "run" not in ident else \
-            f"<br><span style='font-size:12px;color:#555'>{ident['run']}</span>"
-    fig.update_layout(title=title, template=TEMPLATE, height=190 * rows + 90, margin={"l": 10, "r": 10, "t": 90})
+        lines = [[ident.get(k) for k in ("device model", "kernel device", "capacity")],
+                 [ident.get("target")], [ident.get(k) for k in ("host", "kernel", "fio version", "profile", "date")]]
+        if "run" in ident:
+            lines = [[ident["run"]]]
+        for line in lines:
+            title += "<br><span style='font-size:11px;color:#555'>" + " · ".join(str(f) for f in line if f) + "</span>"
+    top = 60 + 22 * title.count("<br>")
+    fig.update_layout(title=title, template=TEMPLATE, height=190 * rows + top, margin={"l": 10, "r": 10, "t": top})
     return fig
 

@@ -41,6 +41,14 @@ HEADERS: dict[str, str] = {
     "latency_knee_qd": "latency knee (QD)", "latency_knee_iops": "IOPS at the latency knee",
     "littles_l": "L̂ = IOPS × mean total latency (I/Os)", "littles_ratio": "L̂ / outstanding I/O",
     "littles_flag": "off by > 10 %", "littles_reason": "likely reason",
+    "x": "N is", "lam": "λ: IOPS at N = 1", "sigma": "σ: contention", "kappa": "κ: coherency", "r2": "R²",
+    "n_star": "N*: peak concurrency", "x_peak": "IOPS at N*", "reason": "reason", "n_points": "points",
+    "n_min": "smallest N", "n_max": "largest N", "extrapolate": "extended beyond the measured range",
+    "credibility": "why (not)", "plateau_bs_bytes": "bandwidth plateau from block size",
+    "peak_mb_per_s": "peak bandwidth (MB/s)", "plateau_mb_per_s": "bandwidth at the plateau (MB/s)",
+    "measured_at": "measured at", "spec_workload": "spec measured at", "comparison": "why no ratio",
+    "ratio": "measured / spec", "drive": "reference drive", "metric": "metric", "measured": "measured",
+    "spec": "spec", "source": "spec source", "what": "what", "in_linear_region": "in linear region",
 }
 _PCT = re.compile(r"^(c?lat_|[a-z_]+_)?p(\d+(?:_\d+)?)_us$")
 _SUFFIX_UNITS = [("_mb_per_s", "MB/s"), ("_mib_per_s", "MiB/s"), ("_per_s", "/s"), ("_us", "µs"), ("_ns", "ns"),
@@ -82,7 +90,7 @@ def format_number(v) -> str:
     if math.isinf(x):
         return "∞" if x > 0 else "-∞"
     a = abs(x)
-    if a >= 100 or a == 0:
+    if a >= 100 or a == 0 or (x.is_integer() and a >= 10):
         return f"{x:,.0f}"
     decimals = 2 - int(math.floor(math.log10(a)))  # 3 significant digits
     return f"{x:,.{decimals}f}"
@@ -95,6 +103,8 @@ def format_cell(column: str, v) -> str:
         return format_bytes(int(v))
     if column == "bw_bytes_per_s":
         return format_number(float(v) / MB)
+    if column == "unreliable_percentiles" and isinstance(v, str):  # 'clat_p99_99_us' -> 'p99.99'
+        return ", ".join("p" + c.split("_p", 1)[-1].removesuffix("_us").replace("_", ".") for c in v.split(",") if c)
     if isinstance(v, str):
         return v if v.strip() else ""
     if isinstance(v, (list, tuple)):
@@ -122,6 +132,11 @@ def format_table(df: pd.DataFrame, latency: str = "") -> pd.DataFrame:
 def _flat(df: pd.DataFrame) -> pd.DataFrame:
     return df.reset_index() if not isinstance(df.index, pd.RangeIndex) or any(
         n is not None for n in df.index.names) else df
+
+
+def long_text_positions(cells: pd.DataFrame, chars: int = 40) -> list[int]:
+    """Positions of the columns holding sentences (a cell longer than ``chars``): they get room to wrap."""
+    return [i for i in range(cells.shape[1]) if cells.iloc[:, i].map(len).max() > chars] if len(cells) else []
 
 
 def numeric_positions(df: pd.DataFrame) -> list[int]:

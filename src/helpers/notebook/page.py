@@ -16,7 +16,7 @@ import plotly.io as pio
 from IPython.display import Markdown
 
 from helpers.figures.common import TEMPLATE
-from helpers.figures.table import format_table, numeric_positions
+from helpers.figures.table import format_table, long_text_positions, numeric_positions
 
 # plotly_mimetype: figures are stored as JSON in the notebook (JupyterLab draws them; the HTML export
 # draws them with the one shared plotly.js of the reports folder), never with plotly.js inlined.
@@ -36,6 +36,7 @@ class Table:
     def __init__(self, cells: pd.DataFrame, numeric: list[int], caption: str = "", empty: str = ""):
         self.cells = cells
         self.numeric = numeric
+        self.sentences = long_text_positions(cells)
         self.caption = caption
         self.empty = empty
 
@@ -43,13 +44,19 @@ class Table:
         if self.cells.empty:
             return f"<p><em>{html.escape(self.empty)}</em></p>"
         cls = f"lab-table-{next(_ids)}"
-        right = ",".join(f".{cls} td:nth-child({i + 1})" for i in self.numeric)
-        style = (f".{cls}{{border-collapse:collapse;font-size:13px;max-width:100%;table-layout:auto}}"
-                 f".{cls} th{{text-align:left;vertical-align:bottom;white-space:normal;padding:3px 8px;"
-                 f"border-bottom:1px solid #999;min-width:4em;max-width:14em}}"
-                 f".{cls} td{{text-align:left;vertical-align:top;white-space:normal;overflow-wrap:anywhere;"
-                 f"padding:3px 8px;border-bottom:1px solid #e5e5e5;max-width:36em}}"
-                 + (f"{right}{{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}}" if right else ""))
+        right = ",".join(f"table.{cls} td:nth-child({i + 1})" for i in self.numeric)
+        right_th = ",".join(f"table.{cls} th:nth-child({i + 1})" for i in self.numeric)
+        # !important: JupyterLab's and nbconvert's own table CSS right-aligns and never wraps cells
+        style = (f"table.{cls}{{border-collapse:collapse;font-size:13px;max-width:100%;table-layout:auto;"
+                 f"margin:0}}"
+                 f"table.{cls} th{{text-align:left!important;vertical-align:bottom;white-space:normal!important;"
+                 f"padding:3px 8px;border-bottom:1px solid #999;min-width:3em;max-width:14em}}"
+                 f"table.{cls} td{{text-align:left!important;vertical-align:top;white-space:normal!important;"
+                 f"overflow-wrap:break-word;padding:3px 8px;border-bottom:1px solid #e5e5e5;min-width:3em;"
+                 f"max-width:40em}}"
+                 + (f"{right}{{text-align:right!important;white-space:nowrap!important;"
+                    f"font-variant-numeric:tabular-nums}}{right_th}{{text-align:right!important}}" if right else "")
+                 + "".join(f"table.{cls} td:nth-child({i + 1}){{min-width:20em}}" for i in self.sentences))
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in self.cells.columns)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>"
                        for row in self.cells.itertuples(index=False))
