@@ -48,7 +48,8 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
             lines = [[ident["run"]]]
         for line in lines:
             title += "<br><span style='font-size:11px;color:#555'>" + " · ".join(str(f) for f in line if f) + "</span>"
-    top = 60 + 22 * title.count("<br>")
-    fig.update_layout(title=title, template=TEMPLATE, height=190 * rows + top, margin={"l": 10, "r": 10, "t": top})
+    top = 60 + 30 * title.count("<br>")
+    fig.update_layout(title={"text": title, "y": 1.0, "yref": "container", "yanchor": "top", "pad": {"t": 12}},
+                      template=TEMPLATE, height=190 * rows + top, margin={"l": 10, "r": 10, "t": top})
     return fig
 
