@@ -98,12 +98,12 @@ def latency_distribution_figure(dist: pd.DataFrame, message: str = "",
     name = latency_name(dist["latency"] if "latency" in dist else [])
     fig.update_xaxes(title_text=f"{name[0].upper() + name[1:]} (µs, log)", type="log")
     if name == COMPLETION_LATENCY and (dist["latency_us"] < CLAT_SPIKE_US).any():
-        fig.add_annotation(text=CLAT_SPIKE_NOTE, xref="paper", yref="paper", x=0, y=1.13, showarrow=False,
+        fig.add_annotation(text=CLAT_SPIKE_NOTE, xref="paper", yref="paper", x=0, y=1.2, showarrow=False,
                            xanchor="left", align="left", font={"size": 11, "color": "#555"})
     fig.update_yaxes(title_text="Share of I/Os in the bin (%)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="Share of I/Os slower (1 - CDF, log)", type="log", row=1, col=2)
     if has_qd:
         add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.25, always=True)
     fig.update_layout(title=f"{title}: {name} (dotted: flagged points)", template=TEMPLATE, height=560,
-                      margin={"b": 120, "t": 120})
+                      margin={"b": 120, "t": 140})
     return fig
