@@ -200,6 +200,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None) 
         _metric("Peak sequential write bandwidth", d[(d["rw"] == "write") & (d["direction"] == "write")],
                 "mb_per_s", "MB/s"),
     ]
+    for m in metrics[:2]:  # the QD1 latencies are means of total latency (submission + completion)
+        m.title = m.name.replace(" latency", " mean total latency")
     seq_r, seq_w = d[(d["rw"] == "read") & (d["direction"] == "read")], d[(d["rw"] == "write") & (d["direction"] == "write")]
     for m, rows, what in ((metrics[2], rr, "4k random read IOPS"), (metrics[3], rw, "4k random write IOPS"),
                           (metrics[4], seq_r, "Sequential read bandwidth"),

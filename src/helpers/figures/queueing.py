@@ -100,7 +100,7 @@ def littles_figure(table: pd.DataFrame, tolerance: float = 0.10,
         fig.add_trace(go.Scatter(x=t["outstanding_io"], y=t["littles_l"], mode="markers", name=name,
                                  marker={"color": color, "size": 10}, hovertext=hover, hoverinfo="text"))
     fig.update_xaxes(title_text="Configured outstanding I/O (iodepth × numjobs, log)", type="log")
-    fig.update_yaxes(title_text="Measured L̂ = IOPS × mean latency (I/Os, log)", type="log")
+    fig.update_yaxes(title_text="Measured L̂ = IOPS × mean total latency (I/Os, log)", type="log")
     return _layout(fig, title)
 
 
