@@ -103,7 +103,7 @@ $(LINT_VENV)/.installed: pyproject.toml
 
 lint: $(LINT_VENV)/.installed ## ruff and the layer contract (import-linter); needs neither Jupyter nor fio
 	$(LINT_VENV)/bin/ruff check src tests benchmarks
-	cd src && PYTHONPATH=. ../$(LINT_VENV)/bin/lint-imports --config ../pyproject.toml --no-logo
+	cd src && PYTHONPATH=. ../$(LINT_VENV)/bin/lint-imports --config ../pyproject.toml --no-logo --no-cache
 
 clean: ## remove the lab's scratch file and caches (raw data is kept); lists lab scratch files elsewhere, SCRATCH=1 removes them
 	@if [ -x $(BIN)/python ]; then $(BIN)/python -m helpers.run.target --remove-scratch \

@@ -69,7 +69,9 @@ def test_findings_each_carry_their_number():
         "4k random writes peak at 90,000 IOPS (randwrite 4k QD16).",
         "No queue-depth knee was found for 4k random reads: only 2 distinct QDs: a knee needs at least 3.",
         "Sequential read bandwidth peaks at 3,500 MB/s (3,338 MiB/s) with read 1m QD8.",
-        "Sequential write bandwidth peaks at 2,100 MB/s (2,003 MiB/s) with write 128k QD32.",
+        # one queue depth measured: its number, not a "peak"
+        "Sequential write bandwidth at QD32: 2,100 MB/s (2,003 MiB/s), best with write 128k QD32 (one queue "
+        "depth measured, so not a peak).",
     ]
     assert all(any(ch.isdigit() for ch in f) for f in card.findings)
 
@@ -104,11 +106,11 @@ def test_rand4k_qd_series_averages_repeats_of_one_job_only():
         {"iodepth": 4, "rw": "randrw", "rwmixread_pct": 50.0, "iops": 99999.0},  # mixed
     ])
     s = rand4k_qd_series(df)
-    assert list(s.columns) == ["iodepth", "iops", "lat_mean_us", "clat_p99_us"]
+    assert list(s.columns) == ["iodepth", "iops", "lat_mean_us", "p99_us", "percentile_latency"]
     assert list(s["iodepth"]) == [1, 4]
     assert list(s["iops"]) == pytest.approx([2000.0, 8000.0])
     assert list(s["lat_mean_us"]) == pytest.approx([75.0, 500.0])
-    assert list(s["clat_p99_us"]) == pytest.approx([150.0, 900.0])
+    assert list(s["p99_us"]) == pytest.approx([150.0, 900.0])
 
 
 def flagged_run() -> pd.DataFrame:
@@ -143,17 +145,18 @@ def test_flagged_points_never_become_the_headline_but_are_named():
     seq = card.metric("Peak sequential read bandwidth")
     assert seq.value == pytest.approx(3000.0) and seq.detail == "read 128k QD32"
     assert seq.left_out.startswith("higher 9,000 MB/s at read 128k QD32, flagged: buffered I/O")
-    assert card.table().loc["Peak sequential read bandwidth", "flagged value left out"] == seq.left_out
+    assert card.table().loc["Sequential read bandwidth at QD32", "flagged value left out"] == seq.left_out
     text = "\n".join(card.findings)
     assert "At queue depth 1 a 4k random read takes 85 µs on average; not counted: a lower 3.0 µs at " \
            "randread 4k QD1, flagged: buffered I/O" in text
     assert "4k random reads peak at 200,000 IOPS (randread 4k QD32); not counted: a higher 300,000 IOPS" in text
-    assert "Sequential read bandwidth peaks at 3,000 MB/s (2,861 MiB/s) with read 128k QD32; not counted: " \
-           "a higher 9,000 MB/s" in text
+    assert "Sequential read bandwidth at QD32: 3,000 MB/s (2,861 MiB/s), best with read 128k QD32 (one queue depth " \
+           "measured, so not a peak); not counted: a higher 9,000 MB/s" in text
     # knee series: QD 1 (two points averaged), 32, 64; it contains flagged points and says which kind
     assert "(the series includes flagged points at QD 1, 64: page cache suspected, run too short)" in text
-    assert "3 of 6 measurements are flagged (see their flag_reasons), so their numbers may not measure the " \
-           "device alone." in card.findings
+    # the count is the flag table's (point-level flags and too few I/Os for a percentile alike)
+    assert "5 of 6 measurements carry a validity flag (see the flag table): 3 of them may not measure the " \
+           "device alone; 2 only have too few I/Os for their deepest percentiles." in card.findings
 
 
 def test_only_flagged_points_fall_back_and_say_so():
@@ -163,8 +166,9 @@ def test_only_flagged_points_fall_back_and_say_so():
     assert lat.value == pytest.approx(3.0) and lat.flag_reasons.startswith("buffered I/O (direct=0)")
     assert lat.left_out == ""  # the headline is the flagged point itself: nothing better left out
     assert card.findings[0] == "At queue depth 1 a 4k random read takes 3 µs on average (a flagged point)."
-    assert card.findings[1].startswith("4k random reads peak at 300,000 IOPS (randread 4k QD1) (a flagged point).")
-    assert card.findings[-1].startswith("1 of 1 measurements are flagged")
+    assert card.findings[1].startswith("4k random read at QD1: 300,000 IOPS (the only setting measured, so not a "
+                                       "peak) (a flagged point).")
+    assert card.findings[-1].startswith("1 of 1 measurements carry a validity flag")
 
 
 def test_a_worse_or_equal_flagged_point_is_not_mentioned():
@@ -226,7 +230,9 @@ def test_nothing_measured():
         assert not m.available
     assert {m.detail for m in card.metrics[:-1]} == {"not measured in this run"}
     t = card.table()
-    assert list(t.index) == METRIC_NAMES
+    # the table names each metric as the page does: the QD1 latencies are means of total latency
+    assert list(t.index) == [n.replace(" latency", " mean total latency") if n.startswith("QD1") else n
+                             for n in METRIC_NAMES]
     assert list(t.columns) == ["value", "unit", "measured at", "flags", "flagged value left out"]
 
 
@@ -235,3 +241,38 @@ def test_metric_available():
     assert not Metric("x", None, "IOPS").available
     assert not Metric("x", float("nan"), "IOPS").available
     assert Metric("x", 0.0, "IOPS").available  # zero is a measurement
+
+
+def test_peak_only_for_a_series_that_varied_qd_and_one_setting_is_named_by_it():
+    """Issue 10 point 2: 'peak' only where QD/numjobs varied; a single setting is labelled with it."""
+    df = rows([{"point_id": "w1", "rw": "randwrite", "direction": "write", "iodepth": 1, "iops": 9973.0},
+               {"point_id": "r1", "iodepth": 1, "iops": 10000.0}, {"point_id": "r8", "iodepth": 8, "iops": 50000.0}])
+    card = device_card(df)
+    assert card.metric("Peak 4k random write IOPS").label == "4k random write IOPS at QD1"
+    assert card.metric("Peak 4k random read IOPS").label == "Peak 4k random read IOPS"
+    assert "4k random write at QD1: 9,973 IOPS (the only setting measured, so not a peak)." in card.findings
+    assert "4k random reads peak at 50,000 IOPS (randread 4k QD8)." in card.findings
+    assert "4k random write IOPS at QD1" in card.table().index
+
+
+def test_identity_names_device_target_host_and_software_from_the_manifest():
+    from helpers import config
+    from helpers.analysis.card import device_identity, is_virtual_disk
+    from helpers.run.manifest import read_manifest
+
+    m = read_manifest(config.SAMPLE_RAW_DIR / "sample-quick-vm")  # a real manifest: a file on a VM's vda
+    ident = device_card(rows([{}]), manifest=m).identity
+    assert list(ident) == ["device model", "capacity", "kernel device", "target", "host", "kernel", "fio version",
+                           "profile", "date"]
+    assert ident["device model"] == "not reported by the kernel (a virtual disk)"
+    assert ident["kernel device"] == "/dev/vda, a virtual disk" and is_virtual_disk(m)
+    assert ident["target"] == "file /tmp/fiot/sample.bin on ext4 (/dev/vda mounted at /), 256m used"
+    assert (ident["host"], ident["kernel"], ident["fio version"], ident["profile"]) == (
+        "vm", "6.18.44-fc-v445", "fio-3.33", "quick")
+    assert ident["date"] == "2026-11-22T03:22:12+0000 to 2026-11-22T03:23:32+0000"
+    nvme = {"target": {"path": "/dev/nvme0n1", "kind": "block device", "disk": "nvme0n1", "device": "nvme0n1",
+                       "model": "INTEL SSDPF2KX016T1", "capacity_bytes": 1_600_321_314_816}}
+    ident = device_identity(nvme)
+    assert ident["capacity"] == "1,600.3 GB (1,490.4 GiB)" and ident["target"].startswith("block device /dev/nvme0n1")
+    assert ident["host"] == "unknown" and not is_virtual_disk(nvme)
+    assert device_identity({}) == {"run": "no manifest found for this run: device, target and host are unknown"}

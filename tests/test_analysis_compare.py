@@ -14,7 +14,8 @@ from helpers.analysis.compare import SPEC_FOR_METRIC, common_points, run_metrics
 from helpers.processed.specs import DRIVES_CSV, load_drive_specs
 
 SPEC_HEADER = ("vendor,model,capacity,interface,rand_read_4k_iops,rand_write_4k_iops,seq_read_mb_per_s,"
-               "seq_write_mb_per_s,source,note\n")
+               "seq_write_mb_per_s,rand_qd,seq_bs,seq_qd,source,note\n")
+LIKE = "16,128k,16"  # the spec's random QD, sequential block size and QD
 
 
 def full_run(run_id: str = "r1", scale: float = 1.0) -> pd.DataFrame:
@@ -75,39 +76,65 @@ def test_load_drive_specs_matches_the_csv():
     assert p5600[["rand_read_4k_iops", "seq_read_mb_per_s", "seq_write_mb_per_s"]].isna().all()
 
 
-def test_measured_over_spec_for_every_drive_figure():
+def test_bundled_spec_rows_state_no_queue_depth_so_no_ratio_is_claimed():
+    """The bundled spec rows do not say at which queue depth the vendor measured: every figure is listed with
+    its sentence, none gets a measured value or ratio (issue 10 point 2: like for like only)."""
     specs = load_drive_specs()
     t = spec_comparison(full_run(), specs)
-    measured = {"Peak 4k random read IOPS": 500000.0, "Peak 4k random write IOPS": 65000.0,
-                "Peak sequential read bandwidth": 3500.0, "Peak sequential write bandwidth": 2150.0}
-    expected = []
-    for r in _csv_specs():
-        drive = f"{r['vendor']} {r['model']} {r['capacity']}"
-        for metric, col in SPEC_FOR_METRIC.items():
-            if r[col]:
-                expected.append((drive, metric, measured[metric] / float(r[col]), r["source"]))
-    assert len(t) == len(expected)
-    for (drive, metric, ratio, source), (_, row) in zip(expected, t.iterrows()):
-        assert (row["run_id"], row["drive"], row["metric"], row["source"]) == ("r1", drive, metric, source)
-        assert row["ratio"] == pytest.approx(ratio) and row["measured"] == pytest.approx(measured[metric])
-        assert row["ratio"] == pytest.approx(row["measured"] / row["spec"])
-    t = t.set_index(["drive", "metric"])
-    # the course brief's P5600 1.6 TB: 65,000 / 130,000 random-write IOPS
-    assert t.loc[("Intel D7-P5600 1.6 TB", "Peak 4k random write IOPS"), "ratio"] == pytest.approx(0.5)
-    assert t.loc[("Intel D7-P5600 1.6 TB", "Peak 4k random write IOPS"), "unit"] == "IOPS"
-    # the P4500's 600 MB/s sequential write spec: 2150 / 600
-    assert t.loc[("Intel DC P4500 1.0 TB", "Peak sequential write bandwidth"), "ratio"] == pytest.approx(2150 / 600)
-    assert t.loc[("Intel DC P4500 1.0 TB", "Peak sequential read bandwidth"), "unit"] == "MB/s"
-    assert t.loc[("Intel DC P4500 1.0 TB", "Peak sequential read bandwidth"), "measured_at"] == "read 128k QD32"
+    expected = [(f"{r['vendor']} {r['model']} {r['capacity']}", metric, float(r[col]), r["source"])
+                for r in _csv_specs() for metric, col in SPEC_FOR_METRIC.items() if r[col]]
+    assert [(r.drive, r.metric, r.spec, r.source) for r in t.itertuples()] == expected
+    assert t["ratio"].isna().all() and t["measured"].isna().all()
+    assert set(t["comparison"]) == {"no like-for-like ratio: the spec sheet row does not state its queue depth"} | (
+        {"no like-for-like ratio: the spec sheet row does not state its block size and queue depth"}
+        if any(r["seq_read_mb_per_s"] or r["seq_write_mb_per_s"] for r in _csv_specs()) else set())
+
+
+def test_measured_over_spec_like_for_like(tmp_path):
+    path = tmp_path / "drives.csv"
+    path.write_text(SPEC_HEADER + "Acme,X1,2 TB,NVMe,1000000,130000,7000,4300,32,128k,32,acme.example,\n")
+    t = spec_comparison(full_run(), load_drive_specs(path)).set_index("metric")
+    assert t.loc["4k random read IOPS", "ratio"] == pytest.approx(500000 / 1e6)
+    assert t.loc["4k random write IOPS", "ratio"] == pytest.approx(0.5)  # 65,000 / 130,000
+    assert t.loc["sequential read bandwidth", "ratio"] == pytest.approx(3500 / 7000)
+    assert t.loc["sequential write bandwidth", "measured_at"] == "write 128k QD32"
+    assert t.loc["sequential write bandwidth", "spec_workload"] == "write 128k at QD 32"
+    assert (t["comparison"] == "").all() and (t["unit"] == ["IOPS", "IOPS", "MB/s", "MB/s"]).all()
+
+
+def test_shallower_or_other_block_size_is_not_compared(tmp_path):
+    path = tmp_path / "drives.csv"
+    path.write_text(SPEC_HEADER + "Acme,X1,2 TB,NVMe,1000000,,7000,,64,1m,32,acme.example,\n")
+    t = spec_comparison(full_run(), load_drive_specs(path)).set_index("metric")  # measured at QD32, 128k
+    assert t["ratio"].isna().all() and t["measured"].isna().all()
+    assert t.loc["4k random read IOPS", "comparison"] == (
+        "not measured like for like: this run has no randread 4k point at QD 64 or deeper")
+    assert t.loc["sequential read bandwidth", "comparison"] == (
+        "not measured like for like: this run has no read 1m point at QD 32 or deeper")
+
+
+def test_one_warning_for_a_file_on_a_virtual_disk_or_an_unmatched_model():
+    from helpers import config
+    from helpers.analysis.compare import spec_warning
+    from helpers.run.manifest import read_manifest
+
+    specs = load_drive_specs()
+    vm = read_manifest(config.SAMPLE_RAW_DIR / "sample-quick-vm")
+    w = spec_warning({"sample-quick-vm": vm}, specs)
+    assert w == ("These are not like-for-like drive comparisons: run sample-quick-vm measured a file on ext4, not "
+                 "the raw device, ran on a virtual disk (/dev/vda), its device model (not reported) matches no "
+                 "spec-sheet row. The spec sheets describe the drives themselves, so a ratio here says how this "
+                 "setup compares, not how the drive does.")
+    drive = {"target": {"path": "/dev/nvme0n1", "kind": "block device", "disk": "nvme0n1", "model": "INTEL D7-P5600"}}
+    assert spec_warning({"r": drive}, specs) == ""
 
 
 def test_spec_rows_for_a_metric_the_run_did_not_measure(tmp_path):
     path = tmp_path / "drives.csv"
-    path.write_text(SPEC_HEADER + "Acme,X1,2 TB,NVMe,100000,50000,3000,,acme.example,\n")
+    path.write_text(SPEC_HEADER + f"Acme,X1,2 TB,NVMe,100000,50000,3000,,{LIKE},acme.example,\n")
     t = spec_comparison(rows([{"iodepth": 16, "iops": 80000.0}]), load_drive_specs(path))
     # three spec figures (no sequential-write spec); the run measured only random reads
-    assert list(t["metric"]) == ["Peak 4k random read IOPS", "Peak 4k random write IOPS",
-                                 "Peak sequential read bandwidth"]
+    assert list(t["metric"]) == ["4k random read IOPS", "4k random write IOPS", "sequential read bandwidth"]
     assert t["ratio"].iloc[0] == pytest.approx(0.8)
     assert t["measured"].iloc[1:].isna().all() and t["ratio"].iloc[1:].isna().all()
     assert list(t["spec"]) == [100000.0, 50000.0, 3000.0]
@@ -117,7 +144,7 @@ def test_spec_rows_for_a_metric_the_run_did_not_measure(tmp_path):
 
 def test_spec_comparison_uses_the_unflagged_headline(tmp_path):
     path = tmp_path / "drives.csv"
-    path.write_text(SPEC_HEADER + "Acme,X1,2 TB,NVMe,100000,,,,acme.example,vendor maximum\n")
+    path.write_text(SPEC_HEADER + f"Acme,X1,2 TB,NVMe,100000,,,,{LIKE},acme.example,vendor maximum\n")
     df = rows([{"point_id": "clean", "iodepth": 16, "iops": 90000.0},
                {"point_id": "cached", "iodepth": 32, "iops": 400000.0, "direct": 0, "flag_page_cache": True,
                 "flag_reasons": "buffered I/O (direct=0): the page cache may serve it"}])
@@ -129,14 +156,14 @@ def test_spec_comparison_uses_the_unflagged_headline(tmp_path):
 
 def test_zero_spec_gives_no_ratio(tmp_path):
     path = tmp_path / "drives.csv"
-    path.write_text(SPEC_HEADER + "Acme,X0,1 TB,NVMe,0,,,,acme.example,\n")
+    path.write_text(SPEC_HEADER + f"Acme,X0,1 TB,NVMe,0,,,,{LIKE},acme.example,\n")
     t = spec_comparison(rows([{"iops": 1000.0}]), load_drive_specs(path))
     assert len(t) == 1 and math.isnan(t["ratio"].iloc[0])
 
 
 def test_two_runs_against_one_drive(tmp_path):
     path = tmp_path / "drives.csv"
-    path.write_text(SPEC_HEADER + "Acme,X1,2 TB,NVMe,,,,4300,acme.example,\n")
+    path.write_text(SPEC_HEADER + "Acme,X1,2 TB,NVMe,,,,4300,32,128k,32,acme.example,\n")
     df = pd.concat([full_run("a"), full_run("b", 2.0)], ignore_index=True)
     t = spec_comparison(df, load_drive_specs(path))
     assert list(t["run_id"]) == ["a", "b"]
@@ -144,7 +171,8 @@ def test_two_runs_against_one_drive(tmp_path):
 
 
 def test_empty_inputs_give_the_empty_table():
-    cols = ["run_id", "drive", "metric", "measured", "spec", "unit", "ratio", "measured_at", "source", "note"]
+    cols = ["run_id", "drive", "metric", "measured", "spec", "unit", "ratio", "measured_at", "spec_workload",
+            "comparison", "source", "note"]
     specs = load_drive_specs()
     for t in (spec_comparison(full_run().iloc[0:0], specs), spec_comparison(full_run(), specs.iloc[0:0])):
         assert t.empty and list(t.columns) == cols
@@ -152,7 +180,7 @@ def test_empty_inputs_give_the_empty_table():
 
 def test_drive_name_without_capacity(tmp_path):
     path = tmp_path / "drives.csv"
-    path.write_text(SPEC_HEADER + "Acme,X1,,NVMe,100000,,,,acme.example,\n")
+    path.write_text(SPEC_HEADER + f"Acme,X1,,NVMe,100000,,,,{LIKE},acme.example,\n")
     t = spec_comparison(rows([{"iops": 50000.0}]), load_drive_specs(path))
     assert list(t["drive"]) == ["Acme X1"]
 

@@ -68,3 +68,29 @@ def test_no_flag_columns_at_all_gives_an_empty_table_with_the_id_columns():
 def test_nothing_flagged_gives_an_empty_table():
     t = flag_table(rows([{"point_id": "a"}, {"point_id": "b", "iodepth": 4}]))
     assert t.empty and list(t.columns) == ID_COLUMNS + FLAG_COLS
+
+
+def test_every_count_counts_the_same_rows_and_every_flag_has_its_sentence(tmp_path):
+    """Issue 10 point 3: a row flagged only for too few I/Os (flag_reasons stays empty: its throughput is
+    sound) is still counted by the run summary, listed with a sentence by the flag table and counted by the
+    device card, all the same number."""
+    from helpers.analysis import device_card
+    from helpers.analysis.flags import flagged_rows
+    from helpers.notebook.runs import RunData
+
+    df = add_flags(rows([{"point_id": "few", "total_ios": 40_000},  # p99.99 has 4 I/Os beyond it
+                         {"point_id": "ok", "rw": "randwrite", "direction": "write", "total_ios": 10**6}]))
+    assert df.loc[0, "flag_few_ios"] and df.loc[0, "flag_reasons"] == ""
+    t = flag_table(df)
+    assert list(t["point_id"]) == ["few"]
+    assert t.loc[0, "flag_reasons"] == ("40,000 I/Os: too few for p99.99 (those percentiles only; throughput "
+                                        "and mean latency are sound)")
+    summary = RunData(tmp_path, ["r1"], df, pd.DataFrame({"run_id": pd.Series(dtype="string")})).summary
+    assert summary.loc["r1", "flagged_rows"] == len(t) == int(flagged_rows(df).sum()) == 1
+    card = device_card(df)
+    assert "1 of 2 measurements carry a validity flag" in " ".join(card.findings)
+
+
+def test_a_raised_flag_without_stored_sentence_gets_one():
+    df = rows([{"point_id": "cpu", "flag_cpu_bound": True, "flag_reasons": ""}])
+    assert flag_table(df).loc[0, "flag_reasons"] == "fio CPU-bound"

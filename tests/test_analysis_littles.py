@@ -75,7 +75,8 @@ def test_linear_region_known_service_latency():
 
 def test_linear_region_edge_cases():
     assert fit_linear_region([], []).n_linear == 0
-    assert fit_linear_region([1], [100.0]).service_latency_us == pytest.approx(1e4)
+    one = fit_linear_region([1], [100.0])  # a line through one point proves nothing (issue 10 point 4)
+    assert one.n_linear == 0 and np.isnan(one.service_latency_us) and "at least two points" in one.reason
     f = fit_linear_region([1, 2, 4], [100.0, 200.0, 400.0])
     assert f.n_linear == 3 and "not saturated" in f.reason
     t = linear_region_table(pd.DataFrame({"series": "s", "outstanding_io": [1, 2, 4, 8],
@@ -107,3 +108,10 @@ def test_real_psync_at_depth_16_is_flagged(real_littles):
     p = littles_law(real_littles).set_index("job_name").loc["psync-qd16"]
     assert p["littles_flag"] and p["littles_l"] < 2, p["littles_l"]
     assert "synchronous engine psync" in p["littles_reason"]
+
+
+def test_linear_region_needs_two_points_on_the_line():
+    """Issue 10 point 4: sub-linear from the second point on means no linear region (not a one-point line)."""
+    f = fit_linear_region([1, 2, 4], [100.0, 120.0, 130.0])
+    assert f.n_linear == 0 and np.isnan(f.slope_iops_per_io) and not f.in_linear.any()
+    assert f.reason.startswith("no linear region: throughput is already sub-linear at N = 2")

@@ -10,8 +10,8 @@ from figdata import bs_sweep, rows
 from helpers.analysis import distribution, grid, held_constant
 from helpers.processed import schema
 
-GRID_COLUMNS = ["held", "operation", "x", "iops", "mb_per_s", "lat_mean_us", "clat_p99_us", "n_points", "flagged",
-                "flag_reasons"]
+GRID_COLUMNS = ["held", "operation", "x", "iops", "mb_per_s", "lat_mean_us", "p99_us", "n_points", "flagged",
+                "flag_reasons", "percentile_latency"]
 
 
 def empty_results() -> pd.DataFrame:
@@ -67,7 +67,7 @@ def test_grid_averages_repeats_in_a_cell_and_ignores_multi_job_points():
     assert r["mb_per_s"] == pytest.approx(110.0)
     assert r["iops"] == pytest.approx((100e6 + 120e6) / 2 / 4096)
     assert r["lat_mean_us"] == pytest.approx((160.0 + 30.0) / 2)
-    assert r["clat_p99_us"] == pytest.approx((320.0 + 60.0) / 2)
+    assert r["p99_us"] == pytest.approx((320.0 + 60.0) / 2)
 
 
 def test_grid_mixed_modes_are_read_plus_write_totals():
@@ -77,7 +77,7 @@ def test_grid_mixed_modes_are_read_plus_write_totals():
     assert r4["mb_per_s"] == pytest.approx(1000.0 * 4096 / 1e6)
     assert r64["mb_per_s"] == pytest.approx(500.0 * 65536 / 1e6)
     assert r4["lat_mean_us"] == pytest.approx(0.7 * 100.0 + 0.3 * 300.0)  # 160 µs, IOPS-weighted
-    assert pd.isna(r4["clat_p99_us"])  # a percentile of two directions is not known
+    assert pd.isna(r4["p99_us"])  # a percentile of two directions is not known
 
 
 def test_grid_flags_a_cell_when_one_of_its_points_is_flagged():
@@ -182,3 +182,31 @@ def test_read_share_as_the_varying_factor():
     df = rows(mixed(4096, 30.0) + mixed(4096, 50.0) + mixed(4096, 70.0))
     r, msg = held_constant(df, "rwmixread_pct", {"bs_bytes": 4096, "iodepth": 16})
     assert msg == "" and list(r["rwmixread_pct"]) == [30.0, 50.0, 70.0]
+
+
+def quick_like() -> pd.DataFrame:
+    """The quick profile's shape: a QD sweep at 4k, read/write block sizes at QD16, mixes at 4k QD16 only."""
+    qd = [{"point_id": f"qd{q}", "iodepth": q, "iops": 1000.0 * q} for q in (1, 2, 4, 8, 16, 32)]
+    bs = [{"point_id": f"{rw}{b}", "rw": rw, "direction": "read" if rw == "read" else "write", "bs_bytes": b,
+           "iodepth": 16, "iops": 1e8 / b} for rw in ("read", "write") for b in (4096, 65536, 1048576)]
+    mixes = [p for share in (0.0, 30.0, 70.0, 100.0) for p in mixed(4096, share)]
+    return rows(qd + bs + mixes)
+
+
+def test_held_values_default_to_what_the_run_has_so_no_section_is_empty():
+    """Issue 10 point 6: the overview's held QD and mix default to values the run measured (the quick run's
+    QD16), and a run whose mixes are at one block size shows the read share at that block size instead."""
+    from helpers.analysis import held_section, pick_held
+
+    df = quick_like()
+    assert pick_held(df, "bs_bytes", "iodepth") == 16
+    r, msg, factor, title = held_section(df, "bs_bytes", "iodepth", 0)
+    assert msg == "" and factor == "bs_bytes" and title == "Block size at QD 16"
+    assert set(r["bs_bytes"]) == {4096, 65536, 1048576}
+    r, msg, factor, title = held_section(df, "bs_bytes", "rwmixread_pct", -1)
+    assert msg == "" and factor == "rwmixread_pct" and not r.empty
+    assert title == "Read share at 4k (this run varies the read share at one block size only)"
+    assert sorted(r["rwmixread_pct"].unique()) == [0.0, 30.0, 70.0, 100.0]
+    # an explicit value is kept, and an empty result says why in one sentence
+    r, msg, _, title = held_section(df, "bs_bytes", "iodepth", 64)
+    assert r.empty and msg == "This run has no points at QD 64 (measured: QD 1, QD 2, QD 4, QD 8, QD 16, QD 32)."

@@ -81,3 +81,17 @@ def test_fully_serial_has_no_n_star():
     f = fit_usl(N_QD, np.full(len(N_QD), 3000.0) * np.linspace(1.0, 0.95, len(N_QD)))
     assert f.sigma == pytest.approx(1.0, abs=0.05)
     assert f.n_star is None or f.n_star >= 1
+
+
+def test_prediction_beyond_the_measured_range_only_when_credible():
+    """Issue 10 point 4: R² and λ against the measured N = 1 throughput decide whether the curve is extended."""
+    n = np.array([1, 2, 4, 8, 16, 32, 64], dtype=float)
+    good = fit_usl(n, usl(n, 10_000, 0.05, 0.002))
+    assert good.extrapolate and good.credibility.startswith("The USL fit is credible (R² 1.000")
+    jump = fit_usl(n, np.array([100, 1000, 1000, 1000, 1000, 1000, 1000], dtype=float))
+    assert not jump.extrapolate
+    assert "R² 0.62 is below 0.95" in jump.credibility and "the measured N = 1 throughput 100" in jump.credibility
+    no_one = fit_usl(n[1:], usl(n[1:], 10_000, 0.05, 0.002))
+    assert not no_one.extrapolate and "N = 1 was not measured" in no_one.credibility
+    assert fit_usl([1, 2], [1.0, 2.0]).credibility == (
+        "No USL curve: only 2 distinct N: the USL has 3 parameters and needs at least 3.")

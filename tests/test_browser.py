@@ -206,3 +206,19 @@ def test_sweep_modes_report_renders_offline(browser, modes_reports):
     assert not errors, errors
     assert not [u for u in blocked if u.endswith(".js")], blocked
     ctx.close()
+
+
+def test_a_copied_reports_folder_still_works_offline(browser, sample_reports, tmp_path):
+    """Copy the whole reports folder elsewhere (as a user zipping and mailing it would): every page still
+    finds the shared plotly.js by its relative path and draws its plots with nothing fetched."""
+    copy = tmp_path / "mailed" / "reports"
+    shutil.copytree(sample_reports["reports_dir"], copy)
+    pages = sorted((copy / sample_reports["run"]).glob("*.html"))
+    assert len(pages) == len(pipeline.analysis_notebooks())
+    for html in pages:
+        ctx, page, errors, blocked = offline_page(browser)
+        page.goto(html.as_uri())
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        assert page.evaluate("() => typeof window.Plotly") == "object", html.name
+        assert not errors and not blocked, (html.name, errors, blocked)
+        ctx.close()

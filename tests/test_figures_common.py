@@ -85,3 +85,10 @@ def test_step_slider_with_one_step_or_none():
     assert [t.visible for t in fig.data] == [True, False, True] and not fig.layout.sliders
     fig = common.add_step_slider(three_traces(), [], "x: ")
     assert [t.visible for t in fig.data] == [None, None, None] and not fig.layout.sliders
+
+
+def test_a_slider_the_page_describes_is_shown_even_with_one_step():
+    fig = go.Figure([go.Scatter(x=[1], y=[1])])
+    common.add_step_slider(fig, [("16", [True])], "Queue depth: ", always=True)
+    (slider,) = fig.layout.sliders
+    assert [s.label for s in slider.steps] == ["16"] and slider.currentvalue.prefix == "Queue depth: "

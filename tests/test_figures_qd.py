@@ -13,7 +13,9 @@ def test_qd_figure_has_iops_bandwidth_and_three_latencies_on_log2_axes():
     fig = figures.qd_figure(analysis.qd_series(qd_rows()))
     names = [t.name for t in fig.data]
     assert any(n.endswith("IOPS") for n in names) and any(n.endswith("MB/s") for n in names)
-    assert {n.rsplit(" ", 2)[-2] for n in names if "latency" in n} == {"mean", "p50", "p99"}
+    lat = [n for n in names if "latency" in n]
+    assert [n.split(") ", 1)[1] for n in lat] == ["mean total latency", "p50 completion latency (clat)",
+                                                 "p99 completion latency (clat)"]
     iops = next(t for t in fig.data if t.name.endswith("IOPS"))
     assert list(iops.x) == [1, 2, 4] and list(iops.y) == pytest.approx([1000, 2000, 4000])
     mb = next(t for t in fig.data if t.name.endswith("MB/s"))
@@ -31,7 +33,7 @@ def test_block_size_slider_when_several_sizes():
 
 def test_tradeoff_curve_is_latency_vs_iops_labelled_by_qd():
     fig = figures.qd_tradeoff_figure(analysis.qd_series(qd_rows()))
-    p99 = next(t for t in fig.data if "(p99)" in t.name)
+    p99 = next(t for t in fig.data if "(p99 completion latency (clat))" in t.name)
     assert list(p99.x) == pytest.approx([1000, 2000, 4000]) and list(p99.y) == pytest.approx([201, 202, 204])
     assert list(p99.text) == ["QD1", "QD2", "QD4"]
     assert "IOPS" in fig.layout.xaxis.title.text and fig.layout.yaxis.type == "log"
@@ -41,3 +43,18 @@ def test_no_qd_sweep_says_so():
     for f in (figures.qd_figure, figures.qd_tradeoff_figure):
         fig = f(analysis.qd_series(rows([{}])))
         assert not fig.data and "no queue-depth sweep" in fig.layout.annotations[0].text
+
+
+def test_total_latency_percentiles_are_preferred_and_named():
+    """Issue 10 point 1: with fio's total-latency percentiles (lat_percentiles=1) the QD views plot them and
+    say so; the completion-latency columns are not mixed in."""
+    df = qd_rows().assign(lat_p50_us=[150.0, 160.0, 170.0], lat_p99_us=[300.0, 310.0, 320.0])
+    fig = figures.qd_figure(analysis.qd_series(df))
+    p99 = next(t for t in fig.data if t.name.endswith("p99 total latency"))
+    assert list(p99.y) == pytest.approx([300, 310, 320])
+    assert not any("clat" in t.name for t in fig.data)
+    assert "total" in fig.layout.yaxis3.title.text
+    trade = figures.qd_tradeoff_figure(analysis.qd_series(df))
+    assert "p99 total latency" in trade.layout.yaxis.title.text
+    table = analysis.qd_table(df)
+    assert "lat_p99_us" in table.columns and "clat_p99_us" not in table.columns

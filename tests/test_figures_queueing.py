@@ -52,3 +52,18 @@ def test_empty_inputs_give_messages():
                 figures.linear_region_figure(analysis.linear_region_table(empty)),
                 figures.usl_figure(empty, analysis.usl_table(empty))):
         assert fig.layout.annotations and not fig.data
+
+
+def test_usl_curve_is_not_extended_when_the_fit_is_not_credible_and_says_so():
+    s = series().assign(iops=[100.0, 1000, 1000, 1000, 1000, 1000, 1000])
+    fig = figures.usl_figure(s, analysis.usl_table(s))
+    names = [t.name or "" for t in fig.data]
+    assert not any("prediction beyond" in n for n in names) and any(" USL: " in n for n in names)
+    assert "not credible beyond the measured range" in fig.layout.annotations[0].text
+
+
+def test_linear_region_without_two_points_draws_no_line():
+    s = series().assign(iops=[100.0, 120, 130, 135, 136, 137, 138])
+    fig = figures.linear_region_figure(analysis.linear_region_table(s))
+    assert not any("line: service latency" in (t.name or "") for t in fig.data)
+    assert "no linear region" in fig.layout.annotations[0].text

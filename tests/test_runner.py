@@ -86,3 +86,37 @@ def test_command_lines():
     cargv = runner.client_argv("fio", ["a:1", "b"], Path("j.fio"), Path("o.json"))
     assert cargv == ["fio", "--client=a,1", "j.fio", "--client=b", "j.fio", "--output-format=json+", "--output=o.json"]
     assert runner.describe_point(point) == "randrw 16k QD32 x2 70% read"
+
+
+@pytest.fixture(scope="module")
+def qd1_point_json(tmp_path_factory, scratch_dir, fio_path):
+    """One real lab point (4k random read, QD1, 1 s) as the runner writes it."""
+    out = tmp_path_factory.mktemp("latpct")
+    target = small_target(scratch_dir, "runner-target.bin")
+    point = Point(group="t", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=1.0, ramp_s=0.0)
+    res = runner.run_point(point, target, 64 * 1024**2, out, fio=fio_path)
+    assert res.status == "ok", res.stderr
+    return out / res.raw_file
+
+
+def test_sweep_points_record_total_latency_percentiles_and_keep_clat(qd1_point_json):
+    """Issue 10 point 1: the lab's points carry percentiles of TOTAL latency (lat_percentiles=1) and ingest
+    stores them as lat_p*_us, exactly fio's numbers, beside the completion-latency clat_p*_us."""
+    from helpers.analysis import percentiles_long
+    from helpers.ingest import core as ingest
+
+    read = json.loads(qd1_point_json.read_text())["jobs"][0]["read"]
+    assert "percentile" in read["lat_ns"] and "percentile" in read["clat_ns"]  # fio wrote both
+    rows, bad = ingest.rows_from_bytes(qd1_point_json.read_bytes(), "r", qd1_point_json.name)
+    assert not bad
+    df, _ = ingest.to_frames(rows, bad)
+    r = df.iloc[0]
+    for key, col in (("50.000000", "p50_us"), ("99.000000", "p99_us"), ("99.900000", "p99_9_us")):
+        # fio's numbers exactly (ingest scales ns by 1e-3: equal to the last bit of a double)
+        assert r[f"lat_{col}"] == pytest.approx(read["lat_ns"]["percentile"][key] / 1000.0, rel=1e-15)
+        assert r[f"clat_{col}"] == pytest.approx(read["clat_ns"]["percentile"][key] / 1000.0, rel=1e-15)
+    # total latency = submission + completion: its median is not below the completion-latency median
+    assert r["lat_p50_us"] >= r["clat_p50_us"]
+    long = percentiles_long(df)
+    assert set(long["latency"]) == {"total latency"}
+    assert long.set_index("percentile_label").loc["p50", "latency_us"] == r["lat_p50_us"]

@@ -39,3 +39,14 @@ def test_device_behind_a_file_is_in_sys(scratch_dir):
 
 def test_a_missing_file_resolves_through_its_folder(scratch_dir):
     assert block_device_of(scratch_dir / "not-created-yet.bin") == block_device_of(scratch_dir)
+
+
+def test_target_says_file_or_device_and_the_disk_capacity(scratch_dir):
+    """Issue 10 point 2: the manifest names what was measured: a file (on which disk, of what size)."""
+    path = scratch_dir / "system-probe.bin"
+    path.write_bytes(b"x")
+    t = describe_target(path)
+    assert t["kind"] == "file"
+    if t["disk"] is not None:
+        sectors = int(Path("/sys/block", t["disk"], "size").read_text())
+        assert t["capacity_bytes"] == sectors * 512 > 0

@@ -33,15 +33,15 @@ with residuals), ``numjobs_series(df)``, ``aggregate_repeats(df)`` (mean and 95 
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.card import DeviceCard, device_card
-from helpers.analysis.compare import common_points, run_metrics, spec_comparison
-from helpers.analysis.flags import flag_table
+from helpers.analysis.compare import common_points, run_metrics, spec_comparison, spec_warning
+from helpers.analysis.flags import flag_sentences, flag_table, flagged_rows
 from helpers.analysis.hosts import host_table, label_hosts
 from helpers.analysis.knee import Knee, find_knee, knee_table
 from helpers.analysis.littles import LinearFit, fit_linear_region, linear_region_table, littles_law
 from helpers.analysis.mix import mix_series
 from helpers.analysis.openloop import offered_rate, openloop_table
-from helpers.analysis.overview import distribution, grid, held_constant
-from helpers.analysis.points import operations, totals, with_units
+from helpers.analysis.overview import distribution, grid, held_constant, held_section, pick_held
+from helpers.analysis.points import latency_columns, operations, totals, with_latency, with_units
 from helpers.analysis.qd import qd_series, qd_table
 from helpers.analysis.repeats import aggregate_repeats, mean_ci
 from helpers.analysis.steady_state import SteadyStateRun, first_steady_state_run, steady_state_runs
@@ -59,3 +59,5 @@ __all__ += [  # analysis views (issue 4)
 ]
 __all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
 __all__ += ["SteadyStateRun", "first_steady_state_run", "steady_state_runs"]
+__all__ += ["flag_sentences", "flagged_rows", "latency_columns", "spec_warning", "with_latency", "held_section",
+            "pick_held"]  # issue 10

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
+from helpers.analysis.flags import flagged_rows
 from helpers.analysis.knee import find_knee
-from helpers.analysis.points import with_units
+from helpers.analysis.points import percentile_latency, with_units
 from helpers.fio.units import format_bytes
 
 KB4 = 4096
@@ -28,6 +29,13 @@ class Metric:
     # a better value measured at a flagged point, named but not used as the headline
     better_flagged: str = ""  # e.g. "higher 90,000 IOPS at randread 4k QD16"
     better_flagged_reasons: str = ""
+    # what the page calls it: "Peak ..." only for a series that varied QD/numjobs, else the one setting
+    # measured ("4k random write IOPS at QD1"); ``name`` stays the stable key
+    title: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.title or self.name
 
     @property
     def left_out(self) -> str:
@@ -44,11 +52,16 @@ class DeviceCard:
     knee_qd: float | None
     knee_reason: str
     findings: list[str] = field(default_factory=list)
+    identity: dict[str, str] = field(default_factory=dict)  # what was measured (from the run's manifest)
 
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame([{"metric": m.name, "value": m.value, "unit": m.unit, "measured at": m.detail,
+        return pd.DataFrame([{"metric": m.label, "value": m.value, "unit": m.unit, "measured at": m.detail,
                               "flags": m.flag_reasons, "flagged value left out": m.left_out}
                              for m in self.metrics]).set_index("metric")
+
+    def identity_table(self) -> pd.DataFrame:
+        """The device, target, host, kernel, fio version, profile and date as a two-column table."""
+        return pd.DataFrame({"what": list(self.identity), "value": list(self.identity.values())})
 
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
@@ -80,20 +93,100 @@ def _metric(name: str, rows: pd.DataFrame, col: str, unit: str, how: str = "max"
     return m
 
 
+best_metric = _metric  # public name (the spec comparison picks its measured value the same way)
+
+
 def _rand4k_read_rows(d: pd.DataFrame) -> pd.DataFrame:
     """4k random-read rows of one job: the card's queue-depth (knee) series."""
     return d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["numjobs"] == 1) & (d["direction"] == "read")]
 
 
 def rand4k_qd_series(df: pd.DataFrame) -> pd.DataFrame:
-    """4k random-read points of one job, averaged per queue depth (the card's knee series)."""
+    """4k random-read points of one job, averaged per queue depth (the card's knee series); ``p99_us`` is
+    the p99 of total latency when fio wrote it, else of completion latency (``percentile_latency`` says)."""
     s = _rand4k_read_rows(with_units(df))
-    return s.groupby("iodepth", as_index=False).agg(iops=("iops", "mean"), lat_mean_us=("lat_mean_us", "mean"),
-                                                    clat_p99_us=("clat_p99_us", "mean"))
+    out = s.groupby("iodepth", as_index=False).agg(iops=("iops", "mean"), lat_mean_us=("lat_mean_us", "mean"),
+                                                   p99_us=("p99_us", "mean"))
+    return out.assign(percentile_latency=percentile_latency(s))
 
 
-def device_card(df: pd.DataFrame, S: float = 1.0) -> DeviceCard:
-    """Headline metrics of one run (prefers unflagged points) and its findings."""
+def _settings(rows: pd.DataFrame) -> list[tuple[int, int]]:
+    r = rows.dropna(subset=["iodepth"])
+    return sorted({(int(q), int(n)) for q, n in zip(r["iodepth"], r["numjobs"].fillna(1))})
+
+
+def _setting(qd: int, jobs: int) -> str:
+    return f"QD{qd}" + ("" if jobs == 1 else f" x{jobs} jobs")
+
+
+def _title(m: Metric, rows: pd.DataFrame, what: str) -> None:
+    """'Peak <what>' when the candidates varied QD/numjobs; '<what> at QD1' for one measured setting."""
+    s = _settings(rows[rows[m_col(m)].notna()]) if m_col(m) in rows else []
+    if len(s) == 1:
+        m.title = f"{what} at {_setting(*s[0])}"
+    elif len(s) > 1:
+        m.title = f"Peak {what[0].lower() + what[1:]}" if not what.startswith("4k") else f"Peak {what}"
+
+
+def m_col(m: Metric) -> str:
+    return "iops" if m.unit == "IOPS" else "mb_per_s"
+
+
+VIRTUAL_DISKS = ("vd", "xvd")  # virtio and Xen block devices: a virtual disk
+VIRTUAL_MODELS = ("qemu", "virtual", "vmware", "vbox", "elastic block", "persistent disk")
+
+
+def is_virtual_disk(manifest: dict) -> bool:
+    """True when the target's disk is a virtual one (virtio/Xen name or a hypervisor's model string)."""
+    t = manifest.get("target") or {}
+    disk, model = str(t.get("disk") or ""), str(t.get("model") or "").lower()
+    return disk.startswith(VIRTUAL_DISKS) or any(v in model for v in VIRTUAL_MODELS)
+
+
+def target_kind(manifest: dict) -> str | None:
+    t = manifest.get("target") or {}
+    if t.get("kind"):
+        return str(t["kind"])
+    path = str(t.get("path") or "")
+    return None if not path else "block device" if path.startswith("/dev/") else "file"
+
+
+def device_identity(manifest: dict | None) -> dict[str, str]:
+    """What a run measured, from its manifest: device model, capacity, kernel device, target (file or
+    device, filesystem), host, kernel, fio version, profile and date.  Unknown facts say so."""
+    if not manifest:
+        return {"run": "no manifest found for this run: device, target and host are unknown"}
+    t = manifest.get("target") or {}
+    mount = t.get("mount") or {}
+    virtual = is_virtual_disk(manifest)
+    model = t.get("model") or ("not reported by the kernel" + (" (a virtual disk)" if virtual else ""))
+    cap = t.get("capacity_bytes")
+    disk, dev = t.get("disk"), t.get("device")
+    kdev = "unknown" if not disk else f"/dev/{disk}" + (f" (partition /dev/{dev})" if dev and dev != disk else "")
+    if virtual and disk:
+        kdev += ", a virtual disk"
+    kind = target_kind(manifest) or "unknown"
+    where = (f" on {mount.get('fstype')} ({mount.get('source')} mounted at {mount.get('mountpoint')})"
+             if kind == "file" and mount else "")
+    size = manifest.get("target_size_bytes")
+    size_text = f", {format_bytes(int(size))} used" if size else ""
+    started, finished = manifest.get("started"), manifest.get("finished")
+    return {
+        "device model": str(model),
+        "capacity": f"{cap / 1e9:,.1f} GB ({cap / 2**30:,.1f} GiB)" if cap else "unknown",
+        "kernel device": kdev,
+        "target": f"{kind} {t.get('path', '?')}{where}{size_text}",
+        "host": str(manifest.get("host") or "unknown"),
+        "kernel": str(manifest.get("kernel") or "unknown"),
+        "fio version": str(manifest.get("fio_version") or "unknown"),
+        "profile": str(manifest.get("profile") or "unknown"),
+        "date": f"{started or '?'} to {finished or 'not finished'}",
+    }
+
+
+def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None) -> DeviceCard:
+    """Headline metrics of one run (prefers unflagged points) and its findings; ``manifest`` (the run's
+    sweep manifest) names the device, target, host and software the numbers were measured on."""
     d = with_units(df)
     rr = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["direction"] == "read")]
     rw = d[(d["rw"] == "randwrite") & (d["bs_bytes"] == KB4) & (d["direction"] == "write")]
@@ -107,6 +200,13 @@ def device_card(df: pd.DataFrame, S: float = 1.0) -> DeviceCard:
         _metric("Peak sequential write bandwidth", d[(d["rw"] == "write") & (d["direction"] == "write")],
                 "mb_per_s", "MB/s"),
     ]
+    for m in metrics[:2]:  # the QD1 latencies are means of total latency (submission + completion)
+        m.title = m.name.replace(" latency", " mean total latency")
+    seq_r, seq_w = d[(d["rw"] == "read") & (d["direction"] == "read")], d[(d["rw"] == "write") & (d["direction"] == "write")]
+    for m, rows, what in ((metrics[2], rr, "4k random read IOPS"), (metrics[3], rw, "4k random write IOPS"),
+                          (metrics[4], seq_r, "Sequential read bandwidth"),
+                          (metrics[5], seq_w, "Sequential write bandwidth")):
+        _title(m, rows, what)
     series = rand4k_qd_series(df)
     knee_qd, reason = None, "no 4k random-read queue-depth sweep in this run"
     knee = None
@@ -116,7 +216,7 @@ def device_card(df: pd.DataFrame, S: float = 1.0) -> DeviceCard:
         knee_qd, reason = knee.knee_qd, knee.reason
     metrics.append(Metric("Throughput stops growing beyond", knee_qd, "QD",
                           "4k random read, Kneedle on IOPS vs log2 QD" if knee_qd is not None else reason))
-    card = DeviceCard(metrics, knee_qd, reason)
+    card = DeviceCard(metrics, knee_qd, reason, identity=device_identity(manifest) if manifest is not None else {})
     card.findings = findings(d, card, knee)
     return card
 
@@ -152,12 +252,15 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
         extra = f", {w1.value / r1.value:.1f}× the read latency" if r1.available and r1.value else ""
         out.append(f"At queue depth 1 a 4k random write takes {w1.value:,.0f} µs on average{extra}{_flag_note(w1)}"
                    f"{_left_out(w1)}.")
-    pr = card.metric("Peak 4k random read IOPS")
-    if pr.available:
-        out.append(f"4k random reads peak at {pr.value:,.0f} IOPS ({pr.detail}){_flag_note(pr)}{_left_out(pr)}.")
-    pw = card.metric("Peak 4k random write IOPS")
-    if pw.available:
-        out.append(f"4k random writes peak at {pw.value:,.0f} IOPS ({pw.detail}){_flag_note(pw)}{_left_out(pw)}.")
+    for key, what in (("Peak 4k random read IOPS", "reads"), ("Peak 4k random write IOPS", "writes")):
+        m = card.metric(key)
+        if not m.available:
+            continue
+        if m.label.startswith("Peak"):
+            out.append(f"4k random {what} peak at {m.value:,.0f} IOPS ({m.detail}){_flag_note(m)}{_left_out(m)}.")
+        else:  # one setting measured: its number, not a peak
+            out.append(f"{m.label.replace(' IOPS', '')}: {m.value:,.0f} IOPS (the only setting measured, so not a "
+                       f"peak){_flag_note(m)}{_left_out(m)}.")
     if knee is not None:
         if knee.knee_qd is not None:
             frac = f", {knee.fraction_of_peak:.0%} of the peak" if knee.fraction_of_peak is not None else ""
@@ -168,8 +271,13 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
     for name in ("Peak sequential read bandwidth", "Peak sequential write bandwidth"):
         m = card.metric(name)
         if m.available:
-            out.append(f"{name.replace('Peak s', 'S')} peaks at {m.value:,.0f} MB/s ({m.value * 1e6 / 2**20:,.0f} "
-                       f"MiB/s) with {m.detail}{_flag_note(m)}{_left_out(m)}.")
+            mib = f"{m.value:,.0f} MB/s ({m.value * 1e6 / 2**20:,.0f} MiB/s)"
+            if m.label.startswith("Peak"):
+                out.append(f"{name.replace('Peak s', 'S')} peaks at {mib} with {m.detail}{_flag_note(m)}"
+                           f"{_left_out(m)}.")
+            else:
+                out.append(f"{m.label}: {mib}, best with {m.detail} (one queue depth measured, so not a peak)"
+                           f"{_flag_note(m)}{_left_out(m)}.")
     seq = d[d["rw"].isin(["read", "write"])]
     # the plateau is read off unflagged points only, like the headline numbers; left-out points are named
     plateau = bandwidth_plateau(blocksize_series(seq[~seq["flagged"]]))
@@ -182,8 +290,13 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
             out.append(f"Sequential {p.rw} bandwidth at QD {p.iodepth} reaches 90% of its peak at "
                        f"{format_bytes(p.plateau_bs_bytes)} blocks ({p.plateau_mb_per_s:,.0f} of "
                        f"{p.peak_mb_per_s:,.0f} MB/s{note}).")
-    n_flag, n = int(d["flagged"].sum()), len(d)
+    n_flag, n = int(flagged_rows(d).sum()), len(d)  # the count of the run summary and the flag table
     if n_flag:
-        out.append(f"{n_flag} of {n} measurements are flagged (see their flag_reasons), so their numbers may "
-                   f"not measure the device alone.")
+        point = int((d["flagged"] & flagged_rows(d)).sum())
+        parts = []
+        if point:
+            parts.append(f"{point} of them may not measure the device alone")
+        if n_flag - point:
+            parts.append(f"{n_flag - point} only have too few I/Os for their deepest percentiles")
+        out.append(f"{n_flag} of {n} measurements carry a validity flag (see the flag table): {'; '.join(parts)}.")
     return out

@@ -1,4 +1,6 @@
-"""The validity flags of a result set as a table: one row per flagged row, one column per flag."""
+"""The validity flags of a result set: which rows carry a flag, the sentence of every raised flag, and the
+flag table.  Every count of flagged rows (run summary, device card, flag table) uses :func:`flagged_rows`,
+so they always agree."""
 
 from __future__ import annotations
 
@@ -7,14 +9,65 @@ import pandas as pd
 from helpers.processed.validity import FLAG_COLUMNS
 
 ID_COLUMNS = ["run_id", "point_id", "direction", "rw", "bs_bytes", "iodepth", "numjobs", "ioengine", "direct"]
+# sentence of a raised flag when the data carries no sentence of its own for it
+FLAG_SENTENCES = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
+                  "flag_short_run": "run too short for steady state",
+                  "flag_repeat_spread": "repeats of this point vary widely"}
+
+
+def _bool_flags(df: pd.DataFrame) -> list[str]:
+    return [c for c, dtype, _ in FLAG_COLUMNS if dtype == "bool" and c in df.columns]
+
+
+def _raised(df: pd.DataFrame, col: str) -> pd.Series:
+    return df[col].astype("object").where(df[col].notna(), False).astype(bool)
+
+
+def flagged_rows(df: pd.DataFrame) -> pd.Series:
+    """True for every row with at least one validity flag raised (point-level flags and too few I/Os for a
+    percentile alike): the one definition behind every count of flagged rows."""
+    flags = _bool_flags(df)
+    if not flags:
+        return pd.Series(False, index=df.index)
+    return pd.concat([_raised(df, c) for c in flags], axis=1).any(axis=1)
+
+
+def _few_ios_sentence(r) -> str:
+    cols = [c for c in str(r.get("unreliable_percentiles") or "").split(",") if c and c != "<NA>"]
+    which = ", ".join("p" + c.split("_p", 1)[-1].removesuffix("_us").replace("_", ".") for c in cols)
+    n = r.get("total_ios")
+    ios = f"{n:,.0f} I/Os" if n is not None and pd.notna(n) else "too few I/Os"
+    return (f"{ios}: too few for {which or 'the deepest percentiles'} (those percentiles only; throughput and "
+            "mean latency are sound)")
+
+
+def flag_sentences(df: pd.DataFrame) -> pd.Series:
+    """One string per row joining a sentence for every raised flag ('' when none): the stored
+    ``flag_reasons`` (point-level flags), a sentence for too few I/Os for a percentile, and a generic sentence
+    for a raised flag whose data carries no sentence."""
+    out = []
+    reasons = df["flag_reasons"] if "flag_reasons" in df.columns else pd.Series("", index=df.index)
+    raised = {c: _raised(df, c) for c in _bool_flags(df)}
+    for i, (idx, r) in enumerate(df.iterrows()):
+        text = "" if pd.isna(reasons.iloc[i]) else str(reasons.iloc[i])
+        parts = [s for s in text.split("; ") if s]
+        if not parts:
+            parts = [FLAG_SENTENCES[c] for c, m in raised.items() if c in FLAG_SENTENCES and m.loc[idx]]
+        if "flag_few_ios" in raised and raised["flag_few_ios"].loc[idx]:
+            parts.append(_few_ios_sentence(r))
+        out.append("; ".join(parts))
+    return pd.Series(out, index=df.index, dtype="string")
 
 
 def flag_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows of ``df`` with at least one validity flag raised: identifying columns, every flag
-    column present, ``unreliable_percentiles`` and ``flag_reasons``.  Data ingested before a flag
-    existed simply lacks that column."""
-    flags = [c for c, dtype, _ in FLAG_COLUMNS if dtype == "bool" and c in df.columns]
+    """Rows of ``df`` with at least one validity flag raised (:func:`flagged_rows`): identifying columns,
+    every flag column present, ``unreliable_percentiles`` and ``flag_reasons`` holding a sentence for every
+    raised flag (:func:`flag_sentences`).  Data ingested before a flag existed simply lacks that column."""
+    flags = _bool_flags(df)
     cols = [c for c in ID_COLUMNS if c in df.columns] + [c for c, _, _ in FLAG_COLUMNS if c in df.columns]
     if not flags:
         return df.iloc[0:0][cols]
-    return df.loc[df[flags].fillna(False).astype(bool).any(axis=1), cols].reset_index(drop=True)
+    out = df.loc[flagged_rows(df), cols].copy()
+    if "flag_reasons" in out.columns or len(out):
+        out["flag_reasons"] = flag_sentences(df.loc[out.index])
+    return out.reset_index(drop=True)

@@ -37,6 +37,8 @@ import numpy as np
 import pandas as pd
 from kneed import KneeLocator
 
+from helpers.analysis.points import percentile_latency
+
 X_SCALE = "log2(QD)"
 FLAT_TOLERANCE = 0.10  # (max - min) / max below this: the curve is flat
 RISING_GAIN = 0.15  # last doubling of QD still adds >= 15 % IOPS: not saturated
@@ -206,6 +208,9 @@ def knee_table(series: pd.DataFrame, S: float = 1.0, x: str = "iodepth") -> pd.D
         return pd.DataFrame(columns=["series", *cols])
     rows = []
     for name, s in series.groupby("series", sort=False):
-        k = find_knee(s[x], s["iops"], S=S, lat_mean_us=s.get("lat_mean_us"), p99_us=s.get("clat_p99_us"))
+        k = find_knee(s[x], s["iops"], S=S, lat_mean_us=s.get("lat_mean_us"), p99_us=s.get("p99_us", s.get("clat_p99_us")))
         rows.append({"series": name, **k.to_dict()})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if "percentile_latency" in series.columns:  # which latency knee_p99_us / latency_knee_p99_us are of
+        out["percentile_latency"] = percentile_latency(series)
+    return out

@@ -118,7 +118,7 @@ def fit_linear_region(n, iops, tolerance: float = LINEAR_TOLERANCE) -> LinearFit
         e = np.array([])
         return LinearFit(np.nan, np.nan, 0, np.nan, e, e, e, e, e.astype(bool), "no valid points")
     k = 1
-    slope = y[0] / x[0]
+    slope = np.nan  # a line through one point proves nothing: the linear region needs at least two
     for j in range(2, len(x) + 1):
         s = float(np.sum(x[:j] * y[:j]) / np.sum(x[:j] ** 2))
         if np.all(np.abs(y[:j] - s * x[:j]) <= tolerance * s * x[:j]):
@@ -126,14 +126,18 @@ def fit_linear_region(n, iops, tolerance: float = LINEAR_TOLERANCE) -> LinearFit
         else:
             break
     pred = slope * x
-    in_lin = np.arange(len(x)) < k
-    if k == len(x):
-        reason = f"all {k} points on the line: not saturated up to N = {x[-1]:g}"
+    in_lin = np.arange(len(x)) < k if k >= 2 else np.zeros(len(x), dtype=bool)
+    if len(x) == 1:
+        reason = f"only N = {x[0]:g} was measured: a linear region needs at least two points"
     elif k == 1:
-        reason = (f"only N = {x[0]:g} is on a line through the origin: throughput is already sub-linear at "
-                  f"N = {x[1]:g}")
+        reason = (f"no linear region: throughput is already sub-linear at N = {x[1]:g} (a linear region needs "
+                  f"at least two points on a line through the origin)")
+    elif k == len(x):
+        reason = f"all {k} points on the line: not saturated up to N = {x[-1]:g}"
     else:
         reason = f"linear up to N = {x[k - 1]:g} ({k} points), sub-linear beyond"
+    if k < 2:
+        return LinearFit(np.nan, np.nan, 0, np.nan, x, y, pred, np.full(len(x), np.nan), in_lin, reason)
     return LinearFit(float(slope), float(1e6 / slope) if slope > 0 else np.nan, int(k), float(x[k - 1]), x, y,
                      pred, (y - pred) / pred * 100.0, in_lin, reason)
 

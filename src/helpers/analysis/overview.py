@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers.analysis.points import operations, sorted_operations
+from helpers.analysis.points import operations, percentile_latency, sorted_operations
 from helpers.fio.units import format_bytes
 
 METRICS: dict[str, str] = {  # column -> label with unit
     "iops": "IOPS (I/O per second)",
     "mb_per_s": "Bandwidth (MB/s, 1 MB = 10^6 B)",
-    "lat_mean_us": "Mean latency (µs)",
-    "clat_p99_us": "p99 completion latency (µs)",
+    "lat_mean_us": "Mean total latency (µs)",
+    "p99_us": "p99 latency (µs): total latency when fio wrote its percentiles, else completion latency (clat)",
 }
 FACTORS: dict[str, str] = {"bs_bytes": "Block size", "iodepth": "Queue depth", "rwmixread_pct": "Read share (%)"}
 
@@ -28,8 +28,8 @@ def factor_value_label(factor: str, v) -> str:
 def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth") -> pd.DataFrame:
     """Mean of each metric per (held value, operation, x value) over single-job points, mixed
     modes as read+write totals; ``flagged``/``flag_reasons`` say whether any point in a cell is
-    flagged.  Empty when no operation has ≥ 2 values of ``x`` at one held value."""
-    cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons"]
+    flagged; ``p99_us`` is of the latency named in ``percentile_latency``.  Empty when no operation has ≥ 2 values of ``x`` at one held value."""
+    cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons", "percentile_latency"]
     ops = operations(df)
     if ops.empty:
         return pd.DataFrame(columns=cols)
@@ -38,7 +38,7 @@ def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth") -> pd.Dat
     g = ops.groupby([held, "operation", x], as_index=False, dropna=False).agg(
         **{m: (m, "mean") for m in agg}, n_points=("iops", "size"), flagged=("flagged", "any"),
         flag_reasons=("flag_reasons", lambda s: "; ".join(dict.fromkeys(r for r in s if r))))
-    g = g.rename(columns={held: "held", x: "x"})
+    g = g.rename(columns={held: "held", x: "x"}).assign(percentile_latency=percentile_latency(ops))
     n_x = g.groupby(["held", "operation"])["x"].transform("nunique")
     g = g[n_x >= 2]
     if g.empty or g["operation"].nunique() < 1:
@@ -88,3 +88,47 @@ def held_constant(df: pd.DataFrame, factor: str, fixed: dict[str, float]) -> tup
         what = " and ".join(factor_value_label(c, v) for c, v in fixed.items())
         return rows, f"At {what} this run varies {FACTORS.get(factor, factor).lower()} over fewer than two values."
     return rows.sort_values(["line", factor]).reset_index(drop=True), ""
+
+
+def pick_held(df: pd.DataFrame, factor: str, held: str) -> float | None:
+    """The value of ``held`` to hold constant when charting ``factor``: among the values the run has, the
+    one giving the most points that vary ``factor`` (ties: the most common value); None when ``held`` was
+    never measured."""
+    ops = operations(df)
+    if ops.empty or held not in ops.columns:
+        return None
+    counts = ops[held].dropna().value_counts()
+    if counts.empty:
+        return None
+    best, best_n = counts.index[0], 0
+    for v in counts.index:  # most common first: a tie keeps the more common value
+        n = len(held_constant(df, factor, {held: v})[0])
+        if n > best_n:
+            best, best_n = v, n
+    return best.item() if hasattr(best, "item") else best
+
+
+def held_section(df: pd.DataFrame, factor: str, held: str, value=None) -> tuple[pd.DataFrame, str, str, str]:
+    """(rows, message, factor, title) for :func:`helpers.figures.held_constant_figure`: ``factor`` with
+    ``held`` fixed at ``value``; ``value`` None or negative (or a QD of 0) means "chosen from the run"
+    (:func:`pick_held`).  When chosen automatically and the run never varies ``factor`` at any value of
+    ``held`` but does vary ``held`` (e.g. read/write mixes measured at one block size), the section shows
+    ``held`` against ``factor`` held instead, and says so in its title."""
+    auto = value is None or value < 0 or (held == "iodepth" and value == 0)
+    if auto:
+        value = pick_held(df, factor, held)
+    if value is None:
+        return operations(df).iloc[0:0].assign(line=pd.Series(dtype="string")), (
+            f"This run has no points with a {FACTORS.get(held, held).lower()}."), factor, ""
+    rows, message = held_constant(df, factor, {held: value})
+    title = f"{FACTORS.get(factor, factor)} at {factor_value_label(held, value)}"
+    if rows.empty and auto:
+        other = pick_held(df, held, factor)
+        if other is not None:
+            swapped, swapped_msg = held_constant(df, held, {factor: other})
+            if not swapped.empty:
+                word = {"bs_bytes": "block size", "iodepth": "queue depth", "rwmixread_pct": "read share"}
+                return swapped, swapped_msg, held, (
+                    f"{word.get(held, held).capitalize()} at {factor_value_label(factor, other)} (this run varies "
+                    f"the {word.get(held, held)} at one {word.get(factor, factor)} only)")
+    return rows, message, factor, title

@@ -6,6 +6,8 @@ Throughput units: ``mb_per_s`` is decimal (1 MB = 10^6 bytes, as on spec sheets)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -16,6 +18,69 @@ MIB = 1024**2
 MIXED_MODES = ("rw", "readwrite", "randrw")
 OPERATION_ORDER = ["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]
 POINT_KEYS = ["run_id", "source_file", "point_id", "job_index"]  # foreign files may reuse job names
+
+
+PERCENTILE_LEVELS = (50.0, 90.0, 95.0, 99.0, 99.9, 99.99)
+PERCENTILE_SUFFIXES = [f"p{p:g}_us".replace(".", "_") for p in PERCENTILE_LEVELS]  # with_latency's columns
+TOTAL_LATENCY = "total latency"
+COMPLETION_LATENCY = "completion latency (clat)"
+
+
+def percentile_suffix(p: float) -> str:
+    """50 -> 'p50_us', 99.9 -> 'p99_9_us' (the schema's percentile column suffix)."""
+    return f"p{p:g}_us".replace(".", "_")
+
+
+@dataclass(frozen=True)
+class LatencyColumns:
+    """Which latency a view's percentiles are of: fio's total latency (``lat_p*_us``, slat + clat, what an
+    application waits for; the lab's sweeps run with lat_percentiles=1) or, for files that only carry
+    completion-latency percentiles, ``clat_p*_us`` labelled as such."""
+
+    kind: str  # "lat" or "clat"
+    name: str  # "total latency" or "completion latency (clat)"
+    columns: dict[float, str]  # percentile -> column
+
+    def column(self, p: float) -> str:
+        return self.columns[p]
+
+    def label(self, p: float) -> str:
+        """'p99 total latency (µs)' / 'p99 completion latency (clat) (µs)'."""
+        return f"p{p:g} {self.name} (µs)"
+
+
+def latency_columns(df: pd.DataFrame) -> LatencyColumns:
+    """The one place views choose their percentile columns: total-latency percentiles when every row that
+    has percentiles has them (fio wrote lat_ns percentiles), else completion-latency (clat) percentiles
+    for all rows, so one chart never mixes the two latencies."""
+    lat = {p: f"lat_{percentile_suffix(p)}" for p in PERCENTILE_LEVELS}
+    clat = {p: f"clat_{percentile_suffix(p)}" for p in PERCENTILE_LEVELS}
+    lat_cols = [c for c in lat.values() if c in df.columns]
+    clat_cols = [c for c in clat.values() if c in df.columns]
+    if lat_cols and len(df):
+        has_lat = df[lat_cols].notna().any(axis=1)
+        has_clat = df[clat_cols].notna().any(axis=1) if clat_cols else pd.Series(False, index=df.index)
+        if has_lat.any() and not (has_clat & ~has_lat).any():
+            return LatencyColumns("lat", TOTAL_LATENCY, lat)
+    return LatencyColumns("clat", COMPLETION_LATENCY, clat)
+
+
+def with_latency(df: pd.DataFrame) -> pd.DataFrame:
+    """Copy of ``df`` with ``p50_us`` ... ``p99_99_us`` taken from the columns :func:`latency_columns`
+    chooses and ``percentile_latency`` naming that latency (views label their axes with it)."""
+    lc = latency_columns(df)
+    out = df.copy()
+    for p, c in lc.columns.items():
+        out[percentile_suffix(p)] = pd.to_numeric(out[c], errors="coerce").astype("float64") if c in out.columns else np.nan
+    out["percentile_latency"] = pd.Series(lc.name, index=out.index, dtype="string")
+    return out
+
+
+def percentile_latency(df: pd.DataFrame) -> str:
+    """The latency name of a frame made by :func:`with_latency` (completion latency when unknown)."""
+    if "percentile_latency" in df.columns and len(df) and pd.notna(df["percentile_latency"].iloc[0]):
+        return str(df["percentile_latency"].iloc[0])
+    return latency_columns(df).name
 
 
 def is_flagged(df: pd.DataFrame) -> pd.Series:
@@ -31,7 +96,7 @@ def operation_label(rw: str, mix: float) -> str:
 
 def with_units(df: pd.DataFrame) -> pd.DataFrame:
     """Copy of ``df`` with ``mb_per_s``, ``mib_per_s``, ``bs_label``, ``operation`` and ``flagged``."""
-    out = df.copy()
+    out = with_latency(df)
     out["mb_per_s"] = out["bw_bytes_per_s"] / MB
     out["mib_per_s"] = out["bw_bytes_per_s"] / MIB
     out["bs_label"] = [format_bytes(b) for b in out["bs_bytes"]]
@@ -62,7 +127,8 @@ def totals(df: pd.DataFrame) -> pd.DataFrame:
         for col in ("lat_mean_us", "clat_mean_us", "slat_mean_us"):
             if col in g:
                 first[col] = float(np.average(g[col], weights=w)) if w.sum() > 0 else g[col].mean()
-        for col in [c for c in g.columns if c.startswith("clat_p")] + ["lat_stddev_us"]:
+        pcols = [c for c in g.columns if c.startswith(("clat_p", "lat_p")) or c in PERCENTILE_SUFFIXES]
+        for col in pcols + ["lat_stddev_us"]:
             if col in g:
                 first[col] = np.nan
         if "lat_max_us" in g:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from helpers.analysis.points import latency_columns, with_latency
 from helpers.fio.units import format_bytes
 
 SERIES_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "numjobs", "rwmixread_pct", "ioengine", "direct"]
@@ -18,12 +19,13 @@ def series_label(row: pd.Series, with_run: bool = False) -> str:
 
 def qd_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
     """Rows belonging to a queue-depth sweep (≥ ``min_points`` distinct iodepths with everything
-    else equal), sorted by series and iodepth, with ``outstanding_io`` and a ``series`` label."""
+    else equal), sorted by series and iodepth, with ``outstanding_io``, a ``series`` label and the
+    percentile columns of :func:`helpers.analysis.points.with_latency` (``p50_us`` ..., ``percentile_latency``)."""
     if df.empty:
         return df.assign(outstanding_io=pd.Series(dtype="int64"), series=pd.Series(dtype="string"))
     keys = [k for k in SERIES_KEYS if k in df.columns]
     g = df.groupby(keys, dropna=False)["iodepth"].transform("nunique")
-    out = df[g >= min_points].copy()
+    out = with_latency(df[g >= min_points])  # p50_us/p99_us: total latency when fio wrote it, else clat
     out["outstanding_io"] = out["iodepth"] * out["numjobs"]
     multi_run = out["run_id"].nunique() > 1
     out["series"] = pd.Series([series_label(r, multi_run) for _, r in out.iterrows()], index=out.index,
@@ -38,4 +40,7 @@ TABLE_COLUMNS = ["series", "iodepth", "numjobs", "outstanding_io", "iops", "bw_b
 def qd_table(df: pd.DataFrame) -> pd.DataFrame:
     """The queue-depth series as a compact table (one row per point, units in column names)."""
     s = qd_series(df)
-    return s[[c for c in TABLE_COLUMNS if c in s.columns]].set_index(["series", "iodepth"])
+    lc = latency_columns(df)  # the table shows the same percentiles as the figure, named for their latency
+    cols = [lc.column(float(c[len("clat_p"):-3].replace("_", "."))) if c.startswith("clat_p") else c
+            for c in TABLE_COLUMNS]
+    return s[[c for c in cols if c in s.columns]].set_index(["series", "iodepth"])

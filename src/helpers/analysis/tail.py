@@ -1,18 +1,21 @@
-"""Tail latency: fio's completion-latency percentiles per point, and latency distributions from the
-json+ histogram bins (``histograms`` dataset: run_id, point, direction, bin_ns, count)."""
+"""Tail latency: fio's latency percentiles per point (total latency when fio wrote them, else completion
+latency, see :func:`helpers.analysis.points.latency_columns`), and latency distributions from the json+
+histogram bins (``histograms`` dataset: run_id, point, direction, bin_ns, count)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from helpers.analysis.points import with_units
+from helpers.analysis.points import (
+    COMPLETION_LATENCY,
+    TOTAL_LATENCY,
+    latency_columns,
+    percentile_suffix,
+    with_units,
+)
 from helpers.fio import histogram
 
-PERCENTILE_COLUMNS: dict[float, str] = {
-    50.0: "clat_p50_us", 90.0: "clat_p90_us", 95.0: "clat_p95_us",
-    99.0: "clat_p99_us", 99.9: "clat_p99_9_us", 99.99: "clat_p99_99_us",
-}
 HIST_KEYS = ["run_id", "source_file", "point_id", "job_name", "job_index", "direction"]  # one histogram
 
 
@@ -36,20 +39,26 @@ def labelled(df: pd.DataFrame) -> pd.DataFrame:
 
 def percentiles_long(df: pd.DataFrame) -> pd.DataFrame:
     """One row per point, direction and percentile: ``percentile`` (50 … 99.99), ``percentile_label``
-    (p50 …), ``latency_us``; points without any percentile are dropped.  A percentile with too few
-    I/Os behind it (named in ``unreliable_percentiles``) is ``flagged`` with that reason added."""
+    (p50 …), ``latency_us`` and ``latency`` (which latency: "total latency", or "completion latency (clat)"
+    for files without total-latency percentiles); points without any percentile are dropped.  A percentile
+    with too few I/Os behind it (named in ``unreliable_percentiles``) is ``flagged`` with that reason added."""
     cols = ["run_id", "point_id", "label", "rw", "direction", "bs_bytes", "iodepth", "rwmixread_pct",
-            "flagged", "flag_reasons", "percentile", "percentile_label", "latency_us"]
+            "flagged", "flag_reasons", "percentile", "percentile_label", "latency_us", "latency"]
     if df.empty:
         return pd.DataFrame(columns=cols)
-    present = {p: c for p, c in PERCENTILE_COLUMNS.items() if c in df.columns}
+    lc = latency_columns(df)
+    present = {p: c for p, c in lc.columns.items() if c in df.columns}
     base = labelled(df)
     frames = []
     for p, c in present.items():
         f = base[[c2 for c2 in cols[:10]]].copy()
         f["percentile"], f["percentile_label"], f["latency_us"] = p, percentile_label(p), base[c]
+        f["latency"] = lc.name
         if "unreliable_percentiles" in base.columns:
-            few = base["unreliable_percentiles"].fillna("").astype(str).str.split(",").map(lambda cs, col=c: col in cs)
+            # the I/O count behind a percentile is the same for clat and total latency: match by level
+            suffix = percentile_suffix(p)
+            few = pd.Series([any(x.split("_", 1)[-1] == suffix for x in cs.split(",") if x)
+                             for cs in base["unreliable_percentiles"].fillna("").astype(str)], index=base.index)
             label = percentile_label(p)
             f["flagged"] = f["flagged"] | few
             f["flag_reasons"] = ["; ".join(x for x in (r, f"too few I/Os ({n:,.0f}) for {label}") if x) if bad else r
@@ -64,17 +73,34 @@ def hist_keys(hist: pd.DataFrame) -> list[str]:
     return [k for k in HIST_KEYS if k in hist.columns]
 
 
+HIST_LATENCY = {"lat": TOTAL_LATENCY, "clat": COMPLETION_LATENCY}
+
+
+def _one_latency_per_histogram(hist: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``hist`` with a ``latency`` name column, one latency per histogram: the total-latency bins when
+    the dataset holds them (a ``latency`` column 'lat'/'clat'), else fio's json+ clat bins."""
+    if "latency" not in hist.columns:
+        return hist.assign(latency=COMPLETION_LATENCY)
+    kind = hist["latency"].astype("string").fillna("clat")
+    is_lat = kind == "lat"
+    has_lat = is_lat.groupby([hist[k] for k in keys], dropna=False).transform("any") if keys else is_lat.any()
+    keep = is_lat | ~has_lat
+    return hist[keep].assign(latency=kind[keep].map(lambda k: HIST_LATENCY.get(k, k)).astype("string"))
+
+
 def latency_distribution(hist: pd.DataFrame, results: pd.DataFrame | None = None) -> pd.DataFrame:
     """Histogram bins -> per point and direction: ``latency_us`` (bin value), ``count``, ``share``
-    (count / total), ``cdf`` (share of I/Os at or below the bin) and ``exceedance`` (1 - cdf, the
-    tail).  When ``results`` is given, points get a ``label`` and the result columns rw, bs_bytes,
+    (count / total), ``cdf`` (share of I/Os at or below the bin), ``exceedance`` (1 - cdf, the
+    tail) and ``latency`` (which latency the bins are: fio's json+ bins are completion latency (clat),
+    total-latency bins are used when the histograms dataset holds them).  When ``results`` is given, points get a ``label`` and the result columns rw, bs_bytes,
     iodepth, flagged, flag_reasons (joined on run_id, source_file, job_index and direction, or on
     point_id when the histograms have no source_file)."""
     cols = ["latency_us", "count", "share", "cdf", "exceedance"]
     if hist is None or hist.empty or not {"bin_ns", "count", "direction"} <= set(hist.columns):
         return pd.DataFrame(columns=hist_keys(hist) + cols if hist is not None else cols)
     keys = hist_keys(hist)
-    h = hist[hist["count"] > 0].groupby(keys + ["bin_ns"], dropna=False, as_index=False)["count"].sum()
+    hist = _one_latency_per_histogram(hist, keys)
+    h = hist[hist["count"] > 0].groupby(keys + ["latency", "bin_ns"], dropna=False, as_index=False)["count"].sum()
     h = h.sort_values(keys + ["bin_ns"]).reset_index(drop=True)
     grp = h.groupby(keys, dropna=False, sort=False)["count"]
     total = grp.transform("sum")

@@ -20,6 +20,9 @@ import pandas as pd
 from scipy.optimize import curve_fit
 
 KAPPA_ZERO = 1e-9  # κ below this (after normalising throughput) is reported as 0
+# the fitted curve is drawn beyond the measured range only when the fit is credible there:
+MIN_R2 = 0.95  # it explains the measured points
+LAMBDA_TOLERANCE = 0.25  # and λ (the model's throughput at N = 1) is within 25 % of the measured N = 1 throughput
 
 
 def usl(n, lam: float, sigma: float, kappa: float):
@@ -43,6 +46,8 @@ class UslFit:
     n_max: float = float("nan")
     x_peak: float | None = None  # predicted throughput at N* (None without N*)
     residuals: list[float] = field(default_factory=list, repr=False)
+    extrapolate: bool = False  # credible beyond the measured range (R² and λ checks below)
+    credibility: str = ""  # one sentence: why the curve is / is not drawn beyond the measured range
 
     @property
     def ok(self) -> bool:
@@ -54,12 +59,32 @@ class UslFit:
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("lam", "sigma", "kappa", "r2", "n_star", "x_peak", "reason",
-                                              "n_points", "n_min", "n_max")}
+                                              "n_points", "n_min", "n_max", "extrapolate", "credibility")}
 
 
 def _nan_fit(reason: str, n_points: int, n_min=float("nan"), n_max=float("nan")) -> UslFit:
     nan = float("nan")
-    return UslFit(nan, nan, nan, nan, None, reason, n_points, n_min, n_max)
+    return UslFit(nan, nan, nan, nan, None, reason, n_points, n_min, n_max,
+                  credibility=f"No USL curve: {reason}.")
+
+
+def _credibility(fit: UslFit, n: np.ndarray, y: np.ndarray) -> tuple[bool, str]:
+    """Whether the fit may be drawn beyond the measured range, and the one sentence saying why (not)."""
+    problems = []
+    if not (fit.r2 >= MIN_R2):
+        problems.append(f"R² {fit.r2:.2f} is below {MIN_R2:g}")
+    at1 = y[n == 1]
+    if len(at1) == 0:
+        problems.append("N = 1 was not measured, so λ cannot be checked against it")
+    else:
+        x1 = float(np.mean(at1))
+        if x1 > 0 and abs(fit.lam - x1) > LAMBDA_TOLERANCE * x1:
+            problems.append(f"λ {fit.lam:,.0f} is {fit.lam / x1:.2g}× the measured N = 1 throughput {x1:,.0f}")
+    if problems:
+        return False, ("The USL fit is not credible beyond the measured range (" + "; ".join(problems) +
+                       "), so no prediction is drawn.")
+    return True, (f"The USL fit is credible (R² {fit.r2:.3f}, λ within {LAMBDA_TOLERANCE:.0%} of the measured "
+                  f"N = 1 throughput), so it is extended beyond the measured range as a prediction.")
 
 
 def fit_usl(n, throughput, y_err=None) -> UslFit:
@@ -119,6 +144,7 @@ def fit_usl(n, throughput, y_err=None) -> UslFit:
         fit.reason = f"retrograde past N* = {fit.n_star:.1f} ({where} the measured range up to {fit.n_max:g})"
     else:
         fit.reason = "no retrograde region observed (κ = 0)"
+    fit.extrapolate, fit.credibility = _credibility(fit, n, y)
     return fit
 
 
@@ -158,7 +184,8 @@ def usl_table(points: pd.DataFrame, x: str = "outstanding_io") -> pd.DataFrame:
     """One row per series: the USL fit of IOPS against ``x`` — ``outstanding_io`` for
     queue-depth series (:func:`helpers.analysis.qd_series` output) or ``numjobs`` for job series
     (:func:`numjobs_series`)."""
-    cols = ["series", "x", "lam", "sigma", "kappa", "r2", "n_star", "x_peak", "reason", "n_points", "n_min", "n_max"]
+    cols = ["series", "x", "lam", "sigma", "kappa", "r2", "n_star", "x_peak", "reason", "n_points", "n_min", "n_max",
+            "extrapolate", "credibility"]
     rows = [{"series": name, "x": x, **usl_fit_series(s, x).to_dict()}
             for name, s in (points.groupby("series", sort=False) if not points.empty else [])]
     return pd.DataFrame(rows, columns=cols)

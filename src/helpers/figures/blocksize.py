@@ -16,6 +16,7 @@ from helpers.figures.common import (
     color,
     flag_notes,
     flag_symbols,
+    latency_name,
     message_figure,
 )
 
@@ -25,7 +26,7 @@ OP_COLORS = {"read": 0, "write": 1, "randread": 2, "randwrite": 3, "rw": 4, "rea
 def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
                      title: str = "Block size") -> go.Figure:
     """Four panels against block size (log2 x): bandwidth in MB/s, IOPS, mean latency and p99
-    completion latency (log y).  One line per operation (and direction); a slider steps through
+    latency (log y; total latency when fio wrote its percentiles, else completion latency, named on the axis).  One line per operation (and direction); a slider steps through
     queue depths.  Flagged points are crosses with the reason in the hover; a star marks where
     bandwidth stops growing (``plateau`` from :func:`helpers.analysis.bandwidth_plateau`).
 
@@ -33,15 +34,17 @@ def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
     """
     if series.empty:
         return message_figure("This run has no block-size sweep (no workload measured at two or more block sizes).")
+    lname = latency_name(series["percentile_latency"] if "percentile_latency" in series else [])
+    pcol = "p99_us" if "p99_us" in series else "clat_p99_us"
     fig = make_subplots(rows=2, cols=2, vertical_spacing=0.14, horizontal_spacing=0.1,
-                        subplot_titles=("Bandwidth (MB/s)", "IOPS", "Mean latency (µs, log)",
-                                        "p99 completion latency (µs, log)"))
+                        subplot_titles=("Bandwidth (MB/s)", "IOPS", "Mean total latency (µs, log)",
+                                        f"p99 {lname} (µs, log)"))
     qds = sorted(series["iodepth"].unique())
     groups: list[int] = []
     panels = [("mb_per_s", 1, 1, "%{y:,.0f} MB/s (%{customdata[0]:,.0f} MiB/s)"),
               ("iops", 1, 2, "%{y:,.0f} IOPS"),
-              ("lat_mean_us", 2, 1, "mean %{y:,.1f} µs"),
-              ("clat_p99_us", 2, 2, "p99 %{y:,.1f} µs")]
+              ("lat_mean_us", 2, 1, "mean total latency %{y:,.1f} µs"),
+              (pcol, 2, 2, f"p99 {lname} %{{y:,.1f}} µs")]
     for name, s in series.groupby("series", sort=False):
         qd = int(s["iodepth"].iloc[0])
         c = color(OP_COLORS.get(s["rw"].iloc[0], 6) + (1 if s["direction"].iloc[0] == "write"
@@ -69,12 +72,13 @@ def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
         fig.update_xaxes(title_text=BS_AXIS, **ax, row=r, col=c)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text="Mean latency (µs, log)", type="log", row=2, col=1)
-    fig.update_yaxes(title_text="p99 latency (µs, log)", type="log", row=2, col=2)
+    fig.update_yaxes(title_text="Mean total latency (µs, log)", type="log", row=2, col=1)
+    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", type="log", row=2, col=2)
     steps = [(f"QD {q}", [g == q for g in groups]) for q in qds]
     if len(qds) > 1:
         steps.append(("all", [True] * len(groups)))
-    add_step_slider(fig, steps, "Queue depth: ", active=len(qds) - 1 if len(qds) > 1 else 0, y=-0.12)
+    add_step_slider(fig, steps, "Queue depth: ", active=len(qds) - 1 if len(qds) > 1 else 0, y=-0.12,
+                    always=True)
     fig.update_layout(title=title + " (crosses: flagged points; 1 MB = 10^6 B, 1 MiB = 2^20 B)",
                       template=TEMPLATE, height=820, legend={"orientation": "v", "x": 1.02, "y": 1},
                       margin={"b": 140})

@@ -12,7 +12,8 @@ COLS = 4
 
 
 def card_figure(card, title: str = "Device card") -> go.Figure:
-    """One number tile per card metric (``card`` from :func:`helpers.analysis.device_card`);
+    """One number tile per card metric (``card`` from :func:`helpers.analysis.device_card`), titled with
+    what was measured when the card has its run's identity ("Peak" only for a series that varied QD);
     a metric the run did not measure says so in its tile, a flagged one is marked ⚠, and a better
     value measured at a flagged point (left out of the headline) is named under it."""
     if not card.metrics:
@@ -32,13 +33,23 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
                 mode="number", value=m.value, domain=domain,
                 number={"valueformat": fmt, "suffix": f" {m.unit}" if m.unit != "QD" else "",
                         "prefix": "QD " if m.unit == "QD" else "", "font": {"size": 34}},
-                title={"text": f"<b>{m.name}</b>{warn}<br><span style='font-size:11px;color:#555'>{sub}</span>",
+                title={"text": f"<b>{m.label}</b>{warn}<br><span style='font-size:11px;color:#555'>{sub}</span>",
                        "font": {"size": 13}}))
         else:
             fig.add_annotation(x=(domain["x"][0] + domain["x"][1]) / 2, y=(domain["y"][0] + domain["y"][1]) / 2,
                                xref="paper", yref="paper", showarrow=False,
-                               text=f"<b>{m.name}</b><br><span style='font-size:11px;color:#555'>{m.detail}</span>",
+                               text=f"<b>{m.label}</b><br><span style='font-size:11px;color:#555'>{m.detail}</span>",
                                font={"size": 13})
-    fig.update_layout(title=title, template=TEMPLATE, height=190 * rows + 60, margin={"l": 10, "r": 10, "t": 50})
+    ident = getattr(card, "identity", {}) or {}
+    if ident:  # what was measured, under the title (the identity table lists it in full)
+        lines = [[ident.get(k) for k in ("device model", "kernel device", "capacity")],
+                 [ident.get("target")], [ident.get(k) for k in ("host", "kernel", "fio version", "profile", "date")]]
+        if "run" in ident:
+            lines = [[ident["run"]]]
+        for line in lines:
+            title += "<br><span style='font-size:11px;color:#555'>" + " · ".join(str(f) for f in line if f) + "</span>"
+    top = 60 + 30 * title.count("<br>")
+    fig.update_layout(title={"text": title, "y": 1.0, "yref": "container", "yanchor": "top", "pad": {"t": 12}},
+                      template=TEMPLATE, height=190 * rows + top, margin={"l": 10, "r": 10, "t": top})
     return fig
 

@@ -36,9 +36,22 @@ BS_AXIS = "Block size (binary: 4k = 4096 bytes, log2 axis)"
 QD_AXIS = "Queue depth (iodepth, log2 axis)"
 # axis titles (with units) for result columns plotted by name
 METRIC_AXIS = {"iops": IOPS_AXIS, "bw_bytes_per_s": "Bandwidth (bytes per second)", "mb_per_s": MB_AXIS,
-               "lat_mean_us": "Mean latency (µs)", "clat_mean_us": "Mean completion latency (µs)",
-               "clat_p50_us": "p50 completion latency (µs)", "clat_p99_us": "p99 completion latency (µs)",
-               "clat_p99_9_us": "p99.9 completion latency (µs)"}
+               "lat_mean_us": "Mean total latency (µs)", "clat_mean_us": "Mean completion latency (clat) (µs)",
+               "clat_p50_us": "p50 completion latency (clat) (µs)", "clat_p99_us": "p99 completion latency (clat) (µs)",
+               "clat_p99_9_us": "p99.9 completion latency (clat) (µs)", "lat_p50_us": "p50 total latency (µs)",
+               "lat_p99_us": "p99 total latency (µs)", "lat_p99_9_us": "p99.9 total latency (µs)"}
+
+
+COMPLETION_LATENCY = "completion latency (clat)"
+
+
+def latency_name(names) -> str:
+    """One name for the latency of a view's rows ('total latency' / 'completion latency (clat)');
+    completion latency when unknown, both named when a view holds both."""
+    found = [str(n) for n in dict.fromkeys(names) if n is not None and not pd.isna(n)]
+    if not found:
+        return COMPLETION_LATENCY
+    return found[0] if len(found) == 1 else " or ".join(found)
 
 
 def metric_axis(column: str) -> str:
@@ -70,17 +83,18 @@ def bs_axis(values) -> dict:
 
 
 def add_step_slider(fig: go.Figure, steps: list[tuple[str, list[bool]]], prefix: str, active: int = 0,
-                    y: float = -0.18) -> go.Figure:
+                    y: float = -0.18, always: bool = False) -> go.Figure:
     """A plotly slider (works offline in exported HTML) whose steps show one group of traces.
 
     ``steps`` is (label, visibility mask over fig.data); the ``active`` step's mask is applied now.
-    With a single step no slider is drawn.
+    With a single step no slider is drawn unless ``always`` (pages whose text describes the slider show it,
+    with its one value, e.g. "Queue depth: 16").
     """
     if not steps:
         return fig
     for trace, visible in zip(fig.data, steps[active][1]):
         trace.visible = visible
-    if len(steps) < 2:
+    if len(steps) < 2 and not always:
         return fig
     fig.update_layout(sliders=[{
         "active": active, "currentvalue": {"prefix": prefix}, "pad": {"t": 40}, "y": y, "len": 0.9, "x": 0.05,

@@ -7,10 +7,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from helpers.figures.common import TEMPLATE, color, message_figure
+from helpers.figures.table import format_number
 
 
 def _fmt(v, unit: str) -> str:
-    return "not measured" if pd.isna(v) else f"{v:,.0f} {unit}"
+    return "not measured" if pd.isna(v) else f"{format_number(v)} {unit}"  # the one number format of tables
 
 
 def needs_runs_message(run_ids: list[str]) -> str:

@@ -30,7 +30,7 @@ def mix_figure(series: pd.DataFrame, title: str = "Read/write mix") -> go.Figure
     if series.empty:
         return message_figure("This run has no read/write-mix sweep (no rw/randrw workload at two or more read shares).")
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
-                        subplot_titles=("IOPS", "Bandwidth (MB/s)", "Mean latency (µs, log)"))
+                        subplot_titles=("IOPS", "Bandwidth (MB/s)", "Mean total latency (µs, log)"))
     groups: list[str] = []
     names = list(dict.fromkeys(series["series"]))
     for name in names:
@@ -42,7 +42,7 @@ def mix_figure(series: pd.DataFrame, title: str = "Read/write mix") -> go.Figure
             c, dash, width = DIRECTION_STYLE[direction]
             notes = flag_notes(s["flag_reasons"])
             for k, (col, fmt) in enumerate((("iops", "%{y:,.0f} IOPS"), ("mb_per_s", "%{y:,.1f} MB/s"),
-                                            ("lat_mean_us", "mean %{y:,.1f} µs"))):
+                                            ("lat_mean_us", "mean total latency %{y:,.1f} µs"))):
                 fig.add_trace(go.Scatter(
                     x=s["rwmixread_pct"], y=s[col], mode="lines+markers", name=direction, legendgroup=direction,
                     showlegend=k == 0 and name == names[0], line={"color": c, "dash": dash, "width": width},
@@ -55,8 +55,8 @@ def mix_figure(series: pd.DataFrame, title: str = "Read/write mix") -> go.Figure
                          tickvals=sorted(series["rwmixread_pct"].unique()), row=1, col=col)
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text="Mean latency (µs, log)", type="log", row=1, col=3)
-    add_step_slider(fig, [(n, [g == n for g in groups]) for n in names], "Workload: ", y=-0.3)
+    fig.update_yaxes(title_text="Mean total latency (µs, log)", type="log", row=1, col=3)
+    add_step_slider(fig, [(n, [g == n for g in groups]) for n in names], "Workload: ", y=-0.3, always=True)
     fig.update_layout(title=title + " (dashed: read + write total; crosses: flagged points)", template=TEMPLATE,
                       height=520, legend={"orientation": "v", "x": 1.02, "y": 1},
                       margin={"b": 130})

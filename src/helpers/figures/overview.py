@@ -15,6 +15,7 @@ from helpers.figures.common import (
     color,
     flag_notes,
     flag_symbols,
+    latency_name,
     log2_axis,
     message_figure,
 )
@@ -23,9 +24,15 @@ from helpers.fio.units import format_bytes
 METRICS = {  # column -> (label with unit, number format)
     "iops": ("IOPS", ",.0f"),
     "mb_per_s": ("MB/s (10^6 B/s)", ",.0f"),
-    "lat_mean_us": ("mean latency (µs)", ",.0f"),
-    "clat_p99_us": ("p99 latency (µs)", ",.0f"),
+    "lat_mean_us": ("mean total latency (µs)", ",.0f"),
+    "p99_us": ("p99 latency (µs)", ",.0f"),  # labelled with its latency (total / clat) from the data
 }
+
+
+def _metrics(df: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """METRICS with the p99 label naming its latency ('p99 total latency (µs)')."""
+    name = latency_name(df["percentile_latency"] if "percentile_latency" in df else [])
+    return {**METRICS, "p99_us": (f"p99 {name} (µs)", ",.0f")}
 AXIS_NAMES = {"bs_bytes": "Block size", "iodepth": "Queue depth", "rwmixread_pct": "Read share (%)"}
 
 
@@ -48,9 +55,10 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
         return message_figure(f"This run has no operation x {xname.lower()} grid (no operation measured at two or "
                               f"more {xname.lower()}s with the {hname.lower()} held constant).")
     fig = go.Figure()
+    metrics = _metrics(grid)
     helds = list(dict.fromkeys(grid["held"]))
-    zs: dict[str, list] = {m: [] for m in METRICS}
-    texts: dict[str, list] = {m: [] for m in METRICS}
+    zs: dict[str, list] = {m: [] for m in metrics}
+    texts: dict[str, list] = {m: [] for m in metrics}
     for h in helds:
         g = grid[grid["held"] == h]
         ops = list(dict.fromkeys(g["operation"]))
@@ -58,7 +66,7 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
         xlabels = [_value_label(x, v) for v in xs]
         reasons = g.pivot_table(index="operation", columns="x", values="flag_reasons", aggfunc="first").reindex(
             index=ops, columns=xs)
-        for m, (_, fmt) in METRICS.items():
+        for m, (_, fmt) in metrics.items():
             z = g.pivot_table(index="operation", columns="x", values=m, aggfunc="mean").reindex(index=ops, columns=xs)
             zs[m].append(z.values.tolist())
             texts[m].append([[("" if pd.isna(v) else format(v, fmt)) + (" ⚠" if isinstance(r, str) and r else "")
@@ -66,16 +74,16 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
         hover = [[(r if isinstance(r, str) and r else "clean") for r in rr] for rr in reasons.values]
         fig.add_trace(go.Heatmap(
             z=zs["iops"][-1], x=xlabels, y=ops, text=texts["iops"][-1], texttemplate="%{text}",
-            customdata=hover, colorscale="Viridis", colorbar={"title": {"text": METRICS["iops"][0]}},
+            customdata=hover, colorscale="Viridis", colorbar={"title": {"text": metrics["iops"][0]}},
             name=f"{hname} {_value_label(held, h)}",
             hovertemplate=f"%{{y}} at {xname.lower()} %{{x}}<br>%{{text}}<br>flags: %{{customdata}}<extra></extra>"))
     buttons = [{"label": label, "method": "restyle",
                 "args": [{"z": zs[m], "text": texts[m], "colorbar.title.text": [label] * len(helds)}]}
-               for m, (label, _) in METRICS.items()]
+               for m, (label, _) in metrics.items()]
     fig.update_layout(updatemenus=[{"buttons": buttons, "x": 0.0, "y": 1.18, "xanchor": "left",
                                     "direction": "down", "showactive": True}])
     steps = [(_value_label(held, h), [i == k for i in range(len(helds))]) for k, h in enumerate(helds)]
-    add_step_slider(fig, steps, f"{hname} held at: ", active=len(helds) - 1, y=-0.2)
+    add_step_slider(fig, steps, f"{hname} held at: ", active=len(helds) - 1, y=-0.2, always=True)
     fig.update_xaxes(title_text=xname + (" (binary: 4k = 4096 bytes)" if x == "bs_bytes" else ""), type="category")
     fig.update_yaxes(title_text="Operation (mixed: read + write total)", autorange="reversed")
     fig.update_layout(title=title or f"Operation x {xname.lower()} ({hname.lower()} held constant; ⚠: flagged)",
@@ -92,7 +100,7 @@ def box_figure(points: pd.DataFrame, title: str = "Distribution over all points"
     if points.empty:
         return message_figure("This run has no data points.")
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
-                        subplot_titles=("IOPS", "Bandwidth (MB/s)", "Mean latency (µs, log)"))
+                        subplot_titles=("IOPS", "Bandwidth (MB/s)", "Mean total latency (µs, log)"))
     for i, (op, s) in enumerate(points.groupby("operation", sort=False)):
         text = [f"{op} {b} QD{q}{n}" for b, q, n in zip(s["bs_label"], s["iodepth"], flag_notes(s["flag_reasons"]))]
         for k, col in enumerate(("iops", "mb_per_s", "lat_mean_us")):
@@ -109,7 +117,7 @@ def box_figure(points: pd.DataFrame, title: str = "Distribution over all points"
                     hovertemplate="%{hovertext}<br>%{y:,.1f}<extra>flagged</extra>"), 1, k + 1)
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text="Mean latency (µs, log)", type="log", row=1, col=3)
+    fig.update_yaxes(title_text="Mean total latency (µs, log)", type="log", row=1, col=3)
     fig.update_xaxes(title_text="Operation")
     fig.update_layout(title=title + " (crosses: flagged points)", template=TEMPLATE, height=560,
                       legend={"orientation": "h", "y": -0.4}, margin={"b": 150})
@@ -123,21 +131,22 @@ def held_constant_figure(rows: pd.DataFrame, message: str = "", factor: str = "b
     if rows.empty:
         return message_figure(message or "No points match the values held constant.")
     fig = go.Figure()
+    metrics = _metrics(rows)
     metric_of: list[str] = []
     for i, (line, s) in enumerate(rows.groupby("line", sort=False)):
         notes = flag_notes(s["flag_reasons"])
-        for m, (label, fmt) in METRICS.items():
+        for m, (label, fmt) in metrics.items():
             fig.add_trace(go.Scatter(
                 x=s[factor], y=s[m], mode="lines+markers", name=line, line={"color": color(i)},
                 marker={"symbol": flag_symbols(s["flagged"]), "size": 9}, customdata=notes, visible=m == "iops",
                 hovertemplate=f"{line}<br>%{{x}}<br>%{{y:{fmt}}} {label}%{{customdata}}<extra></extra>"))
             metric_of.append(m)
-    ylabels = {"iops": IOPS_AXIS, "mb_per_s": MB_AXIS, "lat_mean_us": "Mean latency (µs, log)",
-               "clat_p99_us": "p99 completion latency (µs, log)"}
+    ylabels = {"iops": IOPS_AXIS, "mb_per_s": MB_AXIS, "lat_mean_us": "Mean total latency (µs, log)",
+               "p99_us": metrics["p99_us"][0].replace("(µs)", "(µs, log)")}
     buttons = [{"label": label, "method": "update",
                 "args": [{"visible": [k == m for k in metric_of]},
                          {"yaxis.title.text": ylabels[m], "yaxis.type": "log" if "lat" in m else "linear"}]}
-               for m, (label, _) in METRICS.items()]
+               for m, (label, _) in metrics.items()]
     fig.update_layout(updatemenus=[{"buttons": buttons, "x": 0.0, "y": 1.15, "xanchor": "left"}])
     if factor == "bs_bytes":
         fig.update_xaxes(title_text="Block size (binary: 4k = 4096 bytes, log2 axis)", **bs_axis(rows[factor]))

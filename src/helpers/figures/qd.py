@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from helpers.analysis.points import with_latency
 from helpers.figures.common import (
     IOPS_AXIS,
     MB_AXIS,
@@ -15,6 +16,7 @@ from helpers.figures.common import (
     color,
     flag_notes,
     flag_symbols,
+    latency_name,
     log2_axis,
     message_figure,
 )
@@ -23,8 +25,12 @@ from helpers.fio.units import format_bytes
 NO_SWEEP = "This run has no queue-depth sweep (no series with two or more iodepths)."
 
 
+def _latency(s: pd.DataFrame) -> str:
+    return latency_name(s["percentile_latency"] if "percentile_latency" in s else [])
+
+
 def _prepare(series: pd.DataFrame) -> pd.DataFrame:
-    s = series.copy()
+    s = with_latency(series) if "percentile_latency" not in series else series.copy()
     if "mb_per_s" not in s:
         s["mb_per_s"] = s["bw_bytes_per_s"] / 1e6
     if "flag_reasons" not in s:
@@ -51,7 +57,9 @@ def qd_figure(series: pd.DataFrame, title: str = "Queue depth") -> go.Figure:
     if series.empty:
         return message_figure(NO_SWEEP)
     s_all = _prepare(series)
-    fig = make_subplots(rows=1, cols=3, subplot_titles=("Throughput (IOPS)", "Bandwidth (MB/s)", "Latency (µs, log)"),
+    lname = _latency(s_all)
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("Throughput (IOPS)", "Bandwidth (MB/s)",
+                                                        f"Latency (µs, log): mean total, p50/p99 {lname}"),
                         horizontal_spacing=0.08)
     groups: list[int] = []
     for i, (name, s) in enumerate(s_all.groupby("series", sort=False)):
@@ -60,9 +68,9 @@ def qd_figure(series: pd.DataFrame, title: str = "Queue depth") -> go.Figure:
         marker = {"symbol": flag_symbols(s["flagged"]), "size": 8}
         specs = [("iops", 1, f"{name} IOPS", "solid", "%{y:,.0f} IOPS"),
                  ("mb_per_s", 2, f"{name} MB/s", "solid", "%{y:,.1f} MB/s"),
-                 ("lat_mean_us", 3, f"{name} mean latency", "solid", "mean %{y:,.1f} µs"),
-                 ("clat_p50_us", 3, f"{name} p50 latency", "dash", "p50 %{y:,.1f} µs"),
-                 ("clat_p99_us", 3, f"{name} p99 latency", "dot", "p99 %{y:,.1f} µs")]
+                 ("lat_mean_us", 3, f"{name} mean total latency", "solid", "mean total latency %{y:,.1f} µs"),
+                 ("p50_us", 3, f"{name} p50 {lname}", "dash", f"p50 {lname} %{{y:,.1f}} µs"),
+                 ("p99_us", 3, f"{name} p99 {lname}", "dot", f"p99 {lname} %{{y:,.1f}} µs")]
         for col, panel, label, dash, fmt in specs:
             if col not in s or s[col].isna().all():
                 continue
@@ -76,9 +84,10 @@ def qd_figure(series: pd.DataFrame, title: str = "Queue depth") -> go.Figure:
         fig.update_xaxes(title_text=QD_AXIS, **ax, row=1, col=col)
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text="Latency (µs, log)", type="log", row=1, col=3)
+    fig.update_yaxes(title_text=f"Mean total latency; p50, p99 {lname} (µs, log)", type="log", row=1, col=3)
     add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.35)
-    fig.update_layout(title=title + " (solid: mean, dashed: p50, dotted: p99; crosses: flagged points)",
+    fig.update_layout(title=title + f" (solid: mean total latency, dashed: p50, dotted: p99 {lname}; "
+                      "crosses: flagged points)",
                       template=TEMPLATE, height=560, legend={"orientation": "h", "y": -0.6}, margin={"b": 120})
     return fig
 
@@ -91,14 +100,15 @@ def qd_tradeoff_figure(series: pd.DataFrame, title: str = "Throughput-latency tr
     if series.empty:
         return message_figure(NO_SWEEP)
     s_all = _prepare(series)
+    lname = _latency(s_all)
     fig = go.Figure()
     groups: list[int] = []
     for i, (name, s) in enumerate(s_all.groupby("series", sort=False)):
         notes = flag_notes(s["flag_reasons"])
-        for col, dash in (("clat_p99_us", "dot"), ("lat_mean_us", "solid")):
+        for col, dash in (("p99_us", "dot"), ("lat_mean_us", "solid")):
             if col not in s or s[col].isna().all():
                 continue
-            what = "p99" if col == "clat_p99_us" else "mean"
+            what = f"p99 {lname}" if col == "p99_us" else "mean total latency"
             fig.add_trace(go.Scatter(
                 x=s["iops"], y=s[col], mode="lines+markers+text", name=f"{name} ({what})",
                 text=[f"QD{q}" for q in s["iodepth"]], textposition="top left",
@@ -108,8 +118,9 @@ def qd_tradeoff_figure(series: pd.DataFrame, title: str = "Throughput-latency tr
                               "<extra>" + name + "</extra>"))
             groups.append(int(s["bs_bytes"].iloc[0]))
     fig.update_xaxes(title_text=IOPS_AXIS, rangemode="tozero")
-    fig.update_yaxes(title_text="Completion latency (µs, log)", type="log")
+    fig.update_yaxes(title_text=f"Latency (µs, log): mean total latency, p99 {lname}", type="log")
     add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.2)
-    fig.update_layout(title=title + " (points labelled by QD; dotted: p99, solid: mean; crosses: flagged points)",
+    fig.update_layout(title=title + f" (points labelled by QD; dotted: p99 {lname}, solid: mean total latency; "
+                      "crosses: flagged points)",
                       template=TEMPLATE, height=560, legend={"orientation": "h", "y": -0.45}, margin={"b": 120})
     return fig

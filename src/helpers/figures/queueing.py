@@ -11,9 +11,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from helpers.analysis.points import with_latency
 from helpers.analysis.repeats import mean_ci
 from helpers.analysis.usl import usl
-from helpers.figures.common import TEMPLATE, log2_axis, message_figure
+from helpers.figures.common import TEMPLATE, latency_name, log2_axis, message_figure
 
 FLAG_COLOR = "#d62728"
 OK_COLOR = "#1f77b4"
@@ -33,16 +34,18 @@ def knee_figure(series: pd.DataFrame, knees: pd.DataFrame, title: str = "Knee: w
     IOPS with the latency knee.  ``series``: ``qd_series`` output; ``knees``: ``knee_table``."""
     if series.empty:
         return message_figure("This run has no queue-depth sweep: no knee to find.")
+    series = series if "p99_us" in series else with_latency(series)
+    lname = latency_name(series["percentile_latency"])
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=("Throughput knee (Kneedle, x = log2 QD)", "Trade-off: p99 latency vs IOPS"))
+                        subplot_titles=("Throughput knee (Kneedle, x = log2 QD)", f"Trade-off: p99 {lname} vs IOPS"))
     by_series = knees.set_index("series") if not knees.empty else pd.DataFrame()
     for i, (name, s) in enumerate(series.groupby("series", sort=False)):
         c = _color(i)
-        m = s.groupby("iodepth", as_index=False)[["iops", "clat_p99_us"]].mean()
+        m = s.groupby("iodepth", as_index=False)[["iops", "p99_us"]].mean()
         fig.add_trace(go.Scatter(x=m["iodepth"], y=m["iops"], mode="lines+markers", name=f"{name} IOPS",
                                  legendgroup=name, line={"color": c},
                                  hovertemplate="QD %{x}<br>%{y:,.0f} IOPS<extra>" + name + "</extra>"), 1, 1)
-        fig.add_trace(go.Scatter(x=m["iops"], y=m["clat_p99_us"], mode="lines+markers", name=f"{name} p99",
+        fig.add_trace(go.Scatter(x=m["iops"], y=m["p99_us"], mode="lines+markers", name=f"{name} p99",
                                  legendgroup=name, line={"color": c, "dash": "dot"}, text=m["iodepth"],
                                  hovertemplate="QD %{text}<br>%{x:,.0f} IOPS<br>p99 %{y:,.0f} µs<extra>"
                                  + name + "</extra>"), 1, 2)
@@ -67,7 +70,7 @@ def knee_figure(series: pd.DataFrame, knees: pd.DataFrame, title: str = "Knee: w
     fig.update_xaxes(title_text="Queue depth (iodepth, log2)", **log2_axis(series["iodepth"]), row=1, col=1)
     fig.update_yaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=1)
     fig.update_xaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text="p99 completion latency (µs, log)", type="log", row=1, col=2)
+    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", type="log", row=1, col=2)
     return _layout(fig, title)
 
 
@@ -97,7 +100,7 @@ def littles_figure(table: pd.DataFrame, tolerance: float = 0.10,
         fig.add_trace(go.Scatter(x=t["outstanding_io"], y=t["littles_l"], mode="markers", name=name,
                                  marker={"color": color, "size": 10}, hovertext=hover, hoverinfo="text"))
     fig.update_xaxes(title_text="Configured outstanding I/O (iodepth × numjobs, log)", type="log")
-    fig.update_yaxes(title_text="Measured L̂ = IOPS × mean latency (I/Os, log)", type="log")
+    fig.update_yaxes(title_text="Measured L̂ = IOPS × mean total latency (I/Os, log)", type="log")
     return _layout(fig, title)
 
 
@@ -108,9 +111,15 @@ def linear_region_figure(lin: pd.DataFrame,
     if lin.empty:
         return message_figure("This run has no queue-depth sweep: no linear region to fit.")
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06)
+    notes = []
     for i, (name, s) in enumerate(lin.groupby("series", sort=False)):
         c = _color(i)
         lat = s["service_latency_us"].iloc[0]
+        if pd.isna(lat):  # fewer than two points on a line through the origin: no line, one sentence
+            fig.add_trace(go.Scatter(x=s["outstanding_io"], y=s["iops"], mode="markers", name=f"{name} measured",
+                                     legendgroup=name, marker={"color": c, "size": 9, "symbol": "circle-open"}), 1, 1)
+            notes.append(f"{name}: {s['linear_reason'].iloc[0]}.")
+            continue
         fig.add_trace(go.Scatter(x=s["outstanding_io"], y=s["iops"], mode="markers", name=f"{name} measured",
                                  legendgroup=name, marker={"color": c, "size": 9,
                                                            "symbol": np.where(s["in_linear_region"], "circle",
@@ -126,6 +135,9 @@ def linear_region_figure(lin: pd.DataFrame,
     fig.update_xaxes(title_text="Outstanding I/O (iodepth × numjobs, log2)", **ax, row=2, col=1)
     fig.update_yaxes(title_text="IOPS (log)", type="log", row=1, col=1)
     fig.update_yaxes(title_text="Residual (% of line)", row=2, col=1)
+    if notes:
+        fig.add_annotation(text="<br>".join(notes), xref="paper", yref="paper", x=0, y=1.08, showarrow=False,
+                           xanchor="left", align="left", font={"size": 12, "color": "#555"})
     return _layout(fig, title, height=560)
 
 
@@ -138,6 +150,7 @@ def usl_figure(points: pd.DataFrame, fits: pd.DataFrame, x: str = "outstanding_i
         return message_figure("No series to fit the Universal Scalability Law to.")
     fig = go.Figure()
     fits = fits.set_index("series") if not fits.empty else fits
+    notes = []
     for i, (name, s) in enumerate(points.groupby("series", sort=False)):
         c = _color(i)
         stats = pd.DataFrame([(n, *mean_ci(g["iops"])) for n, g in s.groupby(x)],
@@ -152,17 +165,22 @@ def usl_figure(points: pd.DataFrame, fits: pd.DataFrame, x: str = "outstanding_i
         if isinstance(f, pd.DataFrame):
             f = f.iloc[0]
         if pd.isna(f["lam"]):
+            notes.append(f"{name}: {f.get('credibility') or f['reason']}")
             continue
+        credible = bool(f.get("extrapolate", True))
+        if not credible:
+            notes.append(f"{name}: {f['credibility']}")
         n_max = float(f["n_max"])
         inside = np.geomspace(max(float(f["n_min"]), 1e-3), n_max, 120)
         beyond = np.geomspace(n_max, n_max * extend, 60)
         label = f"{name} USL: λ {f['lam']:,.0f}, σ {f['sigma']:.3f}, κ {f['kappa']:.2e}, R² {f['r2']:.3f}"
         fig.add_trace(go.Scatter(x=inside, y=usl(inside, f["lam"], f["sigma"], f["kappa"]), mode="lines",
                                  name=label, legendgroup=name, line={"color": c}))
-        fig.add_trace(go.Scatter(x=beyond, y=usl(beyond, f["lam"], f["sigma"], f["kappa"]), mode="lines",
-                                 name=f"{name} prediction beyond N = {n_max:g}", legendgroup=name,
-                                 line={"color": c, "dash": "dash"}))
-        if pd.notna(f["n_star"]) and f["n_star"] <= n_max * extend:
+        if credible:
+            fig.add_trace(go.Scatter(x=beyond, y=usl(beyond, f["lam"], f["sigma"], f["kappa"]), mode="lines",
+                                     name=f"{name} prediction beyond N = {n_max:g}", legendgroup=name,
+                                     line={"color": c, "dash": "dash"}))
+        if pd.notna(f["n_star"]) and f["n_star"] <= (n_max * extend if credible else n_max):
             fig.add_trace(go.Scatter(x=[f["n_star"]], y=[f["x_peak"]], mode="markers", legendgroup=name,
                                      name=f"{name} N* = {f['n_star']:.1f}",
                                      marker={"symbol": "x", "size": 13, "color": c}, hovertext=f["reason"],
@@ -170,4 +188,8 @@ def usl_figure(points: pd.DataFrame, fits: pd.DataFrame, x: str = "outstanding_i
     xlabel = "Outstanding I/O (iodepth × numjobs, log2)" if x == "outstanding_io" else f"{x} (log2)"
     fig.update_xaxes(title_text=xlabel, type="log")
     fig.update_yaxes(title_text="IOPS (I/O per second)", rangemode="tozero")
+    if notes:  # one sentence per series whose curve is not extended (or not fitted)
+        fig.add_annotation(text="<br>".join(notes), xref="paper", yref="paper", x=0, y=1.1, showarrow=False,
+                           xanchor="left", align="left", font={"size": 12, "color": "#555"})
+        fig.update_layout(margin={"t": 80 + 18 * len(notes)})
     return _layout(fig, title)

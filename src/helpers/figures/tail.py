@@ -1,5 +1,6 @@
-"""Tail-latency views: fio's completion-latency percentiles per point, and the latency distribution
-(histogram and tail 1 - CDF) from fio's json+ bins."""
+"""Tail-latency views: fio's latency percentiles per point, and the latency distribution (histogram and
+tail 1 - CDF) from fio's json+ bins.  Every axis names its latency: total latency (slat + clat) when fio
+wrote total-latency percentiles, else completion latency (clat)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,23 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.figures.common import TEMPLATE, add_step_slider, color, flag_notes, flag_symbols, message_figure
+from helpers.figures.common import (
+    COMPLETION_LATENCY,
+    TEMPLATE,
+    add_step_slider,
+    color,
+    flag_notes,
+    flag_symbols,
+    latency_name,
+    message_figure,
+)
+
+# fio's json+ bins are completion latency: an I/O that completed while io_submit was still running has its
+# device time counted as submission latency (slat), so its clat is about 1 µs.
+CLAT_SPIKE_US = 5.0
+CLAT_SPIKE_NOTE = ("Bins below 5 µs are I/Os that completed while fio was still submitting them: their device "
+                   "time is in the submission latency (slat), so their completion latency (clat) is ~1 µs. "
+                   "Total latency has no such spike.")
 
 
 def _qd_steps(groups: list[int], extra_all: bool = True) -> list[tuple[str, list[bool]]]:
@@ -18,14 +35,15 @@ def _qd_steps(groups: list[int], extra_all: bool = True) -> list[tuple[str, list
     return steps
 
 
-def percentiles_figure(long: pd.DataFrame, title: str = "Completion-latency percentiles") -> go.Figure:
+def percentiles_figure(long: pd.DataFrame, title: str = "") -> go.Figure:
     """Latency (log y) at p50, p90, p95, p99, p99.9 and p99.99 for every point, one line per point;
     a slider steps through queue depths.  Flagged points (e.g. too few I/Os for p99.99) are crosses.
 
     ``long`` is the output of :func:`helpers.analysis.percentiles_long`.
     """
     if long.empty:
-        return message_figure("This run reports no completion-latency percentiles.")
+        return message_figure("This run reports no latency percentiles.")
+    name = latency_name(long["latency"] if "latency" in long else [])
     fig = go.Figure()
     groups: list[int] = []
     order = list(dict.fromkeys(long.sort_values("percentile")["percentile_label"]))
@@ -37,10 +55,11 @@ def percentiles_figure(long: pd.DataFrame, title: str = "Completion-latency perc
             customdata=flag_notes(s["flag_reasons"]),
             hovertemplate=label + "<br>%{x}: %{y:,.1f} µs%{customdata}<extra></extra>"))
         groups.append(int(s["iodepth"].iloc[0]))
-    fig.update_xaxes(title_text="Percentile of completion latency", type="category", categoryorder="array",
+    fig.update_xaxes(title_text=f"Percentile of {name}", type="category", categoryorder="array",
                      categoryarray=order)
-    fig.update_yaxes(title_text="Completion latency (µs, log)", type="log")
-    add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.2)
+    fig.update_yaxes(title_text=f"{name[0].upper() + name[1:]} (µs, log)", type="log")
+    add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.2, always=True)
+    title = title or f"Percentiles of {name}"
     fig.update_layout(title=title + " (crosses: flagged points)", template=TEMPLATE, height=520,
                       margin={"b": 110})
     return fig
@@ -48,7 +67,7 @@ def percentiles_figure(long: pd.DataFrame, title: str = "Completion-latency perc
 
 def latency_distribution_figure(dist: pd.DataFrame, message: str = "",
                                 title: str = "Latency distribution from fio's histogram bins") -> go.Figure:
-    """Left: share of I/Os per latency bin (log x); right: tail, the share of I/Os slower than x
+    """Left: share of I/Os per latency bin (log x; the x axis names the latency of the bins); right: tail, the share of I/Os slower than x
     (1 - CDF, log-log).  One line per point and direction; a slider steps through queue depths.
 
     ``dist`` is the output of :func:`helpers.analysis.latency_distribution`; when it is empty
@@ -76,10 +95,15 @@ def latency_distribution_figure(dist: pd.DataFrame, message: str = "",
                                  "<extra></extra>"), 1, 2)
         qd = int(s["iodepth"].iloc[0]) if has_qd and pd.notna(s["iodepth"].iloc[0]) else 0
         groups += [qd, qd]
-    fig.update_xaxes(title_text="Completion latency (µs, log)", type="log")
+    name = latency_name(dist["latency"] if "latency" in dist else [])
+    fig.update_xaxes(title_text=f"{name[0].upper() + name[1:]} (µs, log)", type="log")
+    if name == COMPLETION_LATENCY and (dist["latency_us"] < CLAT_SPIKE_US).any():
+        fig.add_annotation(text=CLAT_SPIKE_NOTE, xref="paper", yref="paper", x=0, y=1.2, showarrow=False,
+                           xanchor="left", align="left", font={"size": 11, "color": "#555"})
     fig.update_yaxes(title_text="Share of I/Os in the bin (%)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="Share of I/Os slower (1 - CDF, log)", type="log", row=1, col=2)
     if has_qd:
-        add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.25)
-    fig.update_layout(title=title + " (dotted: flagged points)", template=TEMPLATE, height=520, margin={"b": 120})
+        add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.25, always=True)
+    fig.update_layout(title=f"{title}: {name} (dotted: flagged points)", template=TEMPLATE, height=560,
+                      margin={"b": 120, "t": 140})
     return fig

@@ -323,6 +323,10 @@ def _job_rows(obj: dict, job: dict, index: int, ctx: dict, sink: _Sink) -> None:
         if not isinstance(pct, dict):
             raise BadJob("the clat 'percentile' entry is not an object (wrong schema).")
         p = [_num(pct[k], f"percentile {k}") * cf if k in pct else NAN for k in schema.PERCENTILES]
+        lpct = (lat or {}).get("percentile") or {}
+        if not isinstance(lpct, dict):
+            raise BadJob("the lat 'percentile' entry is not an object (wrong schema).")
+        p += [_num(lpct[k], f"lat percentile {k}") * lf if k in lpct else NAN for k in schema.LAT_PERCENTILES]
         rows.append((
             ctx["run_id"], host, ctx["fio_version"], ctx["source_file"], point, ctx["groups"].get(point),
             name, index, rw, direction, _bs(options, direction), iodepth, numjobs, rwmix,

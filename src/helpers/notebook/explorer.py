@@ -27,20 +27,25 @@ class Explorer:
 
         self.points = points
         ops = list(dict.fromkeys(points["operation"]))
-        self.op = w.Dropdown(options=ops, value=ops[0], description="Operation")
-        self.qd = w.SelectionSlider(options=[1], description="Queue depth", continuous_update=False)
-        self.bs = w.SelectionSlider(options=[("4k", 4096)], description="Block size", continuous_update=False)
+        first = start_operation(points)
+        label = {"style": {"description_width": "initial"}}  # never clip "Queue depth" / "Block size"
+        self.op = w.Dropdown(options=ops, value=first, description="Operation", layout=w.Layout(width="auto"),
+                             **label)
+        self.qd = w.SelectionSlider(options=[1], description="Queue depth", continuous_update=False,
+                                    layout=w.Layout(width="330px"), **label)
+        self.bs = w.SelectionSlider(options=[("4k", 4096)], description="Block size", continuous_update=False,
+                                    layout=w.Layout(width="330px"), **label)
         self.info = w.HTML()
         cls = _figure_class()
         fig = self._empty()
         self.figure = cls(fig) if cls else fig
         self.output = None if cls else w.Output()
         self._busy = False
-        self._options(ops[0])
+        self._options(first)
         self.op.observe(self._on_op, names="value")
         self.qd.observe(self._on_change, names="value")
         self.bs.observe(self._on_change, names="value")
-        self.widget = w.VBox([w.HBox([self.op, self.qd, self.bs]), self.info,
+        self.widget = w.VBox([w.HBox([self.op, self.qd, self.bs], layout=w.Layout(flex_flow="row wrap")), self.info,
                               self.figure if cls else self.output])
         self.redraw()
 
@@ -58,7 +63,8 @@ class Explorer:
         fig.update_xaxes(title_text="Block size (binary: 4k = 4096 bytes, log2 axis)", type="log", row=1, col=2)
         fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
         fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
-        fig.update_layout(template=TEMPLATE, height=460, legend={"orientation": "h", "y": -0.25})
+        fig.update_layout(template=TEMPLATE, height=500, legend={"orientation": "h", "y": -0.3},
+                          margin={"l": 80, "r": 30, "t": 80, "b": 130})
         return fig
 
     def _options(self, op: str) -> None:
@@ -69,7 +75,9 @@ class Explorer:
         self.qd.options = qds
         self.bs.options = [(format_bytes(b), b) for b in sizes]
         self.qd.value = qds[len(qds) // 2]
-        self.bs.value = sizes[0]
+        # the block size with the most queue depths, so the IOPS-vs-QD plot opens on a curve
+        per_bs = d.groupby("bs_bytes")["iodepth"].nunique()
+        self.bs.value = int(per_bs[per_bs == per_bs.max()].index.min())
         self._busy = False
 
     def _on_op(self, change) -> None:
@@ -108,9 +116,12 @@ class Explorer:
         if len(here):
             r = here.iloc[0]
             flag = f" <b>⚠ flagged:</b> {r['flag_reasons']}" if r["flag_reasons"] else ""
+            p99 = r.get("p99_us")
+            tail = (f", p99 {r.get('percentile_latency') or 'latency'} {p99:,.1f} µs"
+                    if p99 is not None and pd.notna(p99) else "")
             self.info.value = (f"<b>{op} {format_bytes(bs)} QD {qd}</b>: {r['iops']:,.0f} IOPS, "
-                               f"{r['mb_per_s']:,.1f} MB/s ({r['mib_per_s']:,.1f} MiB/s), mean latency "
-                               f"{r['lat_mean_us']:,.1f} µs{flag}")
+                               f"{r['mb_per_s']:,.1f} MB/s ({r['mib_per_s']:,.1f} MiB/s), mean total latency "
+                               f"{r['lat_mean_us']:,.1f} µs{tail}{flag}")
         else:
             self.info.value = f"{op} was not measured with {format_bytes(bs)} blocks at QD {qd} in this run."
         if self.output is not None:
@@ -125,6 +136,14 @@ class _nullcontext:
 
     def __exit__(self, *exc):
         return False
+
+
+def start_operation(points: pd.DataFrame) -> str:
+    """The operation the explorer opens on: the one measured at the most queue depths (at one block size),
+    first in the run's order on a tie."""
+    ops = list(dict.fromkeys(points["operation"]))
+    depth = points.groupby(["operation", "bs_bytes"])["iodepth"].nunique().groupby(level=0).max()
+    return max(ops, key=lambda op: (int(depth.get(op, 0)), -ops.index(op)))
 
 
 def explorer(points: pd.DataFrame):

@@ -14,10 +14,31 @@ from pathlib import Path
 import pandas as pd
 
 from helpers import config
+from helpers.analysis.flags import flagged_rows
 from helpers.errors import LabError
 from helpers.ingest.core import ingest
 from helpers.processed import store
-from helpers.run.manifest import read_manifest
+from helpers.run.manifest import (
+    latest_raw_run,  # noqa: F401  (re-exported for notebooks)
+    read_manifest,
+)
+
+
+def raw_dirs_for(processed_dir: Path, raw_dir: Path | None = None) -> list[Path]:
+    """Where the raw runs behind ``processed_dir`` live: ``raw_dir`` when given, the sibling ``raw/``
+    (``data/raw`` next to ``data/processed``), the project's raw folder and the bundled samples."""
+    first = [Path(raw_dir)] if raw_dir else []
+    return list(dict.fromkeys([*first, Path(processed_dir).parent / "raw", config.RAW_DIR, config.SAMPLE_RAW_DIR]))
+
+
+def load_manifest(run_id: str, processed_dir: Path, raw_dir: Path | None = None) -> dict:
+    """The sweep manifest of a processed run (host, kernel, fio version, target, profile, dates); {} when
+    the run's raw folder is not found (e.g. foreign files ingested from elsewhere)."""
+    for d in raw_dirs_for(processed_dir, raw_dir):
+        m = read_manifest(d / run_id)
+        if m:
+            return m
+    return {}
 
 
 def sample_run_ids() -> list[str]:
@@ -70,17 +91,7 @@ class RunData:
     run_ids: list[str]
     results: pd.DataFrame
     quarantine: pd.DataFrame
-    raw_dir: Path = config.RAW_DIR
-
-    @property
-    def manifests(self) -> dict[str, dict]:
-        """{run_id: manifest} from each run's raw folder (the bundled samples' own folder for them); {} for
-        a run whose raw folder is not here (e.g. ingested from elsewhere)."""
-        if not hasattr(self, "_manifests"):
-            samples = set(sample_run_ids())
-            self._manifests = {r: read_manifest((config.SAMPLE_RAW_DIR if r in samples else self.raw_dir) / r)
-                               for r in self.run_ids}
-        return self._manifests
+    raw_dir: Path | None = None  # where the runs' manifests are looked for first (see raw_dirs_for)
 
     @property
     def histograms(self) -> pd.DataFrame:
@@ -90,13 +101,26 @@ class RunData:
         return self._histograms
 
     @property
+    def manifests(self) -> dict[str, dict]:
+        """run id -> its sweep manifest ({} when not found), loaded once."""
+        if not hasattr(self, "_manifests"):
+            self._manifests = {r: load_manifest(r, self.processed_dir, self.raw_dir) for r in self.run_ids}
+        return self._manifests
+
+    @property
+    def manifest(self) -> dict:
+        """The manifest of the first chosen run (what a single-run page such as the device card describes)."""
+        return self.manifests[self.run_ids[0]] if self.run_ids else {}
+
+    @property
     def summary(self) -> pd.DataFrame:
-        """One row per run: host, fio version, rows, flagged rows, quarantined entries."""
+        """One row per run: host, fio version, rows, flagged rows (any validity flag raised: the rows of the
+        flag table), quarantined entries."""
         rows = []
         for run in self.run_ids:
             r = self.results[self.results["run_id"] == run]
             q = self.quarantine[self.quarantine["run_id"] == run]
-            flagged = int((r["flag_reasons"].fillna("") != "").sum()) if "flag_reasons" in r else 0
+            flagged = int(flagged_rows(r).sum())  # the same count as the flag table's rows
             rows.append({"run_id": run, "sample": run in sample_run_ids(),
                          "hosts": ", ".join(sorted(r["host"].dropna().unique())),
                          "fio_version": ", ".join(sorted(r["fio_version"].dropna().unique())),
@@ -106,7 +130,7 @@ class RunData:
 
 def load_results(run_id: str | list[str] = "latest", processed_dir: str | Path = "", raw_dir: str | Path = "") -> RunData:
     """Resolve ``run_id`` (see :func:`resolve_runs`) and load its results and quarantine tables; manifests
-    are read from ``raw_dir`` (default data/raw) when asked for."""
+    are looked for in ``raw_dir`` first (see :func:`raw_dirs_for`) when asked for."""
     pdir, ids = resolve_runs(run_id, processed_dir)
     return RunData(pdir, ids, store.load(pdir, config.RESULTS_DATASET, ids),
-                   store.load(pdir, config.QUARANTINE_DATASET, ids), Path(raw_dir) if raw_dir else config.RAW_DIR)
+                   store.load(pdir, config.QUARANTINE_DATASET, ids), Path(raw_dir) if raw_dir else None)

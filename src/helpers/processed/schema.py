@@ -47,6 +47,15 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("clat_p99_us", "float64", "99th percentile completion latency in microseconds."),
     ("clat_p99_9_us", "float64", "99.9th percentile completion latency in microseconds."),
     ("clat_p99_99_us", "float64", "99.99th percentile completion latency in microseconds."),
+    ("lat_p50_us", "float64", "50th percentile total latency (submission + completion) in microseconds, from "
+     "fio's lat_ns percentiles (written when the job ran with lat_percentiles=1, as the lab's sweeps do); NaN "
+     "when the file has only completion-latency percentiles."),
+    ("lat_p90_us", "float64", "90th percentile total latency in microseconds (NaN without lat_percentiles=1)."),
+    ("lat_p95_us", "float64", "95th percentile total latency in microseconds (NaN without lat_percentiles=1)."),
+    ("lat_p99_us", "float64", "99th percentile total latency in microseconds (NaN without lat_percentiles=1)."),
+    ("lat_p99_9_us", "float64", "99.9th percentile total latency in microseconds (NaN without lat_percentiles=1)."),
+    ("lat_p99_99_us", "float64", "99.99th percentile total latency in microseconds (NaN without "
+     "lat_percentiles=1)."),
     ("usr_cpu_pct", "float64", "fio user CPU in percent of one CPU (job level, same for each direction row)."),
     ("sys_cpu_pct", "float64", "fio system CPU in percent of one CPU (job level)."),
     ("timestamp_s", "int64", "fio's Unix timestamp of the result (seconds)."),
@@ -68,6 +77,7 @@ PERCENTILES: dict[str, str] = {  # fio key -> column
     "99.900000": "clat_p99_9_us",
     "99.990000": "clat_p99_99_us",
 }
+LAT_PERCENTILES: dict[str, str] = {k: v.replace("clat_", "lat_") for k, v in PERCENTILES.items()}  # lat_ns
 
 QUARANTINE_COLUMNS: list[tuple[str, str, str]] = [
     ("run_id", "string", "Run identifier."),

@@ -1,6 +1,9 @@
 """Static HTML reports: executed notebooks -> ``reports/<RUN>/<name>.html`` and ``reports/index.html``.
 
-Exports hide code (``--no-input``) and keep plotly.js embedded in the page, so reports open offline.
+Exports hide code (``--no-input``).  Notebooks store figures as plotly JSON only; the export draws each
+one with ``Plotly.newPlot`` and every page loads plotly.js from ONE shared file,
+``reports/assets/plotly.min.js``, by a relative path (``../assets/plotly.min.js``), so a copied or zipped
+reports folder still opens offline and a page carries only its own figures (not 5 MB of plotly.js).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import re
 from pathlib import Path
 
 import nbformat
+import plotly.io as pio
+import plotly.offline
 from nbconvert import HTMLExporter
 
 from helpers import config
@@ -26,12 +31,58 @@ def strip_external_scripts(page: str) -> str:
     return _EXTERNAL_SCRIPT.sub("", page)
 
 
-def export_html(executed: Path, out_html: Path) -> Path:
-    """Export an executed notebook without code cells, using the offline template (no CDN scripts)."""
+ASSETS = "assets"
+PLOTLY_JS = "plotly.min.js"
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+
+
+def write_plotly_js(reports_dir: Path) -> Path:
+    """``reports_dir/assets/plotly.min.js`` (the plotly.js of the installed plotly), written once."""
+    path = Path(reports_dir) / ASSETS / PLOTLY_JS
+    js = plotly.offline.get_plotlyjs()
+    if not path.exists() or path.stat().st_size != len(js.encode("utf-8")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(js, encoding="utf-8")
+        os.replace(tmp, path)
+    return path
+
+
+def _figure_html(fig: dict) -> str:
+    """One plotly figure (the notebook's JSON) as a div drawn by the page's shared plotly.js."""
+    height = (fig.get("layout") or {}).get("height") or 450
+    return pio.to_html(fig, include_plotlyjs=False, full_html=False, default_height=f"{height}px",
+                       config={"displaylogo": False}, validate=False)
+
+
+def plotly_outputs_to_html(nb: nbformat.NotebookNode) -> int:
+    """Give every plotly JSON output an HTML rendering (no plotly.js in it); returns how many."""
+    n = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data") or {}
+            if PLOTLY_MIME in data:
+                data["text/html"] = _figure_html(data[PLOTLY_MIME])
+                for k in [k for k in data if k not in ("text/html", "text/plain")]:
+                    del data[k]
+                n += 1
+    return n
+
+
+def export_html(executed: Path, out_html: Path, reports_dir: Path | None = None) -> Path:
+    """Export an executed notebook without code cells, using the offline template (no CDN scripts); the
+    page loads the shared ``assets/plotly.min.js`` of ``reports_dir`` (default: two folders up from the
+    page, ``reports/<run>/page.html``) by a relative path."""
+    reports_dir = Path(reports_dir) if reports_dir is not None else Path(out_html).parent.parent
+    js = write_plotly_js(reports_dir)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
                             template_name="offline", extra_template_basedirs=[str(TEMPLATES_DIR)])
-    body, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
+    nb = nbformat.read(executed, as_version=4)
+    plotly_outputs_to_html(nb)
+    body, _ = exporter.from_notebook_node(nb)
     body = strip_external_scripts(body)
+    src = Path(os.path.relpath(js, Path(out_html).parent)).as_posix()
+    body = body.replace("</head>", f'<script src="{html.escape(src)}"></script>\n</head>', 1)
     out_html.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_html.with_name(f".{out_html.name}.tmp")
     tmp.write_text(body, encoding="utf-8")

@@ -42,6 +42,9 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
         ("group_reporting", "1"),
         ("randrepeat", "0"),
         ("percentile_list", PERCENTILES),
+        # percentiles of TOTAL latency (slat + clat, what an application waits for) in lat_ns.percentile;
+        # fio keeps writing the completion-latency (clat) percentiles too
+        ("lat_percentiles", "1"),
         # the lab creates (and marks) its files before the points run: fio never creates one itself
         ("allow_file_create", "0"),
     ]

@@ -78,5 +78,20 @@ def describe_host() -> dict[str, object]:
     }
 
 
+def disk_capacity_bytes(disk: str | None) -> int | None:
+    """Size of a whole disk (``/sys/block/<disk>/size`` counts 512-byte sectors); None when unknown."""
+    sectors = _read(f"/sys/block/{disk}/size") if disk else None
+    return int(sectors) * 512 if sectors and sectors.isdigit() else None
+
+
 def describe_target(path: Path) -> dict[str, object]:
-    return {"path": str(path), "mount": mount_of(path), **block_device_of(path)}
+    """Path, kind ('file' or 'block device'), mount, device, disk, model, rotational and the disk's capacity."""
+    import stat as _stat
+
+    try:
+        kind = "block device" if _stat.S_ISBLK(path.stat().st_mode) else "file"
+    except OSError:
+        kind = "file"  # not created yet: the lab creates files, never devices
+    dev = block_device_of(path)
+    return {"path": str(path), "kind": kind, "mount": mount_of(path), **dev,
+            "capacity_bytes": disk_capacity_bytes(dev["disk"])}

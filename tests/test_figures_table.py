@@ -1,0 +1,55 @@
+"""The one table formatter (issue 10 point 5): readable numbers, units in headers, no None/<NA> text,
+sentences kept whole; and the notebook's HTML table built from it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers.figures.table import MISSING, format_number, format_table, header
+from helpers.notebook import page
+
+LONG = ("ran 1.0 s: too short for steady state (< 3 s); fio used 97 % of a CPU (CPU-bound); repeats of this "
+        "point vary by 14 % (CV) in IOPS")
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (9973.4, "9,973"), (1234567, "1,234,567"), (812.3, "812"), (45.83, "45.8"), (2.345, "2.35"), (0.012345, "0.0123"),
+    (0.0, "0"), (-45.83, "-45.8"), (None, MISSING), (float("nan"), MISSING), (pd.NA, MISSING), (np.int64(16), "16"),
+    (True, "yes"), (False, "no")])
+def test_numbers_have_three_significant_digits_and_thousands_separators(value, text):
+    assert format_number(value) == text
+
+
+def test_headers_carry_units_and_name_the_latency():
+    assert header("lat_p99_us") == "p99 total latency (µs)"
+    assert header("clat_p99_9_us") == "p99.9 completion latency, clat (µs)"
+    assert header("p99_us", "total latency") == "p99 total latency (µs)"
+    assert header("lat_mean_us") == "mean total latency (µs)"
+    assert header("bw_bytes_per_s") == "bandwidth (MB/s)" and header("runtime_s") == "runtime (s)"
+    assert header("some_share_pct") == "some share (%)"
+
+
+def test_table_cells_missing_values_block_sizes_bandwidth_and_whole_sentences():
+    df = pd.DataFrame({"point_id": ["a", None], "bs_bytes": [4096, 1048576], "iops": [9973.4, np.nan],
+                       "bw_bytes_per_s": [40_850_000.0, 2.5e9], "p99_us": [1234.5, 88.123],
+                       "percentile_latency": "total latency",
+                       "flag_reasons": pd.array([LONG, pd.NA], dtype="string")}).set_index("point_id")
+    t = format_table(df)
+    assert list(t.columns) == ["point", "block size", "IOPS", "bandwidth (MB/s)", "p99 total latency (µs)", "flags"]
+    assert t.iloc[0].tolist() == ["a", "4k", "9,973", "40.9", "1,234", LONG]
+    assert t.iloc[1].tolist() == [MISSING, "1m", MISSING, "2,500", "88.1", MISSING]
+    text = t.to_string()
+    assert "None" not in text and "<NA>" not in text and "nan" not in text
+
+
+def test_page_table_wraps_long_sentences_and_scrolls_instead_of_running_off_the_page():
+    df = pd.DataFrame({"point_id": ["a"], "iops": [12345.6], "flag_reasons": [LONG]})
+    html = page.table(df)._repr_html_()
+    assert LONG.replace("<", "&lt;") in html  # the whole sentence, not cut at 50 characters
+    assert "overflow-x:auto" in html and "white-space:normal" in html
+    assert "12,346" in html and "<th>IOPS</th>" in html
+    assert "This run has no rows" in page.table(df.iloc[0:0])._repr_html_()
+    sub = page.table(df, columns=["iops", "missing_column"])
+    assert list(sub.cells.columns) == ["IOPS"]
