@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from figdata import rows
-from helpers.analysis.hosts import host_table, label_hosts
+from helpers.analysis.hosts import host_table, label_hosts, multi_host_rows
 
 
 def two_host_rows() -> pd.DataFrame:
@@ -111,3 +111,11 @@ def test_host_table_with_only_some_columns():
 def test_host_table_of_nothing():
     empty = two_host_rows().iloc[0:0]
     assert host_table(empty).empty
+
+
+def test_multi_host_rows_keeps_only_points_measured_on_several_hosts():
+    df = rows([{"point_id": "p", "host": "a"}, {"point_id": "p", "host": "b"},
+               {"point_id": "single", "host": "a"}, {"run_id": "r2", "point_id": "p", "host": "a"}])
+    kept = multi_host_rows(df)
+    assert sorted(zip(kept["run_id"], kept["point_id"], kept["host"])) == [("r1", "p", "a"), ("r1", "p", "b")]
+    assert multi_host_rows(df[df["point_id"] == "single"]).empty

@@ -35,7 +35,7 @@ from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.card import DeviceCard, device_card
 from helpers.analysis.compare import common_points, run_metrics, spec_comparison, spec_warning
 from helpers.analysis.flags import flag_sentences, flag_table, flagged_rows
-from helpers.analysis.hosts import host_table, label_hosts
+from helpers.analysis.hosts import host_table, label_hosts, multi_host_rows
 from helpers.analysis.knee import Knee, find_knee, knee_table
 from helpers.analysis.littles import LinearFit, fit_linear_region, linear_region_table, littles_law
 from helpers.analysis.mix import mix_series
@@ -57,7 +57,7 @@ __all__ += [  # analysis views (issue 4)
     "distribution_percentile", "grid", "held_constant", "latency_distribution", "mix_series", "operations",
     "percentiles_long", "run_metrics", "spec_comparison", "totals", "with_units",
 ]
-__all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
+__all__ += ["host_table", "label_hosts", "multi_host_rows", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
 __all__ += ["SteadyStateRun", "first_steady_state_run", "steady_state_runs"]
 __all__ += ["flag_sentences", "flagged_rows", "latency_columns", "spec_warning", "with_latency", "held_section",
             "pick_held"]  # issue 10

@@ -32,13 +32,10 @@ def label_hosts(df: pd.DataFrame, manifest: dict[str, Any]) -> pd.DataFrame:
 
 def host_table(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (point, direction, host) plus an ``all hosts`` row: IOPS and bandwidth summed,
-    latency percentiles as the worst host (an aggregate of percentiles is not a percentile).  Only points
-    measured on more than one host are multi-host points; the others are left out (empty table: none)."""
-    keys = [k for k in POINT_KEYS if k in df.columns]
-    if not df.empty:
-        df = df[df.groupby(keys, dropna=False)["host"].transform("nunique") > 1]
+    latency percentiles as the worst host (an aggregate of percentiles is not a percentile)."""
     if df.empty:
         return df
+    keys = [k for k in POINT_KEYS if k in df.columns]
     cols = [c for c in SUM_COLUMNS + MAX_COLUMNS + ["lat_mean_us"] if c in df.columns]
     per = df[keys + ["host"] + cols].copy()
     agg = {c: "sum" for c in SUM_COLUMNS if c in cols}
@@ -50,3 +47,11 @@ def host_table(df: pd.DataFrame) -> pd.DataFrame:
     total = total.reset_index().assign(host="all hosts")
     per["hosts"] = 1
     return pd.concat([per, total], ignore_index=True).sort_values(keys + ["host"]).reset_index(drop=True)
+
+
+def multi_host_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of points measured on more than one host (the multi-host points); empty when there are none."""
+    if df.empty or "host" not in df.columns:
+        return df.iloc[0:0]
+    keys = [k for k in POINT_KEYS if k in df.columns]
+    return df[df.groupby(keys, dropna=False)["host"].transform("nunique") > 1]
