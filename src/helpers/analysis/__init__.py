@@ -29,6 +29,16 @@ Public API (queueing analytics, issue 5)::
 Table helpers for notebooks: ``knee_table(series)``, ``usl_table(points, x)``, ``flag_table(df)``,
 ``linear_region_table(series)`` (fit of IOPS = N / service latency in the unsaturated region,
 with residuals), ``numjobs_series(df)``, ``aggregate_repeats(df)`` (mean and 95 % CI).
+
+Run comparison (issue 13)::
+
+    from helpers.analysis import compare_samples
+
+``compare_samples(a, b, confidence=0.95, higher_is_better=True, method="auto") -> SampleComparison``
+    ``ratio`` = mean(b) / mean(a), ``low``/``high`` its Fieller interval, ``verdict`` ("faster",
+    "slower", "within noise", or "not enough samples" with < 2 samples a side), ``effect_size``
+    (Hedges' g), ``change_pct``, ``method`` ("independent": per-repeat samples, Welch variances;
+    "series": per-interval samples, prewhitened Newey-West variances), ``reason``.  docs/statistics.md.
 """
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
@@ -44,6 +54,7 @@ from helpers.analysis.overview import distribution, grid, held_constant
 from helpers.analysis.points import operations, totals, with_units
 from helpers.analysis.qd import qd_series, qd_table
 from helpers.analysis.repeats import aggregate_repeats, mean_ci
+from helpers.analysis.samples import SampleComparison, compare_samples
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
 from helpers.analysis.usl import UslFit, fit_usl, numjobs_series, usl, usl_table
 
@@ -57,3 +68,4 @@ __all__ += [  # analysis views (issue 4)
     "percentiles_long", "run_metrics", "spec_comparison", "totals", "with_units",
 ]
 __all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
+__all__ += ["SampleComparison", "compare_samples"]  # run comparison (issue 13)
