@@ -39,6 +39,14 @@ Run comparison (issue 13)::
     "slower", "within noise", or "not enough samples" with < 2 samples a side), ``effect_size``
     (Hedges' g), ``change_pct``, ``method`` ("independent": per-repeat samples, Welch variances;
     "series": per-interval samples, prewhitened Newey-West variances), ``reason``.  docs/statistics.md.
+
+``compare_runs(samples, base, new, metrics=None, keys=MATCH_KEYS) -> RunComparison``
+    Points matched by configuration (never by name); ``table`` (one row per point and metric:
+    ratio, interval, verdict, effect size), ``unmatched``, ``summary`` (one line),
+    ``regressions(max_regression_pct)``.  Samples: ``repeat_samples(results, histograms)`` (per
+    repeat; p99/p99.9 of completion latency from json+ bins) and/or
+    ``interval_samples(timeseries, results)``; ``run_comparison(results, histograms, run_ids)`` for
+    notebooks.
 """
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
@@ -54,6 +62,7 @@ from helpers.analysis.overview import distribution, grid, held_constant
 from helpers.analysis.points import operations, totals, with_units
 from helpers.analysis.qd import qd_series, qd_table
 from helpers.analysis.repeats import aggregate_repeats, mean_ci
+from helpers.analysis.runpair import RunComparison, compare_runs, interval_samples, repeat_samples, run_comparison
 from helpers.analysis.samples import SampleComparison, compare_samples
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
 from helpers.analysis.usl import UslFit, fit_usl, numjobs_series, usl, usl_table
@@ -68,4 +77,5 @@ __all__ += [  # analysis views (issue 4)
     "percentiles_long", "run_metrics", "spec_comparison", "totals", "with_units",
 ]
 __all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
-__all__ += ["SampleComparison", "compare_samples"]  # run comparison (issue 13)
+__all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_samples", "interval_samples",  # issue 13
+            "repeat_samples", "run_comparison"]
