@@ -62,7 +62,13 @@ from helpers.analysis.overview import distribution, grid, held_constant
 from helpers.analysis.points import operations, totals, with_units
 from helpers.analysis.qd import qd_series, qd_table
 from helpers.analysis.repeats import aggregate_repeats, mean_ci
-from helpers.analysis.runpair import RunComparison, compare_runs, interval_samples, repeat_samples, run_comparison
+from helpers.analysis.runpair import (
+    RunComparison,
+    compare_runs,
+    interval_samples,
+    repeat_samples,
+    run_comparison,
+)
 from helpers.analysis.samples import SampleComparison, compare_samples
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
 from helpers.analysis.usl import UslFit, fit_usl, numjobs_series, usl, usl_table
