@@ -135,8 +135,9 @@ def point_label(row) -> str:
     if rw in ("rw", "readwrite", "randrw", "trimwrite", "randtrimwrite") or direction == "trim":
         parts.append(direction)
     parts.append(f"QD{int(row['iodepth'])}")
-    if int(row["numjobs"]) != 1:
-        parts.append(f"x{int(row['numjobs'])} jobs")
+    nj = row.get("numjobs")
+    if nj is not None and not pd.isna(nj) and int(nj) != 1:
+        parts.append(f"x{int(nj)} jobs")
     mix = row.get("rwmixread_pct")
     if mix is not None and not pd.isna(mix) and rw in ("rw", "readwrite", "randrw"):
         parts.append(f"{mix:g} % read")
@@ -145,7 +146,7 @@ def point_label(row) -> str:
         parts.append(f"@ {rate:,.0f} IOPS offered")
     if str(row.get("ioengine")) not in ("libaio", "None", "<NA>"):
         parts.append(str(row["ioengine"]))
-    if not pd.isna(row.get("direct")) and int(row["direct"]) == 0:
+    if row.get("direct") is not None and not pd.isna(row.get("direct")) and int(row["direct"]) == 0:
         parts.append("buffered")
     return " ".join(parts)
 
@@ -214,8 +215,7 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
     for key, g in s.groupby(keys, dropna=False, sort=True):
         if g["side"].nunique() < 2:
             continue
-        first = g.iloc[0]
-        label = point_label(first)
+        label = point_label(dict(zip(keys, key)))
         for m in metrics:
             gm = g[g["metric"] == m]
             if gm.empty or gm["value"].notna().sum() == 0:

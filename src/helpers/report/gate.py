@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from helpers import config
-from helpers.analysis.runpair import METRICS, RunComparison, compare_runs, repeat_samples
+from helpers.analysis.runpair import MATCH_KEYS, METRICS, RunComparison, compare_runs, repeat_samples
 from helpers.errors import LabError
 from helpers.figures.compare import forest_figure
 from helpers.ingest.core import ingest_run, write_ingest
@@ -144,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="fail only when a point is significantly worse than this (e.g. 5%%; default 0%%)")
     ap.add_argument("--processed-dir", default="", help="processed dataset folder (default data/processed)")
     ap.add_argument("--html", default="", help="HTML page to write (default reports/compare/NEW-vs-BASE.html)")
+    ap.add_argument("--ignore", default="",
+                    help="configuration keys to leave out of the matching, e.g. rate_iops to compare a throttled "
+                         f"run with an unthrottled one (keys: {', '.join(MATCH_KEYS)})")
     ap.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     try:
         args = ap.parse_args(argv)
@@ -151,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
         threshold = parse_threshold(args.max_regression)
         if not 0 < args.confidence < 1:
             raise UsageError(f"--confidence must be between 0 and 1 (got {args.confidence:g}).")
+        ignore = [k.strip() for k in args.ignore.split(",") if k.strip()]
+        bad = [k for k in ignore if k not in MATCH_KEYS]
+        if bad:
+            raise UsageError(f"--ignore names unknown key(s) {', '.join(bad)}: use {', '.join(MATCH_KEYS)}.")
+        keys = [k for k in MATCH_KEYS if k not in ignore]
         pdir = Path(args.processed_dir) if args.processed_dir else config.PROCESSED_DIR
         with tempfile.TemporaryDirectory(prefix="compare-") as tmp:
             base_ids, base_res, base_hist = load_side(args.base, pdir, Path(tmp))
@@ -160,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         results = pd.concat([base_res, new_res], ignore_index=True)
         hists = [h for h in (base_hist, new_hist) if len(h)]
         samples = repeat_samples(results, pd.concat(hists, ignore_index=True) if hists else None)
-        c = compare_runs(samples, base_ids, new_ids, metrics=metrics, confidence=args.confidence)
+        c = compare_runs(samples, base_ids, new_ids, metrics=metrics, keys=keys, confidence=args.confidence)
         if c.table.empty:
             raise UsageError(f"no point of {', '.join(new_ids)} has the configuration of a point of "
                              f"{', '.join(base_ids)}, so there is nothing to compare.")
