@@ -47,6 +47,14 @@ Run comparison (issue 13)::
     repeat; p99/p99.9 of completion latency from json+ bins) and/or
     ``interval_samples(timeseries, results)``; ``run_comparison(results, histograms, run_ids)`` for
     notebooks.
+
+``slo_capacity(iodepth, iops, p99_us, slo_us) -> SloCapacity``
+    Max IOPS of one closed-loop QD series with p99 <= slo_us: ``max_iops`` (None when no measured
+    point meets it), ``at_iodepth`` (interpolated in log space, may be fractional), ``reason``,
+    ``limited_by`` ("slo", or "range": met at every measured depth, so at least).  Open loop:
+    ``slo_rate_capacity(offered, achieved, p99_us, slo_us)``.  ``slo_table(results, slo_us)`` per
+    series (p99 of total latency ``lat_p99_us`` when fio measured it, else of completion latency);
+    ``slo_card_sentence(results, slo_us)`` for the device card.
 """
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
@@ -70,6 +78,7 @@ from helpers.analysis.runpair import (
     run_comparison,
 )
 from helpers.analysis.samples import SampleComparison, compare_samples
+from helpers.analysis.slo import SloCapacity, slo_capacity, slo_card_sentence, slo_rate_capacity, slo_table
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
 from helpers.analysis.usl import UslFit, fit_usl, numjobs_series, usl, usl_table
 
@@ -85,3 +94,4 @@ __all__ += [  # analysis views (issue 4)
 __all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
 __all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_samples", "interval_samples",  # issue 13
             "repeat_samples", "run_comparison"]
+__all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capacity", "slo_table"]  # SLO (issue 13)

@@ -137,7 +137,8 @@ def fieller_interval(mean_a: float, var_mean_a: float, mean_b: float, var_mean_b
         return 0.0, float("inf"), df
     disc = max(qb**2 - 4 * qa * qc, 0.0)
     root = math.sqrt(disc)
-    return (-qb - root) / (2 * qa), (-qb + root) / (2 * qa), df
+    # the metrics are positive: a ratio below 0 is impossible, so the lower bound stops at 0
+    return max((-qb - root) / (2 * qa), 0.0), (-qb + root) / (2 * qa), df
 
 
 def hedges_g(a: np.ndarray, b: np.ndarray) -> float:
