@@ -141,7 +141,7 @@ def slo_rate_capacity(offered_iops, achieved_iops, p99_us, slo_us: float, fracti
                        at_rate_iops=float(r["off"]), latency_us=float(r["lat"]))
 
 
-SLO_TABLE_COLUMNS = ["series", "mode", "slo_us", "latency", "max_iops", "at_iodepth", "at_rate_iops",
+SLO_TABLE_COLUMNS = ["series", "mode", "slo_us", "latency", "latency_column", "max_iops", "at_iodepth", "at_rate_iops",
                      "interpolated", "limited_by", "reason"]
 
 
@@ -159,7 +159,7 @@ def slo_table(df: pd.DataFrame, slo_us: float = 1000.0, percentile: float = 99.0
             continue
         c = slo_capacity(g["iodepth"], g["iops"], g[col], slo_us, label)
         rows.append({"series": name, "mode": "closed loop (QD)", "slo_us": slo_us, "latency": label,
-                     "max_iops": c.max_iops, "at_iodepth": c.at_iodepth, "at_rate_iops": None,
+                     "latency_column": col, "max_iops": c.max_iops, "at_iodepth": c.at_iodepth, "at_rate_iops": None,
                      "interpolated": c.interpolated, "limited_by": c.limited_by, "reason": c.reason})
     if "rate_iops" in df.columns and df["rate_iops"].notna().any():
         ocol = col if col in ("clat_p99_us", "clat_p99_9_us") else None
@@ -172,7 +172,7 @@ def slo_table(df: pd.DataFrame, slo_us: float = 1000.0, percentile: float = 99.0
                 c = slo_rate_capacity(g["offered_iops"], g["achieved_iops"], g[ocol], slo_us, latency_label=label)
                 name = f"{k['rw']} {format_bytes(k['bs_bytes'])} QD{int(k['iodepth'])} (offered rate)"
                 rows.append({"series": f"{k['run_id']}: {name}" if multi_run else name, "mode": "open loop (rate)",
-                             "slo_us": slo_us, "latency": label, "max_iops": c.max_iops, "at_iodepth": None,
+                             "slo_us": slo_us, "latency": label, "latency_column": ocol, "max_iops": c.max_iops, "at_iodepth": None,
                              "at_rate_iops": c.at_rate_iops, "interpolated": False, "limited_by": c.limited_by,
                              "reason": c.reason})
     return pd.DataFrame(rows, columns=SLO_TABLE_COLUMNS)
