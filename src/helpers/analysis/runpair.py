@@ -216,9 +216,10 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
         if g["side"].nunique() < 2:
             continue
         label = point_label(dict(zip(keys, key)))
+        by_metric = dict(tuple(g.groupby("metric", sort=False)))
         for m in metrics:
-            gm = g[g["metric"] == m]
-            if gm.empty or gm["value"].notna().sum() == 0:
+            gm = by_metric.get(m)
+            if gm is None or gm["value"].notna().sum() == 0:
                 continue
             a, b, method = _pick(gm)
             c = compare_samples(a, b, confidence=confidence, higher_is_better=METRICS[m].higher_is_better,
@@ -233,13 +234,18 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
 
 
 def _pick(gm: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, str]:
-    def side(kind: str, sd: str) -> np.ndarray:
-        return gm.loc[(gm["kind"] == kind) & (gm["side"] == sd), "value"].dropna().to_numpy(dtype=float)
+    kind = gm["kind"].to_numpy(dtype=object)
+    side = gm["side"].to_numpy(dtype=object)
+    value = gm["value"].to_numpy(dtype=float)
+    ok = ~np.isnan(value)
 
-    ra, rb = side("repeat", "base"), side("repeat", "new")
+    def pick(k: str, sd: str) -> np.ndarray:
+        return value[ok & (kind == k) & (side == sd)]
+
+    ra, rb = pick("repeat", "base"), pick("repeat", "new")
     if len(ra) >= 2 and len(rb) >= 2:
         return ra, rb, "independent"
-    ia, ib = side("interval", "base"), side("interval", "new")
+    ia, ib = pick("interval", "base"), pick("interval", "new")
     if len(ia) >= 2 and len(ib) >= 2:
         return ia, ib, "series"
     return ra, rb, "independent"
