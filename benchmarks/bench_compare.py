@@ -94,12 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     fio = find_fio()
     t0 = time.monotonic()
     designs = {"interleaved": interleaved, "sequential": sequential}
-    results = {d: aa_trials(fio, designs[d], args.trials, args) for d in args.designs.split(",") if d}
+    results = {d: aa_trials(fio, designs[d], args.trials, args) for d in args.designs.split(",") if d and args.trials}
     ab = ab_trials(fio, args.ab_trials, args) if args.ab_trials else None
-    print(f"\nA/A false alarms over {args.trials} trials per design ({args.repeats} x {args.runtime:g} s repeats "
-          f"per run, 4k randread QD4, 95 % intervals; nominal 5 % per metric):")
-    print(pd.DataFrame({d: {m: f"{a[m]}/{args.trials} = {100 * a[m] / args.trials:.0f} %" for m in a}
-                        for d, a in results.items()}).to_string())
+    if results:
+        print(f"\nA/A false alarms over {args.trials} trials per design ({args.repeats} x {args.runtime:g} s repeats "
+              f"per run, 4k randread QD4, 95 % intervals; nominal 5 % per metric):")
+        print(pd.DataFrame({d: {m: f"{a[m]}/{args.trials} = {100 * a[m] / args.trials:.0f} %" for m in a}
+                            for d, a in results.items()}).to_string())
     if ab:
         print(f"A/B (B offered {args.ab_fraction:.0%} of A): slower detected {ab[0]}/{args.ab_trials}, "
               f"interval covers B/A' {ab[1]}/{args.ab_trials}")
