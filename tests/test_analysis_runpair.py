@@ -71,7 +71,7 @@ def test_regression_threshold(pair):
 
 def test_numjobs_clones_of_one_file_are_summed_and_latency_io_weighted():
     r = rows([{"run_id": "A", "source_file": "f.json", "job_index": i, "numjobs": 2, "iops": x, "total_ios": n,
-               "lat_mean_us": m} for i, (x, n, m) in enumerate([(600.0, 600, 100.0), (400.0, 200, 400.0)])])
+               "lat_mean_us": m, "point_id": "p"} for i, (x, n, m) in enumerate([(600.0, 600, 100.0), (400.0, 200, 400.0)])])
     s = runpair.repeat_samples(r).set_index("metric")["value"]
     assert s["iops"] == 1000.0
     assert s["lat_mean"] == pytest.approx((600 * 100 + 200 * 400) / 800)  # weighted by I/Os completed
@@ -83,7 +83,7 @@ def hist(run: str, source: str, job_index: int, bins: dict[int, int]) -> pd.Data
 
 
 def test_percentiles_come_from_the_summed_histograms_by_fios_rule():
-    r = rows([{"run_id": "A", "source_file": "f.json", "job_index": i, "numjobs": 2} for i in (0, 1)])
+    r = rows([{"run_id": "A", "source_file": "f.json", "job_index": i, "numjobs": 2, "point_id": "p"} for i in (0, 1)])
     # clone 0: 990 I/Os at 10 us, 10 at 50 us; clone 1: 1000 at 20 us.  Summed: 2000 I/Os; fio's p99
     # is the first bin whose cumulative count reaches 0.99 x 2000 = 1980: 10 us holds 990, 20 us 1990.
     h = pd.concat([hist("A", "f.json", 0, {10_000: 990, 50_000: 10}), hist("A", "f.json", 1, {20_000: 1000})])
@@ -157,3 +157,12 @@ def test_point_labels():
     base = {"rw": "randrw", "direction": "write", "bs_bytes": 65536, "iodepth": 32, "numjobs": 4,
             "rwmixread_pct": 70.0, "ioengine": "io_uring", "direct": 0, "rate_iops": 5000.0}
     assert runpair.point_label(base) == "64k randrw write QD32 x4 jobs 70 % read @ 5,000 IOPS offered io_uring buffered"
+
+
+def test_stonewalled_repeats_in_one_file_stay_separate_samples():
+    r = rows([{"run_id": "A", "source_file": "jobs.json", "job_index": i, "point_id": f"rep{i}",
+               "iops": x, "total_ios": int(x)} for i, x in enumerate([1000.0, 1100.0, 900.0])])
+    s = runpair.repeat_samples(r)
+    iops = s[s["metric"] == "iops"]
+    assert sorted(iops["value"]) == [900.0, 1000.0, 1100.0]
+    assert sorted(iops["sample"]) == ["jobs.json:rep0", "jobs.json:rep1", "jobs.json:rep2"]

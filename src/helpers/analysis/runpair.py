@@ -76,10 +76,12 @@ def _long(wide: pd.DataFrame, keys: list[str], kind: str, metrics: list[str]) ->
 
 
 def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per-repeat samples of every point: one per (run, configuration, raw file).
+    """Per-repeat samples of every point: one per (run, configuration, raw file, fio job name), named
+    ``<source_file>`` (``<source_file>:<job_name>`` when a file holds several job names, e.g. stonewalled
+    repeats in one job file).
 
-    IOPS and bandwidth are summed over the file's job entries of the direction (numjobs clones,
-    hosts), mean total latency is their I/O-weighted mean, p99 / p99.9 completion latency come
+    IOPS and bandwidth are summed over the job entries of one name (numjobs clones, hosts: they ran
+    at the same time), mean total latency is their I/O-weighted mean, p99 / p99.9 completion latency come
     from the file's summed json+ histogram by fio's rule (:func:`helpers.fio.histogram.percentile`);
     without histograms the percentiles are left out (fio's printed percentiles of clones cannot be
     combined)."""
@@ -90,16 +92,20 @@ def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None
     w = pd.to_numeric(r["total_ios"], errors="coerce").astype(float)
     r["_w"] = w.where(w > 0, pd.to_numeric(r["iops"], errors="coerce").astype(float))
     r["_wl"] = r["_w"] * pd.to_numeric(r["lat_mean_us"], errors="coerce").astype(float)
-    g = r.groupby([*keys, "source_file"], dropna=False, sort=True)
+    names = r.groupby(["run_id", "source_file"])["job_name"].transform("nunique")
+    r["sample"] = r["source_file"].astype(str).where(names <= 1, r["source_file"].astype(str) + ":" +
+                                                     r["job_name"].astype(str))
+    g = r.groupby([*keys, "sample"], dropna=False, sort=True)
     wide = g.agg(iops=("iops", "sum"), bw=("bw_bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum"))
     wide["lat_mean"] = wide["_wl"] / wide["_w"].where(wide["_w"] > 0)
-    wide = wide.drop(columns=["_w", "_wl"]).reset_index().rename(columns={"source_file": "sample"})
+    wide = wide.drop(columns=["_w", "_wl"]).reset_index()
     metrics = ["iops", "bw", "lat_mean"]
     if histograms is not None and len(histograms):
         join = ["run_id", "source_file", "job_index", "direction"]
-        h = histograms.merge(results[list(dict.fromkeys([*join, *MATCH_KEYS]))].drop_duplicates(join), on=join, how="inner")
+        h = histograms.drop(columns=["job_name", "point_id"], errors="ignore").merge(
+            r[list(dict.fromkeys([*join, *MATCH_KEYS, "sample"]))].drop_duplicates(join), on=join, how="inner")
         rows = []
-        for key, hg in h.groupby([*keys, "source_file"], dropna=False, sort=True):
+        for key, hg in h.groupby([*keys, "sample"], dropna=False, sort=True):
             b = hg.groupby("bin_ns", sort=True)["count"].sum()
             ps = histogram.percentile(b.index.to_numpy(), b.to_numpy(), list(PERCENTILE_METRICS.values())) / 1000.0
             rows.append((*key, *ps))
