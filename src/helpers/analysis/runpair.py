@@ -272,7 +272,7 @@ def summarize(table: pd.DataFrame, unmatched: pd.DataFrame | None = None) -> str
     if len(sig):
         sig["_size"] = np.abs(np.log(sig["ratio"].astype(float)))
         sig["_worse"] = sig["verdict"].eq("slower")
-        top = sig.sort_values(["_worse", "_size"], ascending=False).head(2)
+        top = sig.sort_values(["_worse", "_size"], ascending=False).drop_duplicates("point").head(2)
         text += "; " + "; ".join(
             f"{r['point']} {SHORT[r['metric']]} {_pct(r['ratio'])} [{_pct(r['low'])}, {_pct(r['high'])}] ({r['verdict']})"
             for _, r in top.iterrows())

@@ -120,6 +120,6 @@ def forest_figure(table: pd.DataFrame, summary: str = "", title: str = "Change p
         fig.update_xaxes(title_text="change, new vs base (%)", range=[-cap, cap], row=1, col=i + 1)
     fig.update_yaxes(categoryorder="array", categoryarray=points[::-1], type="category")
     fig.update_layout(title={"text": title + (f"<br><sup>{summary}</sup>" if summary else "")}, template=TEMPLATE,
-                      height=160 + 28 * len(points), legend={"orientation": "h", "y": -0.12},
-                      margin={"l": 10, "t": 90})
+                      height=160 + 28 * len(points), legend={"orientation": "h", "y": 1.0, "x": 1.0, "xanchor": "right", "yanchor": "bottom"},
+                      margin={"l": 10, "t": 110})
     return fig

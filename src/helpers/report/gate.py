@@ -109,7 +109,10 @@ def html_page(c: RunComparison, max_regression_pct: float, failed: bool) -> str:
     fig = forest_figure(c.table, c.summary, title=f"{', '.join(c.new)} vs {', '.join(c.base)}")
     cols = ["point", "metric_label", "unit", "base_mean", "new_mean", "change_pct", "low_pct", "high_pct", "verdict",
             "effect_size", "method", "n_base", "n_new"]
-    table = c.table[cols].to_html(index=False, float_format=lambda v: f"{v:,.2f}", na_rep="–", border=0)
+    names = {"metric_label": "metric", "base_mean": "base mean", "new_mean": "new mean", "change_pct": "change %",
+             "low_pct": "CI low %", "high_pct": "CI high %", "effect_size": "Hedges' g", "n_base": "samples base",
+             "n_new": "samples new"}
+    table = c.table[cols].rename(columns=names).to_html(index=False, float_format=lambda v: f"{v:,.2f}", na_rep="–", border=0)
     unmatched = (c.unmatched.to_html(index=False, na_rep="–", border=0) if len(c.unmatched)
                  else "<p>None: every point was measured in both runs.</p>")
     status = (f"FAILED: at least one point is significantly worse than {max_regression_pct:g} %" if failed
