@@ -96,3 +96,20 @@ def test_raw_run_folders_are_ingested_and_module_entry_point(tmp_path):
     assert "4k randread QD1" in p.stdout and "4k randread QD4" in p.stdout and (tmp_path / "q.html").exists()
     assert "p99 completion latency (clat)" in p.stdout  # from the raw files' json+ bins
     assert not (tmp_path / config.RESULTS_DATASET).exists()  # raw folders go to a temporary folder
+
+
+def test_timeseries_dataset_gives_per_interval_samples_when_there_are_no_repeats(tmp_path, capsys):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(9)
+    for rid, mean in (("t-base", 1000.0), ("t-new", 800.0)):
+        write(tmp_path, rid, [mean], [1e6 / mean])
+        x = mean + rng.normal(0, 20, 40)
+        store.write_run(tmp_path, "timeseries", rid, pd.DataFrame({
+            "run_id": rid, "point_id": "p-r0", "source_file": "p-r0.json", "job_index": 0, "direction": "read",
+            "window_start_s": np.arange(40.0), "window_end_s": np.arange(1.0, 41.0), "iops": x,
+            "bytes_per_s": x * 4096, "lat_mean_us": 1e6 / x}))
+    code, _ = run(tmp_path, tmp_path, "t-base", "t-new", "--metric", "iops", "--max-regression", "5%")
+    out = capsys.readouterr().out
+    assert code == 1 and "-20." in out and "slower  << REGRESSION" in out

@@ -24,7 +24,14 @@ from pathlib import Path
 import pandas as pd
 
 from helpers import config
-from helpers.analysis.runpair import MATCH_KEYS, METRICS, RunComparison, compare_runs, repeat_samples
+from helpers.analysis.runpair import (
+    MATCH_KEYS,
+    METRICS,
+    RunComparison,
+    compare_runs,
+    interval_samples,
+    repeat_samples,
+)
 from helpers.errors import LabError
 from helpers.figures.compare import forest_figure
 from helpers.ingest.core import ingest_run, write_ingest
@@ -71,6 +78,9 @@ def parse_threshold(text: str) -> float:
 def _is_raw(arg: str) -> bool:
     p = Path(arg)
     return p.is_dir() and any(p.rglob("*.json")) and not (p / config.RESULTS_DATASET).is_dir()
+
+
+TIMESERIES_DATASET = "timeseries"  # per-interval samples, when the processed folder has them
 
 
 def load_side(arg: str, processed_dir: Path, tmp: Path) -> tuple[list[str], pd.DataFrame, pd.DataFrame]:
@@ -171,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         results = pd.concat([base_res, new_res], ignore_index=True)
         hists = [h for h in (base_hist, new_hist) if len(h)]
         samples = repeat_samples(results, pd.concat(hists, ignore_index=True) if hists else None)
+        ts = store.load(pdir, TIMESERIES_DATASET, base_ids + new_ids) if (pdir / TIMESERIES_DATASET).is_dir() else None
+        if ts is not None and len(ts):  # per-interval samples serve points without repeats
+            samples = pd.concat([samples, interval_samples(ts, results)], ignore_index=True)
         c = compare_runs(samples, base_ids, new_ids, metrics=metrics, keys=keys, confidence=args.confidence)
         if c.table.empty:
             raise UsageError(f"no point of {', '.join(new_ids)} has the configuration of a point of "
