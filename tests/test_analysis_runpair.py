@@ -166,3 +166,30 @@ def test_stonewalled_repeats_in_one_file_stay_separate_samples():
     iops = s[s["metric"] == "iops"]
     assert sorted(iops["value"]) == [900.0, 1000.0, 1100.0]
     assert sorted(iops["sample"]) == ["jobs.json:rep0", "jobs.json:rep1", "jobs.json:rep2"]
+
+
+def test_groups_of_runs_use_the_run_as_the_sample():
+    rng = np.random.default_rng(21)
+    recs = []
+    for side, level in (("a", 1000.0), ("b", 900.0)):
+        for k in range(3):
+            recs += repeated(f"{side}{k}", f"{side}{k}", list(level * (1 + k / 100) * (1 + rng.normal(0, 0.01, 3))),
+                             [1, 1, 1], **QD4)
+    s = runpair.repeat_samples(rows(recs))
+    row = runpair.compare_runs(s, ["a0", "a1", "a2"], ["b0", "b1", "b2"], metrics=["iops"]).table.iloc[0]
+    run_means = s[s["metric"] == "iops"].groupby("run_id")["value"].mean()
+    ref = compare_samples(run_means[["a0", "a1", "a2"]], run_means[["b0", "b1", "b2"]])
+    assert (row["n_base"], row["n_new"]) == (3, 3)  # three runs a side, not nine repeats
+    assert (row["low"], row["high"]) == (pytest.approx(ref.low), pytest.approx(ref.high))
+
+
+def test_run_level_samples_keep_the_false_alarm_rate_when_runs_drift():
+    # each run has its own level (drift between runs, SD 10 %) and 3 tight repeats (SD 1 %): pooling the
+    # repeats of 3 + 3 runs calls many A/A pairs different; one sample per run keeps the nominal rate
+    rng = np.random.default_rng(22)
+    trials = 400
+    level = 1000 * (1 + rng.normal(0, 0.10, (trials, 2, 3, 1)))
+    x = level * (1 + rng.normal(0, 0.01, (trials, 2, 3, 3)))
+    pooled = np.mean([compare_samples(t[0].ravel(), t[1].ravel()).verdict != "within noise" for t in x])
+    by_run = np.mean([compare_samples(t[0].mean(1), t[1].mean(1)).verdict != "within noise" for t in x])
+    assert by_run <= 0.10 and pooled > 0.3, (by_run, pooled)

@@ -203,7 +203,12 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
     present).  ``keys``: the configuration columns that must be equal (default :data:`MATCH_KEYS`;
     leaving ``rate_iops`` out compares a throttled run with an unthrottled one).  Per point and
     metric, repeats are used when both sides have at least two, else per-interval samples when both
-    have them (``series`` method), else whatever there is (no interval with one sample a side)."""
+    have them (``series`` method), else whatever there is (no interval with one sample a side).
+
+    Groups of runs: when both sides have at least two runs of a point, the RUN is the sample (the
+    mean of its repeats, or of its windows), because a machine drifts between runs by more than
+    repeats within one run show (docs/statistics.md: pooling repeats of separate runs raised the A/A
+    false-alarm rate to ~20 % here)."""
     base, new = _runs(base), _runs(new)
     keys = list(keys or MATCH_KEYS)
     unknown = [m for m in (metrics or []) if m not in METRICS]
@@ -212,6 +217,8 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
     metrics = list(metrics or METRICS)
     s = samples[samples["run_id"].isin(base + new) & samples["metric"].isin(metrics)].copy()
     s["side"] = np.where(s["run_id"].isin(base), "base", "new")
+    if len(base) >= 2 and len(new) >= 2:
+        s = _run_level(s, keys)
     sides = s.groupby(keys, dropna=False).agg(sides=("side", "nunique"), side=("side", "first"),
                                                runs=("run_id", lambda r: ", ".join(sorted(set(r))))).reset_index()
     unmatched = sides[sides["sides"] < 2].drop(columns="sides").rename(columns={"runs": "run_id"})
@@ -237,6 +244,22 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
                          "method": c.method, "n_base": c.n_a, "n_new": c.n_b, "reason": c.reason})
     table = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c not in MATCH_KEYS or c in keys])
     return RunComparison(base, new, table, unmatched, summarize(table, unmatched), metrics)
+
+
+def _run_level(s: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """One sample per run, point and metric (the mean of the run's samples of one kind), kind "repeat"
+    for points measured in at least two runs on both sides; other points keep their samples."""
+    runs_per_side = s.groupby([*keys, "side"], dropna=False)["run_id"].transform("nunique")
+    multi = s.assign(_n=runs_per_side).groupby(keys, dropna=False)["_n"].transform("min") >= 2
+    one = s[multi]
+    if one.empty:
+        return s
+    # per run: repeats if the run has any, else its windows
+    has_rep = one.groupby([*keys, "run_id", "metric"], dropna=False)["kind"].transform(lambda k: (k == "repeat").any())
+    one = one[(one["kind"] == "repeat") | ~has_rep]
+    agg = (one.groupby([*keys, "run_id", "side", "metric"], dropna=False)["value"].mean().reset_index()
+           .assign(kind="repeat", sample=lambda d: d["run_id"].astype(str)))
+    return pd.concat([s[~multi], agg[s.columns.intersection(agg.columns)]], ignore_index=True)
 
 
 def _pick(gm: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, str]:
