@@ -148,7 +148,8 @@ completion latency (clat) from the json+ histograms. Points are matched by confi
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(prog="python -m helpers.compare", description=__doc__.splitlines()[0])
+    ap = _Parser(prog="python -m helpers.compare", description="Regression gate: compare two runs point by point "
+                 "(matched by configuration) and exit 1 when a point is significantly worse than --max-regression.")
     ap.add_argument("base", help="base run id(s), comma-separated, or a raw run folder")
     ap.add_argument("new", help="new run id(s), comma-separated, or a raw run folder")
     ap.add_argument("--metric", default=",".join(METRICS),
