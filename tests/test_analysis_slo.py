@@ -96,3 +96,44 @@ def test_card_sentence():
     assert slo_card_sentence(qd_rows(), 10_000).endswith("70,000 IOPS at QD 16 (met at every measured depth: at least this).")
     assert "not met by 4k random reads" in slo_card_sentence(qd_rows(), 50)
     assert slo_card_sentence(qd_rows(rw="randwrite", direction="write"), 800).startswith("No 4k random-read")
+
+
+def test_vectorised_rule_matches_slo_capacity():
+    import numpy as np
+
+    from helpers.analysis.slo import _capacity_matrix
+
+    for slo in (50, 400, 800, 3000, 10_000):
+        want = slo_capacity(QD, IOPS, P99, slo).max_iops
+        got = _capacity_matrix(np.array(QD, float), np.array([IOPS], float), np.array([P99], float), slo)[0]
+        assert (want is None and math.isnan(got)) or got == pytest.approx(want)
+
+
+@pytest.mark.parametrize("reps", [3, 5])
+def test_interval_from_repeats_covers_the_true_capacity(reps):
+    # known truth: the noise-free curve's capacity at 800 us (48,990 IOPS); repeats with 5 % IOPS and
+    # 15 % p99 noise; 200 seeds: the t-scaled bootstrap's 95 % interval covers it 96-98 % of the time
+    import numpy as np
+
+    from helpers.analysis.slo import slo_capacity_interval
+
+    truth = slo_capacity(QD, IOPS, P99, 800).max_iops
+    rng = np.random.default_rng(reps)
+    hits = []
+    for t in range(200):
+        q = np.repeat(QD, reps)
+        x = np.repeat(IOPS, reps) * (1 + rng.normal(0, 0.05, len(q)))
+        lat = np.repeat(P99, reps) * (1 + rng.normal(0, 0.15, len(q)))
+        lo, hi, _ = slo_capacity_interval(q, x, lat, 800, n_boot=1000, seed=t)
+        hits.append(lo <= truth <= hi)
+    assert 0.90 <= np.mean(hits) <= 0.995, np.mean(hits)
+
+
+def test_interval_needs_repeats_at_every_depth():
+    from helpers.analysis.slo import slo_capacity_interval
+
+    lo, hi, _ = slo_capacity_interval(QD, IOPS, P99, 800)
+    assert math.isnan(lo) and math.isnan(hi)
+    t = slo_table(pd.concat([qd_rows(), qd_rows()], ignore_index=True), 800).iloc[0]  # identical repeats
+    assert t["max_iops_low"] == pytest.approx(t["max_iops"]) and t["max_iops_high"] == pytest.approx(t["max_iops"])
+    assert math.isnan(slo_table(qd_rows(), 800).iloc[0]["max_iops_low"])

@@ -17,7 +17,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 
 from helpers.analysis.openloop import SATURATION_FRACTION, openloop_table
 from helpers.analysis.qd import qd_series
@@ -141,13 +143,16 @@ def slo_rate_capacity(offered_iops, achieved_iops, p99_us, slo_us: float, fracti
                        at_rate_iops=float(r["off"]), latency_us=float(r["lat"]))
 
 
-SLO_TABLE_COLUMNS = ["series", "mode", "slo_us", "latency", "latency_column", "max_iops", "at_iodepth", "at_rate_iops",
+SLO_TABLE_COLUMNS = ["series", "mode", "slo_us", "latency", "latency_column", "max_iops", "max_iops_low",
+                     "max_iops_high", "at_iodepth", "at_rate_iops",
                      "interpolated", "limited_by", "reason"]
 
 
 def slo_table(df: pd.DataFrame, slo_us: float = 1000.0, percentile: float = 99.0) -> pd.DataFrame:
     """SLO capacity of every closed-loop queue-depth series (one per operation, block size, jobs, ...;
-    open-loop points left out) and of every open-loop rate series (rw, block size, iodepth) of ``df``."""
+    open-loop points left out) and of every open-loop rate series (rw, block size, iodepth) of ``df``.
+    ``max_iops_low``/``_high``: 95 % interval from the repeats (:func:`slo_capacity_interval`; NaN
+    without repeats at every depth)."""
     rows = []
     if df is None or df.empty:
         return pd.DataFrame(columns=SLO_TABLE_COLUMNS)
@@ -158,8 +163,9 @@ def slo_table(df: pd.DataFrame, slo_us: float = 1000.0, percentile: float = 99.0
         if col not in g.columns:
             continue
         c = slo_capacity(g["iodepth"], g["iops"], g[col], slo_us, label)
+        low, high, _ = slo_capacity_interval(g["iodepth"], g["iops"], g[col], slo_us)
         rows.append({"series": name, "mode": "closed loop (QD)", "slo_us": slo_us, "latency": label,
-                     "latency_column": col, "max_iops": c.max_iops, "at_iodepth": c.at_iodepth, "at_rate_iops": None,
+                     "latency_column": col, "max_iops": c.max_iops, "max_iops_low": low, "max_iops_high": high, "at_iodepth": c.at_iodepth, "at_rate_iops": None,
                      "interpolated": c.interpolated, "limited_by": c.limited_by, "reason": c.reason})
     if "rate_iops" in df.columns and df["rate_iops"].notna().any():
         ocol = col if col in ("clat_p99_us", "clat_p99_9_us") else None
@@ -193,6 +199,9 @@ def slo_card_sentence(df: pd.DataFrame, slo_us: float = 1000.0, percentile: floa
         return f"SLO {label} ≤ {slo_us:,.0f} µs: not met by 4k random reads at any measured queue depth ({c.reason})"
     at = f"QD {c.at_iodepth:.1f}, interpolated" if c.interpolated else f"QD {c.at_iodepth:g}"
     more = " (met at every measured depth: at least this)" if c.limited_by == "range" else ""
+    low, high, _ = slo_capacity_interval(rr["iodepth"], rr["iops"], rr[col], slo_us)
+    if not math.isnan(low):
+        more += f" (95 % interval from repeats {low:,.0f}-{high:,.0f} IOPS)"
     return f"Max 4k random-read IOPS with {label} ≤ {slo_us:,.0f} µs: {c.max_iops:,.0f} IOPS at {at}{more}."
 
 
@@ -202,3 +211,56 @@ def slo_points(table: pd.DataFrame) -> pd.DataFrame:
     cols = ["series", "at_iodepth", "max_iops", "interpolated", "limited_by"]
     t = table[table["mode"].eq("closed loop (QD)") & table["max_iops"].notna()] if len(table) else table
     return t.reindex(columns=cols).astype({"at_iodepth": float, "max_iops": float}).reset_index(drop=True)
+
+
+def _capacity_matrix(qd: np.ndarray, iops: np.ndarray, lat: np.ndarray, slo_us: float) -> np.ndarray:
+    """Max IOPS with lat <= slo of many curves at once: ``iops``/``lat`` are (replicates, depths) means
+    at the sorted depths ``qd``; NaN where no depth meets the SLO.  Same rule as :func:`slo_capacity`."""
+    ok = lat <= slo_us
+    cand = np.where(ok, iops, -np.inf)
+    best = cand.max(axis=1)
+    lq, li, ll = np.log(qd), np.log(iops), np.log(lat)
+    for i in range(len(qd) - 1):  # overflow where a segment does not cross is masked below
+        cross = ok[:, i] != ok[:, i + 1]
+        dl = ll[:, i + 1] - ll[:, i]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            f = np.where(dl != 0, (math.log(slo_us) - ll[:, i]) / dl, 0.0)
+            q = lq[i] + f * (lq[i + 1] - lq[i])
+            x = np.exp(li[:, i] + (q - lq[i]) / (lq[i + 1] - lq[i]) * (li[:, i + 1] - li[:, i]))
+        best = np.maximum(best, np.where(cross, x, -np.inf))
+    return np.where(np.isfinite(best), best, np.nan)
+
+
+def slo_capacity_interval(iodepth, iops, p99_us, slo_us: float, confidence: float = 0.95, n_boot: int = 2000,
+                          seed: int = 0) -> tuple[float, float, float]:
+    """(low, high, share_none) of ``max_iops`` from the REPEATS of a closed-loop series (>= 2 at every
+    depth, else NaN, NaN, NaN): a bootstrap that resamples the repeats at every depth, with each
+    resampled mean's deviation from the sample mean scaled (in log space, so values stay positive) by
+    sqrt(n / (n - 1)) x t(n - 1) / z — the Student-t correction a plain percentile bootstrap lacks with
+    3-5 repeats (it covered 80-85 % at nominal 95 % in the test's simulation, this 96-98 %) — and the
+    capacity rule of :func:`slo_capacity` on every resampled curve.  ``share_none`` is the share of
+    resampled curves where no depth met the SLO (counted as 0 IOPS)."""
+    d = pd.DataFrame({"qd": pd.to_numeric(pd.Series(list(iodepth)), errors="coerce"),
+                      "iops": pd.to_numeric(pd.Series(list(iops)), errors="coerce"),
+                      "lat": pd.to_numeric(pd.Series(list(p99_us)), errors="coerce")}).dropna()
+    d = d[(d["qd"] > 0) & (d["iops"] > 0) & (d["lat"] > 0)]
+    groups = [g for _, g in d.groupby("qd", sort=True)]
+    if not groups or any(len(g) < 2 for g in groups):
+        return float("nan"), float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    qd = np.array([g["qd"].iloc[0] for g in groups], dtype=float)
+    mi = np.empty((n_boot, len(groups)))
+    ml = np.empty((n_boot, len(groups)))
+    for j, g in enumerate(groups):
+        n = len(g)
+        idx = rng.integers(0, n, (n_boot, n))
+        k = math.sqrt(n / (n - 1)) * stats.t.ppf(0.5 + confidence / 2, n - 1) / z
+        for col, out in (("iops", mi), ("lat", ml)):
+            v = g[col].to_numpy(float)
+            out[:, j] = v.mean() * np.exp(k * (np.log(v[idx].mean(axis=1)) - math.log(v.mean())))
+    cap = _capacity_matrix(qd, mi, ml, slo_us)
+    none = float(np.mean(np.isnan(cap)))
+    a = (1 - confidence) / 2
+    filled = np.where(np.isnan(cap), 0.0, cap)
+    return float(np.quantile(filled, a)), float(np.quantile(filled, 1 - a)), none
