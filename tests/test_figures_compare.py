@@ -36,3 +36,20 @@ def test_runs_side_by_side_and_single_run_message():
     assert list(bars[0].x) == ["a", "b"]
     one = figures.run_metrics_figure(analysis.run_metrics(rows([{}])))
     assert not one.data and "two or more runs" in one.layout.annotations[0].text
+
+
+def test_forest_figure_one_row_per_point_and_a_panel_per_metric():
+    res = rows([{"run_id": run, "source_file": f"{run}{i}.json", "iodepth": qd, "iops": x * (1 + 0.01 * i),
+                 "lat_mean_us": 1e6 / x}
+                for run, scale in (("a", 1.0), ("b", 0.8)) for qd in (1, 4) for i in range(3)
+                for x in [1000.0 * qd * (scale if qd == 4 else 1.0)]])
+    c = analysis.compare_runs(analysis.repeat_samples(res), "a", "b", metrics=["iops", "lat_mean"])
+    fig = figures.forest_figure(c.table, c.summary)
+    assert [a.text for a in fig.layout.annotations] == ["IOPS", "mean total latency (lat)"]
+    slower = [t for t in fig.data if t.name == "slower"]
+    assert slower and set(slower[0].y) == {"4k randread QD4"} and slower[0].x[0] == pytest.approx(-20.0)
+    assert "change, new vs base (%)" in fig.layout.xaxis.title.text
+    assert set(fig.layout.yaxis.categoryarray) == {"4k randread QD1", "4k randread QD4"}
+    assert fig.layout.shapes and fig.layout.shapes[0].x0 == 0  # the no-change line
+    empty = figures.forest_figure(analysis.run_comparison(res, None, ["a"]).table, "needs a second run")
+    assert not empty.data and empty.layout.annotations[0].text == "needs a second run"

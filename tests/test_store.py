@@ -35,3 +35,20 @@ def test_failed_write_leaves_the_old_partition(tmp_path):
 def test_empty_datasets_are_typed(tmp_path):
     h = store.load(tmp_path, config.HISTOGRAM_DATASET)
     assert list(h.columns)[-2:] == ["bin_ns", "count"] and len(h) == 0
+
+
+def test_load_where_filters_inside_the_scan(tmp_path):
+    from figdata import rows
+
+    for i in range(4):
+        df = rows([{"run_id": f"r{i}", "host": f"h{i % 2}", "iodepth": q} for q in (1, 4)])
+        store.write_run(tmp_path, "results", f"r{i}", df)
+    got = store.load_where(tmp_path, "results", {"host": "h1"})
+    assert sorted(got["run_id"].unique()) == ["r1", "r3"] and len(got) == 4
+    assert list(got.columns[:1]) == ["run_id"] and str(got["run_id"].dtype) == "string"
+    full = store.load(tmp_path, "results")
+    assert got.sort_values(["run_id", "iodepth"])["iodepth"].tolist() == \
+        full[full["host"] == "h1"].sort_values(["run_id", "iodepth"])["iodepth"].tolist()
+    two = store.load_where(tmp_path, "results", {"iodepth": 4}, run_ids=["r0", "r3"], columns=["iops"])
+    assert list(two.columns) == ["run_id", "iops"] and sorted(two["run_id"]) == ["r0", "r3"]
+    assert store.load_where(tmp_path / "none", "results", {"host": "h1"}).empty

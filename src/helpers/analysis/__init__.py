@@ -29,6 +29,32 @@ Public API (queueing analytics, issue 5)::
 Table helpers for notebooks: ``knee_table(series)``, ``usl_table(points, x)``, ``flag_table(df)``,
 ``linear_region_table(series)`` (fit of IOPS = N / service latency in the unsaturated region,
 with residuals), ``numjobs_series(df)``, ``aggregate_repeats(df)`` (mean and 95 % CI).
+
+Run comparison (issue 13)::
+
+    from helpers.analysis import compare_samples
+
+``compare_samples(a, b, confidence=0.95, higher_is_better=True, method="auto") -> SampleComparison``
+    ``ratio`` = mean(b) / mean(a), ``low``/``high`` its Fieller interval, ``verdict`` ("faster",
+    "slower", "within noise", or "not enough samples" with < 2 samples a side), ``effect_size``
+    (Hedges' g), ``change_pct``, ``method`` ("independent": per-repeat samples, Welch variances;
+    "series": per-interval samples, prewhitened Newey-West variances), ``reason``.  docs/statistics.md.
+
+``compare_runs(samples, base, new, metrics=None, keys=MATCH_KEYS) -> RunComparison``
+    Points matched by configuration (never by name); ``table`` (one row per point and metric:
+    ratio, interval, verdict, effect size), ``unmatched``, ``summary`` (one line),
+    ``regressions(max_regression_pct)``.  Samples: ``repeat_samples(results, histograms)`` (per
+    repeat; p99/p99.9 of completion latency from json+ bins) and/or
+    ``interval_samples(timeseries, results)``; ``run_comparison(results, histograms, run_ids)`` for
+    notebooks.
+
+``slo_capacity(iodepth, iops, p99_us, slo_us) -> SloCapacity``
+    Max IOPS of one closed-loop QD series with p99 <= slo_us: ``max_iops`` (None when no measured
+    point meets it), ``at_iodepth`` (interpolated in log space, may be fractional), ``reason``,
+    ``limited_by`` ("slo", or "range": met at every measured depth, so at least).  Open loop:
+    ``slo_rate_capacity(offered, achieved, p99_us, slo_us)``.  ``slo_table(results, slo_us)`` per
+    series (p99 of total latency ``lat_p99_us`` when fio measured it, else of completion latency);
+    ``slo_card_sentence(results, slo_us)`` for the device card.
 """
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
@@ -44,6 +70,15 @@ from helpers.analysis.overview import distribution, grid, held_constant, held_se
 from helpers.analysis.points import latency_columns, operations, totals, with_latency, with_units
 from helpers.analysis.qd import qd_series, qd_table
 from helpers.analysis.repeats import aggregate_repeats, mean_ci
+from helpers.analysis.runpair import (
+    RunComparison,
+    compare_runs,
+    interval_samples,
+    repeat_samples,
+    run_comparison,
+)
+from helpers.analysis.samples import SampleComparison, compare_samples
+from helpers.analysis.slo import SloCapacity, slo_capacity, slo_card_sentence, slo_rate_capacity, slo_table
 from helpers.analysis.steady_state import SteadyStateRun, first_steady_state_run, steady_state_runs
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
 from helpers.analysis.usl import UslFit, fit_usl, numjobs_series, usl, usl_table
@@ -61,3 +96,6 @@ __all__ += ["host_table", "label_hosts", "multi_host_rows", "offered_rate", "ope
 __all__ += ["SteadyStateRun", "first_steady_state_run", "steady_state_runs"]
 __all__ += ["flag_sentences", "flagged_rows", "latency_columns", "spec_warning", "with_latency", "held_section",
             "pick_held"]  # issue 10
+__all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_samples", "interval_samples",  # issue 13
+            "repeat_samples", "run_comparison"]
+__all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capacity", "slo_table"]  # SLO (issue 13)

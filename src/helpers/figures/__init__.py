@@ -8,13 +8,14 @@ kernel); ``helpers.notebook.explorer`` is the ipywidgets version for JupyterLab.
 from helpers.figures.blocksize import blocksize_figure
 from helpers.figures.card import card_figure
 from helpers.figures.common import message_figure
-from helpers.figures.compare import ratio_figure, run_metrics_figure, spec_table_figure
+from helpers.figures.compare import forest_figure, ratio_figure, run_metrics_figure, spec_table_figure
 from helpers.figures.hosts import hosts_figure
 from helpers.figures.mix import mix_figure
 from helpers.figures.openloop import openloop_figure
 from helpers.figures.overview import box_figure, heatmap_figure, held_constant_figure
 from helpers.figures.qd import qd_figure, qd_tradeoff_figure
 from helpers.figures.queueing import knee_figure, linear_region_figure, littles_figure, usl_figure
+from helpers.figures.slo import slo_figure
 from helpers.figures.steady_state import steady_state_figure
 from helpers.figures.tail import latency_distribution_figure, percentiles_figure
 
@@ -25,3 +26,5 @@ __all__ = [
 ]
 __all__ += ["knee_figure", "linear_region_figure", "littles_figure", "usl_figure"]
 __all__ += ["hosts_figure", "openloop_figure", "steady_state_figure"]  # sweep engine (issue 6)
+__all__ += ["forest_figure"]  # run comparison (issue 13)
+__all__ += ["slo_figure"]  # SLO capacity (issue 13)

@@ -78,3 +78,49 @@ def ratio_figure(table: pd.DataFrame, title: str = "Measured / spec ratio") -> g
     fig.update_yaxes(title_text="Measured / spec (1.0 = as specified)", type="log")
     fig.update_layout(title=title, template=TEMPLATE, height=520, barmode="group", margin={"b": 140})
     return fig
+
+
+VERDICT_COLORS = {"slower": "#d62728", "faster": "#2ca02c", "within noise": "#7f7f7f",
+                  "not enough samples": "#bbbbbb"}
+
+
+def forest_figure(table: pd.DataFrame, summary: str = "", title: str = "Change per point, new vs base") -> go.Figure:
+    """Forest plot of a run comparison: one row per matched point, one panel per metric, the change
+    in % (new / base − 1) with its confidence interval against 0.  Red: significantly worse, green:
+    better, grey: within noise, hollow: no interval (fewer than two samples a side).  ``table`` is
+    ``RunComparison.table`` (:func:`helpers.analysis.compare_runs`); ``summary`` its one-line summary."""
+    if table is None or table.empty:
+        return message_figure(summary or "No point was measured with the same configuration in both runs.")
+    metrics = list(dict.fromkeys(table["metric"]))
+    labels = {m: table.loc[table["metric"] == m, "metric_label"].iloc[0] for m in metrics}
+    points = list(dict.fromkeys(table["point"]))
+    fig = make_subplots(rows=1, cols=len(metrics), shared_yaxes=True, horizontal_spacing=0.02,
+                        subplot_titles=[labels[m] for m in metrics])
+    finite = table[["low_pct", "high_pct", "change_pct"]].replace([float("inf"), -float("inf")], float("nan"))
+    span = float(pd.concat([finite[c] for c in finite]).abs().max()) if finite.notna().any().any() else 10.0
+    cap = max(span, 1.0) * 1.1
+    for i, m in enumerate(metrics):
+        t = table[table["metric"] == m]
+        for verdict, g in t.groupby("verdict", sort=False):
+            hi = g["high_pct"].clip(upper=cap)
+            has = g["low_pct"].notna()
+            fig.add_trace(go.Scatter(
+                x=g["change_pct"], y=g["point"], mode="markers", name=verdict, legendgroup=verdict,
+                showlegend=i == 0 and verdict not in [tr.name for tr in fig.data],
+                marker={"color": VERDICT_COLORS.get(verdict, "#000"), "size": 9,
+                        "symbol": "circle" if verdict != "not enough samples" else "circle-open"},
+                error_x={"type": "data", "symmetric": False, "array": (hi - g["change_pct"]).where(has, 0),
+                         "arrayminus": (g["change_pct"] - g["low_pct"]).where(has, 0), "thickness": 2},
+                customdata=list(zip(g["base_mean"], g["new_mean"], g["low_pct"].fillna(float("nan")),
+                                    g["high_pct"], g["n_base"], g["n_new"], g["method"])),
+                hovertemplate=("%{y}<br>" + labels[m] + " (" + str(g["unit"].iloc[0]) + "): base %{customdata[0]:,.1f}"
+                               " → new %{customdata[1]:,.1f}<br>change %{x:+.1f} % [%{customdata[2]:+.1f} %, "
+                               "%{customdata[3]:+.1f} %]<br>samples %{customdata[4]} / %{customdata[5]} "
+                               "(%{customdata[6]})<extra>" + verdict + "</extra>")), 1, i + 1)
+        fig.add_vline(x=0, line_dash="dash", line_color="#444", row=1, col=i + 1)
+        fig.update_xaxes(title_text="change, new vs base (%)", range=[-cap, cap], row=1, col=i + 1)
+    fig.update_yaxes(categoryorder="array", categoryarray=points[::-1], type="category")
+    fig.update_layout(title={"text": title + (f"<br><sup>{summary}</sup>" if summary else "")}, template=TEMPLATE,
+                      height=160 + 28 * len(points), legend={"orientation": "h", "y": 1.0, "x": 1.0, "xanchor": "right", "yanchor": "bottom"},
+                      margin={"l": 10, "t": 110})
+    return fig

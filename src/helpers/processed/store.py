@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 from helpers import config
@@ -120,3 +121,30 @@ def load(processed_dir: Path = config.PROCESSED_DIR, dataset: str = config.RESUL
             return pd.DataFrame({c: pd.Series(dtype=t) for c, t, _ in schema.columns_of(dataset)})
         return pd.DataFrame()
     return pd.concat(frames, ignore_index=True)
+
+
+def load_where(processed_dir: Path = config.PROCESSED_DIR, dataset: str = config.RESULTS_DATASET,
+               where: dict[str, object] | None = None, run_ids: list[str] | None = None,
+               columns: list[str] | None = None) -> pd.DataFrame:
+    """Rows whose columns equal ``where`` (e.g. ``{"host": "lab-3"}``), over all runs or ``run_ids``,
+    read with a pyarrow dataset filter: run partitions are pruned by folder name and the other
+    conditions are pushed into the Parquet scan (row groups skipped by their statistics), so a large
+    history is never read whole.  ``run_id`` comes back as a string column first, like :func:`load`."""
+    base = Path(processed_dir) / dataset
+    if not base.exists():
+        return load(processed_dir, dataset, [])
+    part = pads.partitioning(pa.schema([("run_id", pa.string())]), flavor="hive")
+    ds = pads.dataset(base, format="parquet", partitioning=part, exclude_invalid_files=False,
+                      ignore_prefixes=[".tmp-", ".old-", "."])
+    expr = None
+    for k, v in (where or {}).items():
+        e = pads.field(k) == v
+        expr = e if expr is None else expr & e
+    if run_ids is not None:
+        e = pads.field("run_id").isin(list(run_ids))
+        expr = e if expr is None else expr & e
+    df = ds.to_table(filter=expr, columns=columns if columns is None or "run_id" in columns else
+                     ["run_id", *columns]).to_pandas()
+    run = df.pop("run_id").astype("string")
+    df.insert(0, "run_id", run)
+    return df

@@ -32,8 +32,8 @@ IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixa
 
 POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "runtime_s", "ramp_s",
               "direct", "repeat", "rate_iops", "rate_process"}
-TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition"}
-MODES = ("grid", "adaptive", "steady-state")
+TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition", "slo"}
+MODES = ("grid", "adaptive", "steady-state", "slo")
 RATE_PROCESSES = ("poisson", "linear")
 PREFILL_MIB_PER_S = 200  # assumed sequential write speed for duration estimates of fills
 PER_POINT_OVERHEAD_S = 0.7  # fio start-up and file open, measured on a 2-core VM
@@ -104,6 +104,22 @@ class AdaptiveSettings:
 
 
 @dataclass(frozen=True)
+class SloSearchSettings:
+    """SLO search on offered load (see :mod:`helpers.run.slo_search`)."""
+
+    slo_us: float = 1000.0  # the latency SLO in microseconds
+    percentile: float = 99.0  # completion-latency percentile held against it (must be in fio's percentile_list)
+    start_rate: int = 1000  # first offered load (IOPS per job)
+    factor: float = 4.0  # ladder step while the SLO holds
+    max_rate: int = 1_000_000  # (profile values up to 1,048,576)
+    min_rate: int = 100  # lowest load tried when start_rate already fails
+    tolerance_pct: float = 10.0  # stop when the bracket (last good, first bad) is this close
+    saturation_fraction: float = 0.95  # achieved below this x offered: the device did not keep up
+    max_steps: int = 16
+    typical_steps: int = 8  # for the duration estimate
+
+
+@dataclass(frozen=True)
 class SteadyStateSettings:
     """SNIA PTS steady state: rounds until the last ``window`` rounds are within limits."""
 
@@ -133,11 +149,14 @@ class Profile:
     adaptive: AdaptiveSettings | None = None
     steady_state: SteadyStateSettings | None = None
     precondition: PreconditionSettings | None = None
+    slo: SloSearchSettings | None = None
 
     @property
     def estimated_seconds(self) -> float:
         """Expected seconds of fio (without the fill of a new scratch file)."""
         base = sum(p.seconds for p in self.points)
+        if self.mode == "slo" and self.slo:
+            return base * self.slo.typical_steps
         if self.mode == "adaptive" and self.adaptive:
             a = self.adaptive
             extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
@@ -156,6 +175,8 @@ class Profile:
             return sum(p.seconds * steps + extra for p in self.points)
         if self.mode == "steady-state" and self.steady_state:
             return sum(p.seconds for p in self.points) * self.steady_state.max_rounds
+        if self.mode == "slo" and self.slo:
+            return sum(p.seconds for p in self.points) * self.slo.max_steps
         return self.estimated_seconds
 
     def fill_seconds(self, size_bytes: int) -> float:
@@ -168,8 +189,8 @@ class Profile:
         text = f"about {_minutes(est)} of fio"
         if self.max_seconds > self.estimated_seconds * 1.05:
             worst = self.max_seconds + (self.fill_seconds(size_bytes) if size_bytes else 0.0)
-            what = "if the search goes to the largest QD" if self.mode == "adaptive" else \
-                "if steady state needs every round"
+            what = {"adaptive": "if the search goes to the largest QD", "slo": "if the search takes every step"}.get(
+                self.mode, "if steady state needs every round")
             text += f" (at most {_minutes(worst)} {what})"
         if self.precondition and size_bytes:
             text += f", including {self.precondition.passes} fill passes of {format_bytes(size_bytes)}"
@@ -320,8 +341,17 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
     mode = doc.get("mode", "grid")
     if mode not in MODES:
         errors.append(f"profile {name}: mode {mode!r} is not known (use one of {', '.join(MODES)})")
-    adaptive = steady = pre = None
+    adaptive = steady = pre = slo = None
     try:
+        if mode == "slo":
+            slo = _section(doc.get("slo"), SloSearchSettings, name, "slo")
+            if slo.slo_us <= 0 or slo.factor <= 1 or slo.tolerance_pct <= 0 or slo.max_rate < slo.start_rate:
+                raise LabError(f"profile {name}: slo needs slo_us > 0, factor > 1, tolerance_pct > 0 and "
+                               "max_rate >= start_rate.")
+            if any(p.rate_iops is not None for p in points):
+                raise LabError(f"profile {name}: an slo search sets rate_iops itself; remove it from the points.")
+        elif "slo" in doc:
+            raise LabError(f"profile {name}: an 'slo' section needs mode: slo.")
         if mode == "adaptive":
             adaptive = _section(doc.get("adaptive"), AdaptiveSettings, name, "adaptive")
             points = _adaptive_series(points, adaptive)
@@ -345,7 +375,7 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
     if dup:
         raise LabError(f"profile {name}: point {dup} is listed twice (use 'repeat' to measure a point again).")
     return Profile(name=name, description=str(doc.get("description", "")), points=tuple(points), source=source,
-                   mode=mode, adaptive=adaptive, steady_state=steady, precondition=pre)
+                   mode=mode, adaptive=adaptive, steady_state=steady, precondition=pre, slo=slo)
 
 
 def _section(raw: Any, cls: type, name: str, key: str) -> Any:

@@ -26,6 +26,7 @@ from helpers.errors import LabError
 from helpers.fio.binary import find_fio, fio_version
 from helpers.run import adaptive as adaptive_mod
 from helpers.run import options as sweep_opts
+from helpers.run import slo_search
 from helpers.run.hosts import check_hosts, client_entries, parse_hosts
 from helpers.run.lock import SweepLocks
 from helpers.run.manifest import (
@@ -209,6 +210,12 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
             cmds.append(f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the "
                         "plateau; at most:")
             cmds.extend(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))
+    elif prof.mode == "slo" and prof.slo:
+        so = prof.slo
+        for p0 in prof.points:
+            cmds.append(f"# slo search {describe_point(p0)}: rate_iops from {so.start_rate} (x{so.factor:g} while "
+                        f"p{so.percentile:g} <= {so.slo_us:g} us), then bisection to {so.tolerance_pct:g} %; first:")
+            cmds.append(point_cmd(replace(p0, rate_iops=so.start_rate, rate_process=p0.rate_process or "poisson")))
     elif prof.mode == "steady-state" and prof.steady_state:
         ss = prof.steady_state
         cmds.append(f"# rounds 1..{ss.max_rounds} until steady state (window {ss.window}), each round:")
@@ -442,6 +449,8 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
             ctx.run_adaptive()
         elif plan.profile.mode == "steady-state":
             ctx.run_steady_state()
+        elif plan.profile.mode == "slo":
+            ctx.run_slo()
         else:
             ctx.run_points(plan.profile.points)
     except (KeyboardInterrupt, FioInterrupted):
@@ -551,6 +560,34 @@ class _SweepContext:
                     "steps": [s.__dict__ for s in history], "stop_reason": adaptive_mod.stop_reason(history, a),
                     "peak_qd": pk.qd, "peak_iops": round(pk.iops, 1),
                 }
+            write_manifest(self.plan.run_dir, self.manifest)
+        bar.close()
+
+    # -------------------------------------------------------------------------------- slo search
+    def run_slo(self) -> None:
+        so = self.plan.profile.slo
+        summary = self.manifest.setdefault("slo", {})
+        bar = tqdm(desc=f"slo {self.plan.run_id}", unit="point", disable=not self.progress)
+        for p0 in self.plan.profile.points:
+            history: list[slo_search.RateStep] = []
+            series = p0.point_id
+            while True:
+                nxt = slo_search.next_rate(history, so)
+                if nxt is None:
+                    break
+                rate, kind = nxt
+                point = replace(p0, rate_iops=rate, rate_process=p0.rate_process or "poisson")
+                bar.set_postfix_str(f"{describe_point(point)} ({kind})")
+                entry = self.run_point(point, {"slo": {"series": series, "kind": kind}})
+                bar.update(1)
+                if entry.get("status") != "ok":
+                    summary[series] = {"error": f"point {point.point_id} failed; search stopped"}
+                    break
+                m = slo_search.point_tail(self.raw(point), so.percentile)
+                history.append(slo_search.RateStep(rate, m["iops"], m["latency_us"],
+                                                   slo_search.meets(rate, m["iops"], m["latency_us"], so), kind))
+            if history and "error" not in summary.get(series, {}):
+                summary[series] = slo_search.summary(history, so, p0.runtime_s + p0.ramp_s)
             write_manifest(self.plan.run_dir, self.manifest)
         bar.close()
 

@@ -1,0 +1,267 @@
+"""SLO capacity: the most IOPS a device delivers while a tail latency stays within an SLO.
+
+Closed loop (a queue-depth series): :func:`slo_capacity` takes the measured (iodepth, IOPS, p99)
+points, averages repeats per queue depth, and where p99 crosses the SLO between two measured depths
+interpolates linearly in log space (log p99 and log IOPS against log QD) for the depth where p99 equals
+the SLO and the IOPS there.  Open loop (offered rates): :func:`slo_rate_capacity` takes the largest
+offered load whose achieved rate (>= 95 % of offered) and p99 both meet the SLO (no interpolation: an
+offered load above the last good one was measured to fail).
+
+Which latency: the results carry the p99 of *completion* latency (``clat_p99_us``, fio's default
+percentiles); when fio ran with ``lat_percentiles=1`` a ``lat_p99_us`` column (total latency,
+submission + completion) is preferred.  :func:`latency_column` picks it and says which.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from helpers.analysis.openloop import SATURATION_FRACTION, openloop_table
+from helpers.analysis.qd import qd_series
+from helpers.fio.units import format_bytes
+
+PERCENTILE_SUFFIX = {99.0: "p99", 99.9: "p99_9", 99.99: "p99_99", 95.0: "p95", 90.0: "p90", 50.0: "p50"}
+
+
+@dataclass(frozen=True)
+class SloCapacity:
+    """``max_iops`` (None when no measured point meets the SLO), ``at_iodepth`` (closed loop; fractional
+    when interpolated) or ``at_rate_iops`` (open loop: the offered load), ``reason`` (one sentence),
+    ``interpolated`` (True when between two measured points), ``limited_by`` ("slo": the SLO bounds
+    it, "range": met at every measured point, so the capacity is at least ``max_iops``, "none")."""
+
+    max_iops: float | None
+    at_iodepth: float | None
+    reason: str
+    slo_us: float
+    interpolated: bool = False
+    limited_by: str = "slo"
+    at_rate_iops: float | None = None
+    latency_us: float | None = None  # the percentile at max_iops (= slo_us when interpolated)
+
+
+def latency_column(df: pd.DataFrame, percentile: float = 99.0) -> tuple[str, str]:
+    """(column, label) of the tail-latency column to hold against an SLO: total latency
+    ``lat_<p>_us`` when present with values (fio ``lat_percentiles=1``), else completion latency
+    ``clat_<p>_us``."""
+    suffix = PERCENTILE_SUFFIX.get(float(percentile))
+    if suffix is None:
+        raise ValueError(f"percentile {percentile} has no results column (use one of {sorted(PERCENTILE_SUFFIX)}).")
+    name = suffix.replace("_", ".")
+    lat = f"lat_{suffix}_us"
+    if lat in df.columns and pd.to_numeric(df[lat], errors="coerce").notna().any():
+        return lat, f"{name} total latency (lat)"
+    return f"clat_{suffix}_us", f"{name} completion latency (clat)"
+
+
+def _loginterp(x0: float, x1: float, y0: float, y1: float, y: float) -> float:
+    """x where the line through (log x0, log y0), (log x1, log y1) reaches log y."""
+    if y1 == y0:
+        return x0
+    f = (math.log(y) - math.log(y0)) / (math.log(y1) - math.log(y0))
+    return math.exp(math.log(x0) + f * (math.log(x1) - math.log(x0)))
+
+
+def _logat(x0: float, x1: float, v0: float, v1: float, x: float) -> float:
+    """Value at x on the line through (log x0, log v0), (log x1, log v1)."""
+    if x1 == x0:
+        return v0
+    f = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0))
+    return math.exp(math.log(v0) + f * (math.log(v1) - math.log(v0)))
+
+
+def slo_capacity(iodepth, iops, p99_us, slo_us: float, latency_label: str = "p99 latency") -> SloCapacity:
+    """Max IOPS of one closed-loop queue-depth series with ``p99_us`` <= ``slo_us`` (see module doc).
+
+    Repeats (equal iodepths) are averaged.  Candidates are every measured depth that meets the SLO and
+    every crossing between a depth that meets it and a neighbour that does not; the largest IOPS wins.
+    """
+    if not slo_us or slo_us <= 0 or math.isnan(slo_us):
+        raise ValueError("slo_us must be a positive latency in microseconds.")
+    d = pd.DataFrame({"qd": pd.to_numeric(pd.Series(list(iodepth)), errors="coerce"),
+                      "iops": pd.to_numeric(pd.Series(list(iops)), errors="coerce"),
+                      "lat": pd.to_numeric(pd.Series(list(p99_us)), errors="coerce")}).dropna()
+    d = d[(d["qd"] > 0) & (d["iops"] > 0) & (d["lat"] > 0)]
+    if d.empty:
+        return SloCapacity(None, None, "no measured point with IOPS and latency.", slo_us, limited_by="none")
+    d = d.groupby("qd", as_index=False).mean().sort_values("qd").reset_index(drop=True)
+    ok = d["lat"] <= slo_us
+    qmax = d["qd"].iloc[-1]
+    if not ok.any():
+        r = d.loc[d["lat"].idxmin()]
+        return SloCapacity(None, None, f"no measured queue depth meets {latency_label} ≤ {slo_us:,.0f} µs (lowest "
+                                       f"{r['lat']:,.0f} µs at QD {r['qd']:g}).", slo_us, limited_by="none")
+    cands = [(float(r["iops"]), float(r["qd"]), False, float(r["lat"])) for _, r in d[ok].iterrows()]
+    for i in range(len(d) - 1):
+        a, b = d.iloc[i], d.iloc[i + 1]
+        if bool(a["lat"] <= slo_us) != bool(b["lat"] <= slo_us):
+            q = _loginterp(a["qd"], b["qd"], a["lat"], b["lat"], slo_us)
+            cands.append((_logat(a["qd"], b["qd"], a["iops"], b["iops"], q), q, True, float(slo_us)))
+    best = max(cands, key=lambda c: c[0])
+    x, q, interp, lat = best
+    if ok.all():
+        return SloCapacity(x, q, f"{latency_label} ≤ {slo_us:,.0f} µs at every measured queue depth up to QD "
+                                 f"{qmax:g}: at least {x:,.0f} IOPS (at QD {q:g}); the SLO limit lies beyond the "
+                                 f"measured range.", slo_us, False, "range", latency_us=lat)
+    if interp:
+        lo = d["qd"][d["qd"] <= q].max()
+        hi = d["qd"][d["qd"] >= q].min()
+        why = (f"{latency_label} reaches {slo_us:,.0f} µs at QD {q:.1f} (interpolated in log space between QD "
+               f"{lo:g} and {hi:g}): {x:,.0f} IOPS.")
+    else:
+        why = f"{latency_label} ≤ {slo_us:,.0f} µs up to {x:,.0f} IOPS at QD {q:g} ({lat:,.0f} µs, measured)."
+    return SloCapacity(x, q, why, slo_us, interp, "slo", latency_us=lat)
+
+
+def slo_rate_capacity(offered_iops, achieved_iops, p99_us, slo_us: float, fraction: float = SATURATION_FRACTION,
+                      latency_label: str = "p99 latency") -> SloCapacity:
+    """Open loop: the largest offered load whose achieved rate is at least ``fraction`` x offered and
+    whose ``p99_us`` <= ``slo_us``; ``max_iops`` is the achieved rate there."""
+    d = pd.DataFrame({"off": pd.to_numeric(pd.Series(list(offered_iops)), errors="coerce"),
+                      "ach": pd.to_numeric(pd.Series(list(achieved_iops)), errors="coerce"),
+                      "lat": pd.to_numeric(pd.Series(list(p99_us)), errors="coerce")}).dropna()
+    if d.empty:
+        return SloCapacity(None, None, "no measured offered load.", slo_us, limited_by="none")
+    d = d.groupby("off", as_index=False).mean().sort_values("off")
+    good = d[(d["ach"] >= fraction * d["off"]) & (d["lat"] <= slo_us)]
+    if good.empty:
+        return SloCapacity(None, None, f"no offered load meets {latency_label} ≤ {slo_us:,.0f} µs with the achieved "
+                                       f"rate ≥ {fraction:.0%} of offered (lowest load {d['off'].iloc[0]:,.0f} IOPS).",
+                           slo_us, limited_by="none")
+    r = good.iloc[-1]
+    top = r["off"] == d["off"].iloc[-1]
+    why = (f"the largest offered load meeting {latency_label} ≤ {slo_us:,.0f} µs is {r['off']:,.0f} IOPS "
+           f"(achieved {r['ach']:,.0f}, {r['lat']:,.0f} µs)"
+           + ("; it is the largest load measured, so the limit lies beyond." if top else
+              f"; the next load measured, {d['off'][d['off'] > r['off']].min():,.0f} IOPS, fails."))
+    return SloCapacity(float(r["ach"]), None, why, slo_us, False, "range" if top else "slo",
+                       at_rate_iops=float(r["off"]), latency_us=float(r["lat"]))
+
+
+SLO_TABLE_COLUMNS = ["series", "mode", "slo_us", "latency", "latency_column", "max_iops", "max_iops_low",
+                     "max_iops_high", "at_iodepth", "at_rate_iops",
+                     "interpolated", "limited_by", "reason"]
+
+
+def slo_table(df: pd.DataFrame, slo_us: float = 1000.0, percentile: float = 99.0) -> pd.DataFrame:
+    """SLO capacity of every closed-loop queue-depth series (one per operation, block size, jobs, ...;
+    open-loop points left out) and of every open-loop rate series (rw, block size, iodepth) of ``df``.
+    ``max_iops_low``/``_high``: 95 % interval from the repeats (:func:`slo_capacity_interval`; NaN
+    without repeats at every depth)."""
+    rows = []
+    if df is None or df.empty:
+        return pd.DataFrame(columns=SLO_TABLE_COLUMNS)
+    col, label = latency_column(df, percentile)
+    closed = df[df["rate_iops"].isna()] if "rate_iops" in df.columns else df
+    s = qd_series(closed)
+    for name, g in s.groupby("series", sort=False):
+        if col not in g.columns:
+            continue
+        c = slo_capacity(g["iodepth"], g["iops"], g[col], slo_us, label)
+        low, high, _ = slo_capacity_interval(g["iodepth"], g["iops"], g[col], slo_us)
+        rows.append({"series": name, "mode": "closed loop (QD)", "slo_us": slo_us, "latency": label,
+                     "latency_column": col, "max_iops": c.max_iops, "max_iops_low": low, "max_iops_high": high, "at_iodepth": c.at_iodepth, "at_rate_iops": None,
+                     "interpolated": c.interpolated, "limited_by": c.limited_by, "reason": c.reason})
+    if "rate_iops" in df.columns and df["rate_iops"].notna().any():
+        ocol = col if col in ("clat_p99_us", "clat_p99_9_us") else None
+        t = openloop_table(df[df["rate_iops"].notna()])
+        if ocol is not None and ocol in t.columns:
+            keys = [k for k in ("run_id", "rw", "bs_bytes", "iodepth") if k in t.columns]
+            multi_run = "run_id" in t.columns and t["run_id"].nunique() > 1
+            for key, g in t.groupby(keys, sort=True):
+                k = dict(zip(keys, key))
+                c = slo_rate_capacity(g["offered_iops"], g["achieved_iops"], g[ocol], slo_us, latency_label=label)
+                name = f"{k['rw']} {format_bytes(k['bs_bytes'])} QD{int(k['iodepth'])} (offered rate)"
+                rows.append({"series": f"{k['run_id']}: {name}" if multi_run else name, "mode": "open loop (rate)",
+                             "slo_us": slo_us, "latency": label, "latency_column": ocol, "max_iops": c.max_iops, "at_iodepth": None,
+                             "at_rate_iops": c.at_rate_iops, "interpolated": False, "limited_by": c.limited_by,
+                             "reason": c.reason})
+    return pd.DataFrame(rows, columns=SLO_TABLE_COLUMNS)
+
+
+def slo_card_sentence(df: pd.DataFrame, slo_us: float = 1000.0, percentile: float = 99.0) -> str:
+    """One sentence for the device card: the 4k random-read queue-depth series' SLO capacity."""
+    if df is None or df.empty:
+        return "No results: no SLO capacity."
+    col, label = latency_column(df, percentile)
+    rr = df[(df["rw"] == "randread") & (df["bs_bytes"] == 4096) & (df["direction"] == "read") & (df["numjobs"] == 1)]
+    if "rate_iops" in rr.columns:
+        rr = rr[rr["rate_iops"].isna()]
+    if rr["iodepth"].nunique() < 2 or col not in rr.columns:
+        return "No 4k random-read queue-depth sweep in this run: no SLO capacity."
+    c = slo_capacity(rr["iodepth"], rr["iops"], rr[col], slo_us, label)
+    if c.max_iops is None:
+        return f"SLO {label} ≤ {slo_us:,.0f} µs: not met by 4k random reads at any measured queue depth ({c.reason})"
+    at = f"QD {c.at_iodepth:.1f}, interpolated" if c.interpolated else f"QD {c.at_iodepth:g}"
+    more = " (met at every measured depth: at least this)" if c.limited_by == "range" else ""
+    low, high, _ = slo_capacity_interval(rr["iodepth"], rr["iops"], rr[col], slo_us)
+    if not math.isnan(low):
+        more += f" (95 % interval from repeats {low:,.0f}-{high:,.0f} IOPS)"
+    return f"Max 4k random-read IOPS with {label} ≤ {slo_us:,.0f} µs: {c.max_iops:,.0f} IOPS at {at}{more}."
+
+
+def slo_points(table: pd.DataFrame) -> pd.DataFrame:
+    """The closed-loop rows of :func:`slo_table` that have a capacity (series, at_iodepth, max_iops, ...),
+    for a figure overlay."""
+    cols = ["series", "at_iodepth", "max_iops", "interpolated", "limited_by"]
+    t = table[table["mode"].eq("closed loop (QD)") & table["max_iops"].notna()] if len(table) else table
+    return t.reindex(columns=cols).astype({"at_iodepth": float, "max_iops": float}).reset_index(drop=True)
+
+
+def _capacity_matrix(qd: np.ndarray, iops: np.ndarray, lat: np.ndarray, slo_us: float) -> np.ndarray:
+    """Max IOPS with lat <= slo of many curves at once: ``iops``/``lat`` are (replicates, depths) means
+    at the sorted depths ``qd``; NaN where no depth meets the SLO.  Same rule as :func:`slo_capacity`."""
+    ok = lat <= slo_us
+    cand = np.where(ok, iops, -np.inf)
+    best = cand.max(axis=1)
+    lq, li, ll = np.log(qd), np.log(iops), np.log(lat)
+    for i in range(len(qd) - 1):  # overflow where a segment does not cross is masked below
+        cross = ok[:, i] != ok[:, i + 1]
+        dl = ll[:, i + 1] - ll[:, i]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            f = np.where(dl != 0, (math.log(slo_us) - ll[:, i]) / dl, 0.0)
+            q = lq[i] + f * (lq[i + 1] - lq[i])
+            x = np.exp(li[:, i] + (q - lq[i]) / (lq[i + 1] - lq[i]) * (li[:, i + 1] - li[:, i]))
+        best = np.maximum(best, np.where(cross, x, -np.inf))
+    return np.where(np.isfinite(best), best, np.nan)
+
+
+def slo_capacity_interval(iodepth, iops, p99_us, slo_us: float, confidence: float = 0.95, n_boot: int = 2000,
+                          seed: int = 0) -> tuple[float, float, float]:
+    """(low, high, share_none) of ``max_iops`` from the REPEATS of a closed-loop series (>= 2 at every
+    depth, else NaN, NaN, NaN): a bootstrap that resamples the repeats at every depth, with each
+    resampled mean's deviation from the sample mean scaled (in log space, so values stay positive) by
+    sqrt(n / (n - 1)) x t(n - 1) / z — the Student-t correction a plain percentile bootstrap lacks with
+    3-5 repeats (in the test's simulation a plain one covered 80 % with 3 repeats and 89 % with 5 at
+    nominal 95 %; this one 97.5 % and 96 %) — and the
+    capacity rule of :func:`slo_capacity` on every resampled curve.  ``share_none`` is the share of
+    resampled curves where no depth met the SLO (counted as 0 IOPS)."""
+    d = pd.DataFrame({"qd": pd.to_numeric(pd.Series(list(iodepth)), errors="coerce"),
+                      "iops": pd.to_numeric(pd.Series(list(iops)), errors="coerce"),
+                      "lat": pd.to_numeric(pd.Series(list(p99_us)), errors="coerce")}).dropna()
+    d = d[(d["qd"] > 0) & (d["iops"] > 0) & (d["lat"] > 0)]
+    groups = [g for _, g in d.groupby("qd", sort=True)]
+    if not groups or any(len(g) < 2 for g in groups):
+        return float("nan"), float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    qd = np.array([g["qd"].iloc[0] for g in groups], dtype=float)
+    mi = np.empty((n_boot, len(groups)))
+    ml = np.empty((n_boot, len(groups)))
+    for j, g in enumerate(groups):
+        n = len(g)
+        idx = rng.integers(0, n, (n_boot, n))
+        k = math.sqrt(n / (n - 1)) * stats.t.ppf(0.5 + confidence / 2, n - 1) / z
+        for col, out in (("iops", mi), ("lat", ml)):
+            v = g[col].to_numpy(float)
+            out[:, j] = v.mean() * np.exp(k * (np.log(v[idx].mean(axis=1)) - math.log(v.mean())))
+    cap = _capacity_matrix(qd, mi, ml, slo_us)
+    none = float(np.mean(np.isnan(cap)))
+    a = (1 - confidence) / 2
+    filled = np.where(np.isnan(cap), 0.0, cap)
+    return float(np.quantile(filled, a)), float(np.quantile(filled, 1 - a)), none

@@ -1,0 +1,54 @@
+"""SLO capacity overlay: tail latency and IOPS against queue depth, with the SLO line and the capacity."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from helpers.figures.common import IOPS_AXIS, QD_AXIS, TEMPLATE, color, log2_axis, message_figure
+
+
+def slo_figure(series: pd.DataFrame, table: pd.DataFrame, slo_us: float) -> go.Figure:
+    """Left: the table's latency column (µs, log axis; p99 of total latency when fio measured it, else of
+    completion latency) against queue depth per series, the SLO as a dashed line;
+    right: IOPS against queue depth with a star at each series' SLO capacity (hollow when interpolated
+    between two measured depths; a diamond when the SLO held at every measured depth, i.e. at least).
+    ``series`` is :func:`helpers.analysis.qd_series` output, ``table`` :func:`helpers.analysis.slo_table`."""
+    latency_column, latency_label = "clat_p99_us", "p99 completion latency (clat)"
+    if len(table):
+        latency_column, latency_label = table["latency_column"].iloc[0], table["latency"].iloc[0]
+    if series is None or series.empty or latency_column not in series.columns:
+        return message_figure("This run has no queue-depth sweep to hold against a latency SLO.")
+    s = series[series["rate_iops"].isna()] if "rate_iops" in series.columns else series
+    s = s.groupby(["series", "iodepth"], as_index=False, sort=True).agg(
+        iops=("iops", "mean"), lat=(latency_column, "mean"))
+    closed = table[table["mode"].eq("closed loop (QD)")].set_index("series") if len(table) else table
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=[f"{latency_label} vs queue depth", "IOPS vs queue depth, SLO capacity"])
+    for i, (name, g) in enumerate(s.groupby("series", sort=False)):
+        c = color(i)
+        fig.add_trace(go.Scatter(x=g["iodepth"], y=g["lat"], mode="lines+markers", name=name, legendgroup=name,
+                                 line={"color": c}, hovertemplate="QD %{x}<br>%{y:,.0f} µs<extra>" + name + "</extra>"),
+                      1, 1)
+        fig.add_trace(go.Scatter(x=g["iodepth"], y=g["iops"], mode="lines+markers", name=name, legendgroup=name,
+                                 showlegend=False, line={"color": c},
+                                 hovertemplate="QD %{x}<br>%{y:,.0f} IOPS<extra>" + name + "</extra>"), 1, 2)
+        if name in getattr(closed, "index", []) and pd.notna(closed.loc[name, "max_iops"]):
+            r = closed.loc[name]
+            sym = "diamond" if r["limited_by"] == "range" else ("star-open" if r["interpolated"] else "star")
+            fig.add_trace(go.Scatter(
+                x=[r["at_iodepth"]], y=[r["max_iops"]], mode="markers", showlegend=False, legendgroup=name,
+                marker={"symbol": sym, "size": 16, "color": c, "line": {"width": 2, "color": c}},
+                hovertemplate=f"{r['reason']}<extra>SLO {slo_us:,.0f} µs</extra>"), 1, 2)
+    fig.add_hline(y=slo_us, line_dash="dash", line_color="#d62728", annotation_text=f"SLO {slo_us:,.0f} µs",
+                  row=1, col=1)
+    axis = log2_axis(s["iodepth"])
+    for col in (1, 2):
+        fig.update_xaxes(title_text=QD_AXIS, row=1, col=col, **axis)
+    fig.update_yaxes(title_text=f"{latency_label} (µs, log axis)", type="log", row=1, col=1)
+    fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=2)
+    fig.update_layout(title=f"SLO capacity: most IOPS with {latency_label} ≤ {slo_us:,.0f} µs (star; hollow: "
+                            "interpolated in log space; diamond: met at every depth, so at least)",
+                      template=TEMPLATE, height=480)
+    return fig

@@ -1,0 +1,214 @@
+"""Regression gate for CI: ``python -m helpers.compare BASE NEW [--metric iops,p99] [--max-regression 5%]``.
+
+BASE and NEW are processed run ids (``data/processed``, or ``--processed-dir``), comma-separated
+groups of run ids, or raw run folders (fio JSON files; ingested into a temporary folder first).
+Points are matched by configuration; per point and metric the change new vs base gets a 95 %
+confidence interval (docs/statistics.md).  Prints the table and the one-line summary, writes an
+offline HTML page (plotly.js embedded), and exits
+
+* 1 when any matched point is significantly worse than ``--max-regression``: the whole interval
+  lies below −x % (IOPS, bandwidth) or above +x % (latency);
+* 0 otherwise (points without an interval — measured once — never fail the gate: repeat points);
+* 2 on a usage error (unknown run or metric, nothing matched), with one sentence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from helpers import config
+from helpers.analysis.runpair import (
+    MATCH_KEYS,
+    METRICS,
+    RunComparison,
+    compare_runs,
+    interval_samples,
+    repeat_samples,
+)
+from helpers.errors import LabError
+from helpers.figures.compare import forest_figure
+from helpers.ingest.core import ingest_run, write_ingest
+from helpers.notebook.runs import resolve_runs
+from helpers.processed import store
+
+ALIASES = {"lat": "lat_mean", "latency": "lat_mean", "bandwidth": "bw", "p99.9": "p99_9", "p999": "p99_9"}
+DEFAULT_HTML_DIR = config.REPORTS_DIR / "compare"
+
+
+class UsageError(LabError):
+    """Exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one sentence, exit 2 (argparse's default prints the usage too)
+        raise UsageError(f"{message[0].upper()}{message[1:]} (see --help).")
+
+
+def parse_metrics(text: str) -> list[str]:
+    out = []
+    for m in (x.strip().lower() for x in text.split(",") if x.strip()):
+        m = ALIASES.get(m, m)
+        if m not in METRICS:
+            raise UsageError(f"unknown metric {m!r}: use {', '.join(METRICS)} (or lat, bandwidth, p99.9).")
+        out.append(m)
+    if not out:
+        raise UsageError("--metric names no metric.")
+    return list(dict.fromkeys(out))
+
+
+def parse_threshold(text: str) -> float:
+    """'5%', '5' or '0.05'?  Percent always: '5%' and '5' are 5 %."""
+    t = text.strip().rstrip("%").strip()
+    try:
+        v = float(t)
+    except ValueError:
+        raise UsageError(f"--max-regression must be a percentage like 5% (got {text!r}).") from None
+    if not 0 <= v < 100 or math.isnan(v):
+        raise UsageError(f"--max-regression must be between 0% and 100% (got {text!r}).")
+    return v
+
+
+def _is_raw(arg: str) -> bool:
+    p = Path(arg)
+    return p.is_dir() and any(p.rglob("*.json")) and not (p / config.RESULTS_DATASET).is_dir()
+
+
+TIMESERIES_DATASET = "timeseries"  # per-interval samples, when the processed folder has them
+
+
+def load_side(arg: str, processed_dir: Path, tmp: Path) -> tuple[list[str], pd.DataFrame, pd.DataFrame]:
+    """(run ids, results, histograms) of one side: processed run id(s) or a raw run folder."""
+    if _is_raw(arg):
+        res = ingest_run(Path(arg))
+        run_id = str(res.results["run_id"].iloc[0]) if len(res.results) else Path(arg).name
+        if res.results.empty:
+            raise UsageError(f"{arg} holds no fio result that could be ingested ({res.summary()}).")
+        write_ingest(res, run_id, tmp)
+        return [run_id], res.results, res.histograms if res.histograms is not None else pd.DataFrame()
+    pdir, ids = resolve_runs([r.strip() for r in arg.split(",") if r.strip()], processed_dir)
+    return (ids, store.load(pdir, config.RESULTS_DATASET, ids), store.load(pdir, config.HISTOGRAM_DATASET, ids))
+
+
+def table_text(c: RunComparison, max_regression_pct: float) -> str:
+    """The comparison as a fixed-width text table (one line per point and metric)."""
+    if c.table.empty:
+        return ""
+    bad = set(c.regressions(max_regression_pct).index)
+    lines = []
+    w = max(len(p) for p in c.table["point"])
+    lines.append(f"{'point':<{w}}  {'metric':<38} {'base':>12} {'new':>12}  {'change [95 % CI]':<26} verdict")
+    for i, r in c.table.iterrows():
+        unit = r["unit"]
+        ci = ("[no interval]" if pd.isna(r["low_pct"]) else
+              f"[{r['low_pct']:+.1f}, {'+inf' if math.isinf(r['high_pct']) else format(r['high_pct'], '+.1f')}]")
+        lines.append(f"{r['point']:<{w}}  {r['metric_label'] + ' (' + unit + ')':<38} {r['base_mean']:>12,.1f} "
+                     f"{r['new_mean']:>12,.1f}  {format(r['change_pct'], '+.1f') + ' % ' + ci:<26} {r['verdict']}"
+                     + ("  << REGRESSION" if i in bad else ""))
+    return "\n".join(lines)
+
+
+def html_page(c: RunComparison, max_regression_pct: float, failed: bool) -> str:
+    """A standalone offline page: verdict, summary, forest plot (plotly.js embedded), tables."""
+    fig = forest_figure(c.table, c.summary, title=f"{', '.join(c.new)} vs {', '.join(c.base)}")
+    cols = ["point", "metric_label", "unit", "base_mean", "new_mean", "change_pct", "low_pct", "high_pct", "verdict",
+            "effect_size", "method", "n_base", "n_new"]
+    names = {"metric_label": "metric", "base_mean": "base mean", "new_mean": "new mean", "change_pct": "change %",
+             "low_pct": "CI low %", "high_pct": "CI high %", "effect_size": "Hedges' g", "n_base": "samples base",
+             "n_new": "samples new"}
+    table = c.table[cols].rename(columns=names).to_html(index=False, float_format=lambda v: f"{v:,.2f}", na_rep="–", border=0)
+    unmatched = (c.unmatched.to_html(index=False, na_rep="–", border=0) if len(c.unmatched)
+                 else "<p>None: every point was measured in both runs.</p>")
+    status = (f"FAILED: at least one point is significantly worse than {max_regression_pct:g} %" if failed
+              else f"PASSED: no point is significantly worse than {max_regression_pct:g} %")
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Compare {html.escape(', '.join(c.new))} vs {html.escape(', '.join(c.base))}</title>
+<style>body{{font-family:system-ui,sans-serif;margin:1.5rem}} table{{border-collapse:collapse;font-size:.85rem}}
+td,th{{padding:.2rem .5rem;border-bottom:1px solid #ddd;text-align:right}} .fail{{color:#b00}} .pass{{color:#070}}</style>
+</head><body>
+<h1>Run comparison: {html.escape(', '.join(c.new))} (new) vs {html.escape(', '.join(c.base))} (base)</h1>
+<p class="{'fail' if failed else 'pass'}"><b>{html.escape(status)}</b></p>
+<p>{html.escape(c.summary)}.</p>
+<p>Change = new mean / base mean − 1 with its 95 % confidence interval (Fieller; Welch variances over repeats,
+autocorrelation-robust variances over per-interval samples). Latency: mean total latency (lat) and p99 / p99.9
+completion latency (clat) from the json+ histograms. Points are matched by configuration.</p>
+{fig.to_html(include_plotlyjs=True, full_html=False)}
+<h2>Per point and metric</h2>
+{table}
+<h2>Measured in one run only</h2>
+{unmatched}
+</body></html>
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _Parser(prog="python -m helpers.compare", description="Regression gate: compare two runs point by point "
+                 "(matched by configuration) and exit 1 when a point is significantly worse than --max-regression.")
+    ap.add_argument("base", help="base run id(s), comma-separated, or a raw run folder")
+    ap.add_argument("new", help="new run id(s), comma-separated, or a raw run folder")
+    ap.add_argument("--metric", default=",".join(METRICS),
+                    help=f"comma-separated metrics to compare and gate on ({', '.join(METRICS)}; default all)")
+    ap.add_argument("--max-regression", default="0%",
+                    help="fail only when a point is significantly worse than this (e.g. 5%%; default 0%%)")
+    ap.add_argument("--processed-dir", default="", help="processed dataset folder (default data/processed)")
+    ap.add_argument("--html", default="", help="HTML page to write (default reports/compare/NEW-vs-BASE.html)")
+    ap.add_argument("--ignore", default="",
+                    help="configuration keys to leave out of the matching, e.g. rate_iops to compare a throttled "
+                         f"run with an unthrottled one (keys: {', '.join(MATCH_KEYS)})")
+    ap.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
+    try:
+        args = ap.parse_args(argv)
+        metrics = parse_metrics(args.metric)
+        threshold = parse_threshold(args.max_regression)
+        if not 0 < args.confidence < 1:
+            raise UsageError(f"--confidence must be between 0 and 1 (got {args.confidence:g}).")
+        ignore = [k.strip() for k in args.ignore.split(",") if k.strip()]
+        bad = [k for k in ignore if k not in MATCH_KEYS]
+        if bad:
+            raise UsageError(f"--ignore names unknown key(s) {', '.join(bad)}: use {', '.join(MATCH_KEYS)}.")
+        keys = [k for k in MATCH_KEYS if k not in ignore]
+        pdir = Path(args.processed_dir) if args.processed_dir else config.PROCESSED_DIR
+        with tempfile.TemporaryDirectory(prefix="compare-") as tmp:
+            base_ids, base_res, base_hist = load_side(args.base, pdir, Path(tmp))
+            new_ids, new_res, new_hist = load_side(args.new, pdir, Path(tmp))
+        if set(base_ids) & set(new_ids):
+            raise UsageError(f"base and new share run(s) {', '.join(sorted(set(base_ids) & set(new_ids)))}.")
+        results = pd.concat([base_res, new_res], ignore_index=True)
+        hists = [h for h in (base_hist, new_hist) if len(h)]
+        samples = repeat_samples(results, pd.concat(hists, ignore_index=True) if hists else None)
+        ts = store.load(pdir, TIMESERIES_DATASET, base_ids + new_ids) if (pdir / TIMESERIES_DATASET).is_dir() else None
+        if ts is not None and len(ts):  # per-interval samples serve points without repeats
+            samples = pd.concat([samples, interval_samples(ts, results)], ignore_index=True)
+        c = compare_runs(samples, base_ids, new_ids, metrics=metrics, keys=keys, confidence=args.confidence)
+        if c.table.empty:
+            raise UsageError(f"no point of {', '.join(new_ids)} has the configuration of a point of "
+                             f"{', '.join(base_ids)}, so there is nothing to compare.")
+    except (LabError, SystemExit) as exc:
+        if isinstance(exc, SystemExit):  # --help
+            return int(exc.code or 0)
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    failed = not c.regressions(threshold).empty
+    print(table_text(c, threshold))
+    print()
+    print(c.summary + ".")
+    if len(c.unmatched):
+        print(f"Measured in one run only: {'; '.join(f'{p} ({r})' for p, r in zip(c.unmatched['point'], c.unmatched['run_id']))}.")
+    out = Path(args.html) if args.html else DEFAULT_HTML_DIR / f"{'+'.join(new_ids)}-vs-{'+'.join(base_ids)}.html"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(html_page(c, threshold, failed), encoding="utf-8")
+    n_bad = len(c.regressions(threshold))
+    n_none = int(c.table["verdict"].eq("not enough samples").sum())
+    if n_none:
+        print(f"Note: {n_none} point-metric(s) have no interval (measured fewer than twice in a run) and cannot "
+              "fail the gate: repeat the points (profile 'repeat: 3').")
+    print(("FAIL: " if failed else "PASS: ") +
+          (f"{n_bad} point-metric(s) significantly worse than {threshold:g} %" if failed
+           else f"no point significantly worse than {threshold:g} %") + f"; page: {out}")
+    return 1 if failed else 0

@@ -1,0 +1,114 @@
+"""SLO search: the largest offered load (fio ``rate_iops``, open loop) whose p99 latency stays within an
+SLO, found with few points instead of a full rate grid.
+
+Per series (a profile point without a rate) the search
+
+1. climbs a geometric ladder from ``start_rate`` (x ``factor`` per step) while the load *meets* the SLO:
+   achieved IOPS >= ``saturation_fraction`` x offered and the p``percentile`` completion latency <= ``slo_us``;
+2. at the first load that fails, bisects in log space (geometric midpoints) between the last load that
+   met and the first that failed, until their ratio is at most 1 + ``tolerance_pct`` / 100;
+3. stops at ``max_rate`` (met everywhere: "at least"), when ``start_rate`` already fails (then it
+   bisects down to ``min_rate``), or after ``max_steps`` points.
+
+:func:`next_rate` is a pure function of the history (resumed sweeps re-read their raw files and take
+the same path).  The latency is fio's completion-latency percentile (clat) of the worst direction.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from helpers.fio.json_output import parse_fio_bytes
+from helpers.run.profiles import SloSearchSettings
+
+
+@dataclass(frozen=True)
+class RateStep:
+    rate: int  # offered IOPS (per job: fio rate_iops)
+    achieved_iops: float
+    latency_us: float
+    meets: bool
+    kind: str = "ladder"  # "ladder" or "bisect"
+
+
+def percentile_key(percentile: float) -> str:
+    return f"{percentile:.6f}"
+
+
+def point_tail(raw: Path, percentile: float = 99.0) -> dict[str, float]:
+    """Total IOPS (all directions, jobs and hosts) and the worst direction's completion-latency
+    percentile in µs (NaN when fio did not report it) of one raw fio output file."""
+    obj = parse_fio_bytes(Path(raw).read_bytes())[-1]
+    jobs = obj.get("jobs") if "jobs" in obj else obj.get("client_stats", [])
+    jobs = [j for j in jobs if j.get("jobname") != "All clients"]
+    iops, worst = 0.0, float("nan")
+    key = percentile_key(percentile)
+    for j in jobs:
+        for d in ("read", "write", "trim"):
+            x = j.get(d) or {}
+            if not float(x.get("total_ios", x.get("iops", 0)) or 0):
+                continue
+            iops += float(x.get("iops", 0.0))
+            v = ((x.get("clat_ns") or {}).get("percentile") or {}).get(key)
+            if v is not None:
+                worst = float(v) / 1000.0 if math.isnan(worst) else max(worst, float(v) / 1000.0)
+    return {"iops": iops, "latency_us": worst}
+
+
+def meets(rate: float, achieved: float, latency_us: float, s: SloSearchSettings) -> bool:
+    return achieved >= s.saturation_fraction * rate and not math.isnan(latency_us) and latency_us <= s.slo_us
+
+
+def bracket(history: list[RateStep]) -> tuple[int | None, int | None]:
+    """(largest load that met the SLO, smallest load above it that failed); None when unknown."""
+    good = [h.rate for h in history if h.meets]
+    lo = max(good) if good else None
+    bad = [h.rate for h in history if not h.meets and (lo is None or h.rate > lo)]
+    return lo, (min(bad) if bad else None)
+
+
+def next_rate(history: list[RateStep], s: SloSearchSettings) -> tuple[int, str] | None:
+    """The next (offered rate, kind) to measure, or None when the search is done."""
+    if len(history) >= s.max_steps:
+        return None
+    measured = {h.rate for h in history}
+    lo, hi = bracket(history)
+    if hi is None:  # every load so far met the SLO: climb
+        nxt = s.start_rate if not history else int(round(max(measured) * s.factor))
+        if history and max(measured) >= s.max_rate:
+            return None
+        return min(nxt, s.max_rate), "ladder"
+    low = lo if lo is not None else s.min_rate
+    if hi / low <= 1 + s.tolerance_pct / 100:
+        return None
+    mid = int(round(math.sqrt(low * hi)))
+    if mid in measured or not low < mid < hi:
+        return None
+    if lo is None and mid < s.min_rate:
+        return None
+    return mid, "bisect"
+
+
+def summary(history: list[RateStep], s: SloSearchSettings, point_seconds: float) -> dict:
+    """The search's result for the manifest: capacity, bracket, reason, device time vs a rate grid."""
+    lo, hi = bracket(history)
+    grid_points = math.ceil(math.log(s.max_rate / s.start_rate) / math.log(1 + s.tolerance_pct / 100)) + 1
+    out = {"slo_us": s.slo_us, "percentile": s.percentile, "steps": [h.__dict__ for h in history],
+           "capacity_rate_iops": lo, "first_failing_rate_iops": hi,
+           "device_seconds": round(len(history) * point_seconds, 2),
+           "grid_points": grid_points, "grid_device_seconds": round(grid_points * point_seconds, 2)}
+    lab = f"p{s.percentile:g} completion latency"
+    if lo is None:
+        out["reason"] = (f"no offered load down to {min(h.rate for h in history) if history else s.start_rate:,} IOPS "
+                         f"met {lab} <= {s.slo_us:g} us with the achieved rate >= {s.saturation_fraction:.0%} of offered.")
+    elif hi is None:
+        out["reason"] = (f"every load up to {lo:,} IOPS met {lab} <= {s.slo_us:g} us: the capacity is at least that "
+                         f"(max_rate or max_steps reached).")
+    else:
+        got = next(h for h in history if h.rate == lo)
+        out["achieved_iops"] = round(got.achieved_iops, 1)
+        out["reason"] = (f"{lo:,} IOPS offered meets {lab} <= {s.slo_us:g} us ({got.latency_us:,.0f} us, achieved "
+                         f"{got.achieved_iops:,.0f}); {hi:,} fails; bracket within {100 * (hi / lo - 1):.0f} %.")
+    return out

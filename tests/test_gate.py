@@ -1,0 +1,115 @@
+"""The regression gate ``python -m helpers.compare``: exit codes 0 / 1 / 2, table, offline HTML page."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from figdata import rows
+from helpers import config
+from helpers.processed import store
+from helpers.report import gate
+
+QD4 = {"rw": "randread", "direction": "read", "bs_bytes": 4096, "iodepth": 4}
+
+
+def write(pdir: Path, run: str, iops: list[float], lat: list[float], **cfg) -> None:
+    df = rows([{"run_id": run, "point_id": f"p-r{i}", "source_file": f"p-r{i}.json", "iops": x, "lat_mean_us": m,
+                "total_ios": int(x), **{**QD4, **cfg}} for i, (x, m) in enumerate(zip(iops, lat))])
+    store.write_run(pdir, config.RESULTS_DATASET, run, df)
+
+
+@pytest.fixture(scope="module")
+def pdir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("processed")
+    write(d, "base", [1000, 1010, 990], [100, 99, 101])
+    write(d, "same", [1005, 995, 1001], [100, 101, 99])
+    write(d, "slow", [800, 808, 792], [125, 124, 126])  # -20 % IOPS, +25 % latency
+    write(d, "other", [800, 808, 792], [125, 124, 126], bs_bytes=8192)  # nothing matches
+    write(d, "once", [700], [140])
+    return d
+
+
+def run(pdir: Path, tmp_path: Path, *args: str) -> tuple[int, Path]:
+    html = tmp_path / "page.html"
+    return gate.main([*args, "--processed-dir", str(pdir), "--html", str(html)]), html
+
+
+def test_significant_regression_beyond_threshold_fails(pdir, tmp_path, capsys):
+    code, html = run(pdir, tmp_path, "base", "slow", "--metric", "iops,lat", "--max-regression", "5%")
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "<< REGRESSION" in out and "FAIL: 2 point-metric(s) significantly worse than 5 %" in out
+    assert "4k randread QD4" in out and "-20.0 % [" in out
+    page = html.read_text()
+    assert "FAILED" in page and "Plotly" in page and len(page) > 1_000_000  # plotly.js embedded: offline
+    assert 'src="http' not in page
+
+
+def test_regression_inside_threshold_and_aa_pass(pdir, tmp_path, capsys):
+    assert run(pdir, tmp_path, "base", "slow", "--metric", "iops", "--max-regression", "30")[0] == 0
+    assert "PASS" in capsys.readouterr().out
+    code, _ = run(pdir, tmp_path, "base", "same")
+    assert code == 0 and "1 of 1 points within noise" in capsys.readouterr().out
+
+
+def test_improvement_never_fails(pdir, tmp_path):
+    assert run(pdir, tmp_path, "slow", "base", "--metric", "iops,lat_mean")[0] == 0
+
+
+def test_points_measured_once_cannot_fail_and_say_why(pdir, tmp_path, capsys):
+    code, _ = run(pdir, tmp_path, "base", "once", "--metric", "iops")
+    out = capsys.readouterr().out
+    assert code == 0 and "no interval" in out and "repeat the points" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["base", "nope"], "run 'nope' has no processed data"),
+    (["base", "slow", "--metric", "p95"], "unknown metric 'p95'"),
+    (["base", "slow", "--max-regression", "five"], "percentage like 5%"),
+    (["base", "other"], "nothing to compare"),
+    (["base", "base"], "share run(s) base"),
+    (["base"], "required: new"),
+])
+def test_usage_errors_exit_2_with_one_sentence(pdir, tmp_path, capsys, args, message):
+    code, html = run(pdir, tmp_path, *args)
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1 and err.startswith("error: ")
+    assert not html.exists()
+
+
+def test_raw_run_folders_are_ingested_and_module_entry_point(tmp_path):
+    # two small raw runs with different point names but the same configurations
+    for run, src, names in (("quick", "sample-quick-vm", ["qd-randread-bs4k-qd1-nj1", "qd-randread-bs4k-qd4-nj1"]),
+                            ("grid", "sample-grid-vm", ["grid-randread-bs4k-qd1-nj1", "grid-randread-bs4k-qd4-nj1"])):
+        (tmp_path / run).mkdir()
+        for n in names:
+            shutil.copy(config.SAMPLE_RAW_DIR / src / f"{n}.json", tmp_path / run / f"{n}.json")
+    p = subprocess.run([sys.executable, "-m", "helpers.compare", str(tmp_path / "quick"), str(tmp_path / "grid"),
+                        "--metric", "iops,p99", "--html", str(tmp_path / "q.html"), "--processed-dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "4k randread QD1" in p.stdout and "4k randread QD4" in p.stdout and (tmp_path / "q.html").exists()
+    assert "p99 completion latency (clat)" in p.stdout  # from the raw files' json+ bins
+    assert not (tmp_path / config.RESULTS_DATASET).exists()  # raw folders go to a temporary folder
+
+
+def test_timeseries_dataset_gives_per_interval_samples_when_there_are_no_repeats(tmp_path, capsys):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(9)
+    for rid, mean in (("t-base", 1000.0), ("t-new", 800.0)):
+        write(tmp_path, rid, [mean], [1e6 / mean])
+        x = mean + rng.normal(0, 20, 40)
+        store.write_run(tmp_path, "timeseries", rid, pd.DataFrame({
+            "run_id": rid, "point_id": "p-r0", "source_file": "p-r0.json", "job_index": 0, "direction": "read",
+            "window_start_s": np.arange(40.0), "window_end_s": np.arange(1.0, 41.0), "iops": x,
+            "bytes_per_s": x * 4096, "lat_mean_us": 1e6 / x}))
+    code, _ = run(tmp_path, tmp_path, "t-base", "t-new", "--metric", "iops", "--max-regression", "5%")
+    out = capsys.readouterr().out
+    assert code == 1 and "-20." in out and "slower  << REGRESSION" in out
