@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from figdata import bs_sweep, rows
+from helpers import analysis
 from helpers.analysis.card import DeviceCard, Metric, device_card, rand4k_qd_series
 from helpers.processed.validity import add_flags
 
@@ -276,3 +277,15 @@ def test_identity_names_device_target_host_and_software_from_the_manifest():
     assert ident["capacity"] == "1,600.3 GB (1,490.4 GiB)" and ident["target"].startswith("block device /dev/nvme0n1")
     assert ident["host"] == "unknown" and not is_virtual_disk(nvme)
     assert device_identity({}) == {"run": "no manifest found for this run: device, target and host are unknown"}
+
+
+def test_card_ends_with_the_slo_capacity_when_asked():
+    """QD series 1..16 of 4k random reads: p99 200, 400, 800, 1600, 3200 µs; with a 1 ms SLO the last finding
+    is the SLO sentence (the same one analysis.slo_card_sentence writes), without it there is none."""
+    qd = [{"point_id": f"q{q}", "iodepth": q, "iops": 10000.0 * min(q, 4), "clat_p99_us": 200.0 * q}
+          for q in (1, 2, 4, 8, 16)]
+    df = rows(qd)
+    card = analysis.device_card(df, slo_us=1000.0)
+    assert card.findings[-1] == analysis.slo_card_sentence(df, 1000.0)
+    assert "1,000 µs" in card.findings[-1]
+    assert not any("SLO" in f for f in analysis.device_card(df).findings)

@@ -10,6 +10,7 @@ from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.flags import flagged_rows
 from helpers.analysis.knee import find_knee
 from helpers.analysis.points import percentile_latency, with_units
+from helpers.analysis.slo import slo_card_sentence
 from helpers.fio.units import format_bytes
 
 KB4 = 4096
@@ -184,9 +185,11 @@ def device_identity(manifest: dict | None) -> dict[str, str]:
     }
 
 
-def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None) -> DeviceCard:
+def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
+                slo_us: float | None = None) -> DeviceCard:
     """Headline metrics of one run (prefers unflagged points) and its findings; ``manifest`` (the run's
-    sweep manifest) names the device, target, host and software the numbers were measured on."""
+    sweep manifest) names the device, target, host and software the numbers were measured on; with
+    ``slo_us`` the findings end with the 4k random-read SLO capacity (most IOPS with p99 <= slo_us)."""
     d = with_units(df)
     rr = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["direction"] == "read")]
     rw = d[(d["rw"] == "randwrite") & (d["bs_bytes"] == KB4) & (d["direction"] == "write")]
@@ -218,6 +221,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None) 
                           "4k random read, Kneedle on IOPS vs log2 QD" if knee_qd is not None else reason))
     card = DeviceCard(metrics, knee_qd, reason, identity=device_identity(manifest) if manifest is not None else {})
     card.findings = findings(d, card, knee)
+    if slo_us is not None and len(df):
+        card.findings.append(slo_card_sentence(df, slo_us))
     return card
 
 
