@@ -86,3 +86,36 @@ def test_command_lines():
     cargv = runner.client_argv("fio", ["a:1", "b"], Path("j.fio"), Path("o.json"))
     assert cargv == ["fio", "--client=a,1", "j.fio", "--client=b", "j.fio", "--output-format=json+", "--output=o.json"]
     assert runner.describe_point(point) == "randrw 16k QD32 x2 70% read"
+
+
+def test_point_logs_land_next_to_the_json_and_large_ones_are_gzipped(tmp_path, scratch_dir, fio_path, monkeypatch):
+    import gzip
+
+    target = small_target(scratch_dir, "runner-target.bin")
+    point = Point(group="t", rw="randrw", bs_bytes=4096, iodepth=2, runtime_s=2.0, ramp_s=0.5,
+                  log_avg_msec=500, log_hist_msec=1000)
+    monkeypatch.setattr(runner, "LOG_GZIP_BYTES", 4096)  # the histogram log (~6 KB a line) is "large" here
+    res = runner.run_point(point, target, 64 * 1024**2, tmp_path, fio=fio_path)
+    assert res.status == "ok"
+    pid = point.point_id
+    expected = {f"{pid}_{k}.1.log" for k in ("bw", "iops", "lat", "clat", "slat")}
+    assert expected <= set(res.logs) and f"{pid}_clat_hist.1.log.gz" in res.logs
+    assert sorted(res.logs) == sorted(p.name for p in runner.point_logs(tmp_path, pid))
+    assert "--log_avg_msec=500" in res.argv and "--log_hist_msec=1000" in res.argv
+    # verbatim fio output: the iops log is "time ms, value, direction, bs, offset[, prio]" lines
+    first = (tmp_path / f"{pid}_iops.1.log").read_text().splitlines()[0].split(",")
+    assert int(first[0]) > 0 and int(first[2]) in (0, 1)
+    hist = gzip.open(tmp_path / f"{pid}_clat_hist.1.log.gz", "rt").read().splitlines()
+    assert hist and len(hist[0].split(",")) > 1000  # fio's full bin array per window
+    assert not list(tmp_path.glob(".*")), "no temp files or folders left behind"
+
+
+def test_no_logs_when_turned_off_and_dry_run_shows_them(tmp_path):
+    point = Point(group="t", rw="read", bs_bytes=4096, log_avg_msec=0, log_hist_msec=0)
+    argv = runner.point_argv("fio", point, Path("/t.bin"), 1024**2, Path("/raw/.p.tmp"), log_prefix=Path("/raw/p"))
+    assert not any("_log" in a for a in argv)
+    on = Point(group="t", rw="read", bs_bytes=4096)
+    argv = runner.point_argv("fio", on, Path("/t.bin"), 1024**2, Path("/raw/.p.tmp"), log_prefix=Path("/raw/p"))
+    for opt in ("--write_bw_log=/raw/p", "--write_iops_log=/raw/p", "--write_lat_log=/raw/p", "--log_avg_msec=1000",
+                "--write_hist_log=/raw/p", "--log_hist_msec=1000"):
+        assert opt in argv

@@ -2,7 +2,8 @@
 
 A profile has optional ``settings`` (applied to every point) and ``points``: each
 entry may give lists for ``rw``, ``bs``, ``iodepth``, ``numjobs`` and ``rwmixread``,
-which expand into their cartesian product.  Example::
+which expand into their cartesian product.  ``log_avg_msec`` (default 1000) and ``log_hist_msec``
+(default 1000) set the windows of the fio logs recorded with every point (0 turns them off).  Example::
 
     description: 4k random-read queue-depth sweep
     settings: {ioengine: libaio, runtime_s: 5, ramp_s: 1}
@@ -30,12 +31,14 @@ WRITE_MODES = ("write", "randwrite", "rw", "readwrite", "randrw", "trim", "randt
 IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixaio", "mmap")
 
 POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "runtime_s", "ramp_s",
-              "direct", "repeat", "rate_iops", "rate_process"}
+              "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec"}
 TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition"}
 MODES = ("grid", "adaptive", "steady-state")
 RATE_PROCESSES = ("poisson", "linear")
 PREFILL_MIB_PER_S = 200  # assumed sequential write speed for duration estimates of fills
 PER_POINT_OVERHEAD_S = 0.7  # fio start-up and file open, measured on a 2-core VM
+LOG_AVG_MSEC = 1000  # fio bw/iops/lat logs: one averaged sample per direction every second (0: no logs)
+LOG_HIST_MSEC = 1000  # fio completion-latency histogram log: one histogram per direction per second (0: none)
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class Point:
     rate_iops: int | None = None  # open loop: offered load in I/O per second (fio rate_iops)
     rate_process: str | None = None  # "poisson" (default with rate_iops) or "linear"
     round: int = 0  # steady-state round (1, 2, ...); 0 outside steady-state profiles
+    log_avg_msec: int = LOG_AVG_MSEC  # window of fio's bw/iops/lat logs in ms; 0 = no such logs
+    log_hist_msec: int = LOG_HIST_MSEC  # window of fio's clat histogram log in ms; 0 = no histogram log
 
     @property
     def point_id(self) -> str:
@@ -354,6 +359,8 @@ def _expand(merged: dict[str, Any], where: str) -> list[Point]:
         raise LabError(f"{where}: rate_process {process!r} is not supported (use one of {', '.join(RATE_PROCESSES)}).")
     if process is not None and merged.get("rate_iops") is None:
         raise LabError(f"{where}: rate_process needs rate_iops (the offered load in I/O per second).")
+    log_avg = _int(merged.get("log_avg_msec", LOG_AVG_MSEC), "log_avg_msec", where, 0, 3_600_000)
+    log_hist = _int(merged.get("log_hist_msec", LOG_HIST_MSEC), "log_hist_msec", where, 0, 3_600_000)
     out = []
     combos = itertools.product(
         _as_list(merged["rw"]), _as_list(merged["bs"]), _as_list(merged.get("iodepth", 1)),
@@ -374,5 +381,6 @@ def _expand(merged: dict[str, Any], where: str) -> list[Point]:
         for r in range(repeats):
             out.append(Point(group=group, rw=rw, bs_bytes=bs_bytes, iodepth=qd, numjobs=nj, rwmixread=mix,
                              ioengine=ioengine, runtime_s=runtime_s, ramp_s=ramp_s, direct=direct, repeat=r,
-                             rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None))
+                             rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None,
+                             log_avg_msec=log_avg, log_hist_msec=log_hist))
     return out

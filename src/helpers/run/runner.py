@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from helpers.fio.binary import find_fio
@@ -17,10 +19,27 @@ from helpers.run.profiles import Point
 
 # fio's default percentile list plus the deep tail; printed as keys like "99.990000".
 PERCENTILES = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99"
+LOG_GZIP_BYTES = 256 * 1024  # fio logs larger than this are gzipped after fio exits (never fio's log_compression)
 
 
-def point_options(point: Point, target: Path, size_bytes: int, read_only: bool = False) -> list[tuple[str, str]]:
-    """fio job options of one point, in order (command-line ``--k=v`` or job-file ``k=v``)."""
+def log_options(point: Point, prefix: Path) -> list[tuple[str, str]]:
+    """fio options writing the point's per-window logs as ``<prefix>_{bw,iops,lat,clat,slat,clat_hist}.N.log``.
+
+    bw/iops/lat logs average over ``log_avg_msec`` (without it fio logs every I/O); the histogram log
+    holds fio's full completion-latency histogram per ``log_hist_msec`` window (exact percentiles)."""
+    opts: list[tuple[str, str]] = []
+    if point.log_avg_msec > 0:
+        opts += [("write_bw_log", str(prefix)), ("write_iops_log", str(prefix)), ("write_lat_log", str(prefix)),
+                 ("log_avg_msec", str(point.log_avg_msec))]
+    if point.log_hist_msec > 0:
+        opts += [("write_hist_log", str(prefix)), ("log_hist_msec", str(point.log_hist_msec))]
+    return opts
+
+
+def point_options(point: Point, target: Path, size_bytes: int, read_only: bool = False,
+                  log_prefix: Path | None = None) -> list[tuple[str, str]]:
+    """fio job options of one point, in order (command-line ``--k=v`` or job-file ``k=v``); with
+    ``log_prefix`` the per-window logs of :func:`log_options` too."""
     opts = [
         ("name", point.point_id),
         ("filename", str(target)),
@@ -46,13 +65,15 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
     ]
     if point.rate_iops is not None:
         opts += [("rate_iops", str(point.rate_iops)), ("rate_process", point.rate_process or "poisson")]
+    if log_prefix is not None:
+        opts += log_options(point, log_prefix)
     return opts
 
 
 def point_argv(fio: str, point: Point, target: Path, size_bytes: int, output: Path,
-               read_only: bool = False) -> list[str]:
+               read_only: bool = False, log_prefix: Path | None = None) -> list[str]:
     """The full fio command line for one sweep point (``--readonly`` for read-only sweeps)."""
-    argv = [fio] + [f"--{k}={v}" for k, v in point_options(point, target, size_bytes)]
+    argv = [fio] + [f"--{k}={v}" for k, v in point_options(point, target, size_bytes, log_prefix=log_prefix)]
     if read_only:
         argv.insert(1, "--readonly")
     return argv + ["--output-format=json+", f"--output={output}"]
@@ -106,6 +127,7 @@ class PointResult:
     returncode: int
     stderr: str
     argv: list[str]
+    logs: list[str] = field(default_factory=list)  # fio log files next to the raw JSON (names)
 
 
 class FioInterrupted(Exception):
@@ -185,16 +207,26 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
     fio = fio or find_fio()
     tmp = run_dir / f".{point.point_id}.json.tmp"
     job = None
-    if hosts:
+    log_dir = None
+    if hosts:  # fio's client/server mode ships logs back under other names: no logs on multi-host points
         job = run_dir / f".{point.point_id}.fio"
         job.write_text(job_file_text(point, target, size_bytes))
         argv = client_argv(fio, hosts, job, tmp, read_only=read_only)
     else:
-        argv = point_argv(fio, point, target, size_bytes, tmp, read_only=read_only)
+        if point.log_avg_msec > 0 or point.log_hist_msec > 0:
+            log_dir = log_dir_of(run_dir, point.point_id)
+            shutil.rmtree(log_dir, ignore_errors=True)
+            log_dir.mkdir()
+        prefix = log_dir / point.point_id if log_dir else None
+        argv = point_argv(fio, point, target, size_bytes, tmp, read_only=read_only, log_prefix=prefix)
     timeout = point.runtime_s + point.ramp_s + 120
     final = run_dir / f"{point.point_id}.json"
     try:
         rc, text, seconds = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start)
+    except BaseException:
+        if log_dir is not None:
+            shutil.rmtree(log_dir, ignore_errors=True)
+        raise
     finally:
         if job is not None:
             job.unlink(missing_ok=True)
@@ -204,11 +236,57 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
         if final.exists():
             os.replace(final, failed_dir / final.name)
         (failed_dir / f"{point.point_id}.stderr.txt").write_text(text + "\n")
-        return PointResult(point.point_id, "failed", None, seconds, rc, text[-2000:], argv)
+        logs = _keep_logs(log_dir, failed_dir, point.point_id)
+        return PointResult(point.point_id, "failed", None, seconds, rc, text[-2000:], argv, logs)
     # a point that failed before and succeeds now: its old failure must not be ingested as a second copy
     (failed_dir / final.name).unlink(missing_ok=True)
     (failed_dir / f"{point.point_id}.stderr.txt").unlink(missing_ok=True)
-    return PointResult(point.point_id, "ok", final.name, seconds, rc, text[-2000:], argv)
+    for old in point_logs(failed_dir, point.point_id):
+        old.unlink(missing_ok=True)
+    logs = _keep_logs(log_dir, run_dir, point.point_id)
+    return PointResult(point.point_id, "ok", final.name, seconds, rc, text[-2000:], argv, logs)
+
+
+def log_dir_of(run_dir: Path, point_id: str) -> Path:
+    """Where fio writes a running point's logs (a hidden temp folder, moved next to the JSON at the end)."""
+    return Path(run_dir) / f".{point_id}.logs.tmp"
+
+
+def point_logs(folder: Path, point_id: str) -> list[Path]:
+    """The fio log files of one point in ``folder`` (``<point_id>_<kind>.<job>.log`` or ``.log.gz``)."""
+    if not Path(folder).is_dir():
+        return []
+    return sorted(p for p in Path(folder).glob(f"{point_id}_*.log*") if p.name.endswith((".log", ".log.gz")))
+
+
+def _gzip(path: Path) -> Path:
+    """``path`` -> ``path.gz`` (written to a temp name, then renamed; the plain file removed)."""
+    gz = path.with_name(path.name + ".gz")
+    tmp = path.with_name(f".{gz.name}.tmp")
+    with open(path, "rb") as src, gzip.open(tmp, "wb", compresslevel=6) as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+    os.replace(tmp, gz)
+    path.unlink()
+    return gz
+
+
+def _keep_logs(log_dir: Path | None, dest: Path, point_id: str) -> list[str]:
+    """Move the logs fio wrote into ``dest`` (replacing older logs of the point); large ones gzipped."""
+    if log_dir is None or not log_dir.exists():
+        return []
+    dest.mkdir(exist_ok=True)
+    for old in point_logs(dest, point_id):
+        old.unlink(missing_ok=True)
+    kept = []
+    for f in sorted(log_dir.iterdir()):
+        if not f.name.endswith(".log"):
+            continue
+        if f.stat().st_size > LOG_GZIP_BYTES:
+            f = _gzip(f)
+        os.replace(f, dest / f.name)
+        kept.append(f.name)
+    shutil.rmtree(log_dir, ignore_errors=True)
+    return kept
 
 
 def describe_point(point: Point) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import shutil
 import signal
 import sys
 import threading
@@ -37,6 +38,7 @@ from helpers.run.runner import (
     prefill_argv,
     prefill_options,
     run_fio,
+    log_dir_of,
     run_point,
 )
 from helpers.run.steady_state import check_steady_state
@@ -149,7 +151,9 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
             job = out_dir / f".{p.point_id}.fio"
             text = job_file_text(p, tgt.path, tgt.size_bytes).strip().replace("\n", "; ")
             return f"{_cmd(client_argv(plan.fio, plan.hosts, job, out, plan.read_only))}   # {job.name}: {text}"
-        return _cmd(point_argv(plan.fio, p, tgt.path, tgt.size_bytes, out, read_only=plan.read_only))
+        prefix = log_dir_of(out_dir, p.point_id) / p.point_id
+        return _cmd(point_argv(plan.fio, p, tgt.path, tgt.size_bytes, out, read_only=plan.read_only,
+                               log_prefix=prefix if (p.log_avg_msec or p.log_hist_msec) else None))
 
     if tgt.kind == "file" and tgt.owned:
         cmds.append(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / ".prefill.json.tmp"))
@@ -187,10 +191,13 @@ def dry_run(plan: SweepPlan, file=None) -> list[str]:
 # ----------------------------------------------------------------------------------- the sweep
 
 def _cleanup_partial(run_dir: Path) -> list[str]:
-    """Temp files left by a sweep killed mid-point (kill -9): never data, always removed."""
+    """Temp files (and log folders) left by a sweep killed mid-point (kill -9): never data, always removed."""
     removed = []
     for p in list(run_dir.glob(".*.tmp")) + list(run_dir.glob(".*.fio")):
-        p.unlink(missing_ok=True)
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
         removed.append(p.name)
     return removed
 
@@ -364,6 +371,10 @@ class _SweepContext:
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
         }
+        if res.logs:  # fio's per-window logs, stored verbatim (large ones gzipped) next to the raw JSON
+            pts[point.point_id]["logs"] = res.logs
+            pts[point.point_id]["log_settings"] = {"log_avg_msec": point.log_avg_msec,
+                                                   "log_hist_msec": point.log_hist_msec}
         if plan.hosts and res.status == "ok":
             try:
                 pts[point.point_id]["clients"] = client_entries(self.raw(point))
