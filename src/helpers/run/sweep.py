@@ -34,11 +34,11 @@ from helpers.run.runner import (
     client_argv,
     describe_point,
     job_file_text,
+    log_dir_of,
     point_argv,
     prefill_argv,
     prefill_options,
     run_fio,
-    log_dir_of,
     run_point,
 )
 from helpers.run.steady_state import check_steady_state
