@@ -68,8 +68,9 @@ def test_value_logs_of_real_fio(logged_run):
     assert len(merged) >= 2
     np.testing.assert_allclose(merged["value_bw"], merged["value_iops"] * 4, rtol=0.01)
     job = json.loads((logged_run / "job.json").read_text())["jobs"][0]
-    # ns: the per-window mean total latency is near fio's overall mean
-    assert lat["value"].median() == pytest.approx(job["read"]["lat_ns"]["mean"], rel=0.5)
+    # ns: the per-window mean total latency is of the order of fio's overall mean (µs would be 1000x off;
+    # the shared VM disk makes windows vary a lot)
+    assert 0.2 < lat["value"].median() / job["read"]["lat_ns"]["mean"] < 5
 
 
 def test_histogram_log_matches_fios_json_bins(logged_run):
