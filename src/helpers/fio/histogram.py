@@ -40,6 +40,11 @@ def percentile_rows(bin_ns, counts, p: Iterable[float]) -> np.ndarray:
         raise ValueError("counts must be a 2-D array with one column per bin.")
     order = np.argsort(b, kind="stable")
     b, c = b[order], c[:, order]
+    # bins no row uses cannot be the first to reach a share (the first bin stays: p = 0 answers it)
+    used = c.any(axis=0)
+    if len(used):
+        used[0] = True
+        b, c = b[used], c[:, used]
     ps = np.asarray(list(p), dtype=float)
     if np.any((ps < 0) | (ps > 100)):
         raise ValueError("percentiles must be between 0 and 100.")

@@ -86,7 +86,17 @@ def _matrix(text: str) -> np.ndarray:
             return np.array([r[:width] for r in rows], dtype=np.float64)
         except ValueError:
             raise ValueError("not a fio log: a field is not a number.") from None
+    # large logs (long points, histogram logs): numpy's C parser on the whole text, one reshape
+    first = text[:text.find("\n")] if "\n" in text else text
+    width = first.count(",") + 1
+    lines = text.count("\n") + 1
     try:
+        flat = np.fromstring(text.replace("\n", ","), dtype=np.float64, sep=",")
+    except ValueError:
+        flat = np.empty(0)
+    if flat.size == width * lines:
+        return flat.reshape(lines, width)
+    try:  # rows of different widths or stray text: pandas says where
         return pd.read_csv(io.StringIO(text), header=None, dtype=np.float64, engine="c").to_numpy()
     except (ValueError, pd.errors.ParserError) as exc:
         raise ValueError(f"not a fio log ({str(exc).splitlines()[0]}).") from None
