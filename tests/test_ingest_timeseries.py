@@ -42,7 +42,9 @@ def test_lab_point_windows(lab_point):
     df, point = lab_point["ts"], lab_point["point"]
     assert list(df.columns) == schema.column_names(schema.TIMESERIES_COLUMNS)
     assert set(df["point_id"]) == {point.point_id} and set(df["source_file"]) == {f"{point.point_id}.json"}
-    assert set(df["job_index"]) == {0, 1} and set(df["direction"]) == {"read", "write"}
+    # numjobs=2 grouped by group_reporting: one results entry (job_index 0), two clones' logs
+    assert set(df["job_index"]) == {0} and set(df["log_job"]) == {1, 2}
+    assert set(df["direction"]) == {"read", "write"}
     assert (df["ramp_s"] == 0.5).all()
     full = df[df["iops"].notna()]
     # 1 s windows from the end of the ramp, each at the offered rate
@@ -69,8 +71,9 @@ def test_lab_point_percentiles_and_few_ios(lab_point):
     for d in ("read", "write"):
         total = results.loc[results["direction"] == d, "total_ios"].sum()
         assert h.loc[h["direction"] == d, "hist_ios"].sum() <= total
-    # joins with results on source_file
-    assert set(df["source_file"]) <= set(results["source_file"])
+    # joins with results on source_file, job_index and direction
+    keys = ["source_file", "job_index", "direction"]
+    assert len(df[keys].drop_duplicates().merge(results[keys], on=keys)) == 2
 
 
 def test_ingest_writes_an_empty_partition_without_logs(tmp_path):

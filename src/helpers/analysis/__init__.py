@@ -45,6 +45,7 @@ from helpers.analysis.points import operations, totals, with_units
 from helpers.analysis.qd import qd_series, qd_table
 from helpers.analysis.repeats import aggregate_repeats, mean_ci
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
+from helpers.analysis.timeseries import consistency, point_series, stall_windows, with_unstable
 from helpers.analysis.usl import UslFit, fit_usl, numjobs_series, usl, usl_table
 
 __all__ = [
@@ -57,3 +58,4 @@ __all__ += [  # analysis views (issue 4)
     "percentiles_long", "run_metrics", "spec_comparison", "totals", "with_units",
 ]
 __all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
+__all__ += ["consistency", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)

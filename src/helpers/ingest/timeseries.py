@@ -267,9 +267,11 @@ def _point_block(json_path: Path, log_files: list[Path]) -> dict | None:
         hist_rows = (codes & _HIST_ROW) != 0
         plain = codes & ~_HIST_ROW
         jobs = info["jobs"]
+        entry = min(job - 1, len(jobs) - 1)  # group_reporting: one entry for all clones
         block.update({
-            "point_id": np.full(n, jobs[min(job - 1, len(jobs) - 1)], dtype=object),
-            "job_index": np.full(n, job - 1, dtype=np.int64),
+            "point_id": np.full(n, jobs[entry], dtype=object),
+            "job_index": np.full(n, entry, dtype=np.int64),
+            "log_job": np.full(n, job, dtype=np.int64),
             "direction": plain >> _DIR_SHIFT,
             "key": plain & ((1 << _DIR_SHIFT) - 1),
             "step": np.where(hist_rows, step_h, step_v).astype(np.float64),
@@ -297,6 +299,7 @@ def _finish(b: dict, run_id: str) -> pd.DataFrame:
     out["point_id"] = pd.Series(b["point_id"], dtype="string")
     out["source_file"] = pd.Series(b["source_file"], dtype="string")
     out["job_index"] = b["job_index"].astype("int64")
+    out["log_job"] = b["log_job"].astype("int64")
     names = np.array(["read", "write", "trim"] + ["unknown"] * 8, dtype=object)
     out["direction"] = pd.Series(names[np.clip(b["direction"], 0, 10)], dtype="string")
     end = b["key"].astype(np.float64) * b["step"] / 1000.0
@@ -318,7 +321,7 @@ def _finish(b: dict, run_id: str) -> pd.DataFrame:
         [labels.setdefault(row.tobytes(), ",".join(c for c, x in zip(names_p, row) if x)) for row in few],
         dtype="string")
     out["flag_few_ios"] = few.any(axis=1)
-    out = out.sort_values(["point_id", "job_index", "direction", "window_end_s"], kind="stable")
+    out = out.sort_values(["source_file", "log_job", "direction", "window_end_s"], kind="stable")
     return out[COLUMNS].reset_index(drop=True)
 
 

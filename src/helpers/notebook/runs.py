@@ -79,6 +79,13 @@ class RunData:
         return self._histograms
 
     @property
+    def timeseries(self) -> pd.DataFrame:
+        """fio's per-window logs of the chosen runs (empty DataFrame when the runs have none)."""
+        if not hasattr(self, "_timeseries"):
+            self._timeseries = store.load(self.processed_dir, config.TIMESERIES_DATASET, self.run_ids)
+        return self._timeseries
+
+    @property
     def summary(self) -> pd.DataFrame:
         """One row per run: host, fio version, rows, flagged rows, quarantined entries."""
         rows = []

@@ -93,8 +93,10 @@ TIMESERIES_COLUMNS: list[tuple[str, str, str]] = [
     ("run_id", "string", "Run identifier."),
     ("point_id", "string", "Sweep point id, as in results (the fio job name of the log's job)."),
     ("source_file", "string", "The point's raw JSON file, relative to the ingested folder (joins with results)."),
-    ("job_index", "int64", "fio's job number of the log file minus 1 (`PREFIX_iops.N.log` -> N-1): numjobs clones "
-     "each write their own log; it equals results' job_index unless fio grouped the clones (group_reporting)."),
+    ("job_index", "int64", "Position of the point's job entry in its JSON, as in results (joins with results on "
+     "source_file, job_index, direction): numjobs clones grouped by group_reporting share entry 0."),
+    ("log_job", "int64", "fio's job number in the log file name (PREFIX_iops.N.log): every numjobs clone writes "
+     "its own logs, so a grouped entry has one series per clone."),
     ("direction", "string", "read, write or trim."),
     ("window_start_s", "float64", "Start of the window in seconds since the end of the ramp (fio starts its logs "
      "when ramp_time ends): window end minus the log interval, never before 0."),
