@@ -102,7 +102,8 @@ def consistency_row(start_s, end_s, iops, band_pct: float = BAND_PCT, stall_frac
         reason = (f"last {settle_windows} windows settled" if check.reached else
                   f"never settled: last {settle_windows} windows " + check.reason.removeprefix("not steady: "))
     window_s = float(np.median(width))
-    text = (f"{n} windows of {window_s:g} s: median {med:,.0f} IOPS, CV {cv:.1f} %, {band:.0f} % of windows "
+    cv_text = "n/a" if np.isnan(cv) else f"{cv:.1f} %"
+    text = (f"{n} window{'s' if n != 1 else ''} of {window_s:g} s: median {med:,.0f} IOPS, CV {cv_text}, {band:.0f} % of windows "
             f"within ±{band_pct:g} % of the median; worst {iops[w]:,.0f} IOPS at {start_s[w]:g}-{end_s[w]:g} s")
     text += (f"; {len(stalls)} stall{'s' if len(stalls) != 1 else ''} below {stall_fraction:.0%} of the median "
              f"({stall_s:g} s)" if stalls else "; no stalls")
