@@ -33,6 +33,7 @@ with residuals), ``numjobs_series(df)``, ``aggregate_repeats(df)`` (mean and 95 
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.card import DeviceCard, device_card
+from helpers.analysis.cliff import WriteCliff, find_write_cliff, sustained_write_cliffs, write_cliff_sentence
 from helpers.analysis.compare import common_points, run_metrics, spec_comparison
 from helpers.analysis.flags import flag_table
 from helpers.analysis.hosts import host_table, label_hosts
@@ -59,3 +60,4 @@ __all__ += [  # analysis views (issue 4)
 ]
 __all__ += ["host_table", "label_hosts", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
 __all__ += ["consistency", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
+__all__ += ["WriteCliff", "find_write_cliff", "sustained_write_cliffs", "write_cliff_sentence"]  # issue 12

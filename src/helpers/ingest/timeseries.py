@@ -41,6 +41,7 @@ from helpers.processed.validity import PERCENTILE_LEVELS, TAIL_SAMPLES
 from helpers.run.manifest import MANIFEST_NAME
 
 COLUMNS = schema.column_names(schema.TIMESERIES_COLUMNS)
+EPOCH_MS_MIN = 10**11  # time stamps above this (1973 in Unix ms, 3 years in point time) are log_unix_epoch
 PER_IO_WINDOW_MS = 1000  # logs written per I/O (no log_avg_msec) are aggregated into 1 s windows
 HIST_PERCENTILES = {50.0: "clat_p50_us", 99.0: "clat_p99_us", 99.9: "clat_p99_9_us"}
 VALUE_COLUMNS = {"iops": "iops", "bw": "bytes_per_s", "lat": "lat_mean_us", "clat": "clat_mean_us",
@@ -240,23 +241,37 @@ def _point_block(json_path: Path, log_files: list[Path]) -> dict | None:
         name = fio_logs.parse_log_name(f.name)
         if name:
             by_job[name.job].append((name.kind, f))
-    blocks = []
+    parsed: dict[int, list[tuple[str, object]]] = defaultdict(list)
     for job, files in sorted(by_job.items()):
-        cols: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for kind, f in sorted(files):
+            if kind == "lat_hist" or (max_values and kind in ("lat", "clat", "slat")):
+                continue  # log_max_value: the window's maximum, not its mean: not a mean latency
             try:
                 text = fio_logs.read_text(f)
-                if kind in fio_logs.HIST_KINDS:
-                    if kind == "clat_hist":
-                        hist = _hist_windows(fio_logs.read_hist_log(text, info["lat_unit_ns"]), hist_ms)
-                        off = 0 if step_h == step_v else _HIST_ROW
-                        cols.update({k: (c + off, v) for k, (c, v) in hist.items()})
-                    continue
-                if max_values and kind in ("lat", "clat", "slat"):
-                    continue  # log_max_value: the window's maximum, not its mean: not a mean latency
-                cols[VALUE_COLUMNS[kind]] = _value_windows(fio_logs.read_value_log(text), kind, avg_ms, lat_factor)
+                log = (fio_logs.read_hist_log(text, info["lat_unit_ns"]) if kind == "clat_hist"
+                       else fio_logs.read_value_log(text))
             except (OSError, ValueError, EOFError):
                 continue  # an unreadable log is left out; the point's other logs still count
+            parsed[job].append((kind, log))
+    # log_unix_epoch=1 (e.g. several stonewalled jobs writing one log stream): Unix ms time stamps, made
+    # relative to the point's first window here
+    firsts = [int(np.min(log.time_ms)) for logs_ in parsed.values() for _, log in logs_ if len(log)]
+    epoch = bool(firsts) and min(firsts) > EPOCH_MS_MIN
+    shift = min(firsts) - min(step_v, step_h) if epoch else 0
+    blocks = []
+    for job, items in sorted(parsed.items()):
+        cols: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for kind, log in items:
+            if kind == "clat_hist":
+                if shift:
+                    log.time_ms = log.time_ms - shift
+                hist = _hist_windows(log, hist_ms)
+                off = 0 if step_h == step_v else _HIST_ROW
+                cols.update({k: (c + off, v) for k, (c, v) in hist.items()})
+                continue
+            if shift:
+                log["time_ms"] = log["time_ms"] - shift
+            cols[VALUE_COLUMNS[kind]] = _value_windows(log, kind, avg_ms, lat_factor)
         if not cols:
             continue
         codes = np.unique(np.concatenate([c for c, _ in cols.values()]))
