@@ -76,3 +76,62 @@ def test_card_sentence_from_a_sustained_point():
                         "(4.0× slower).")
     assert write_cliff_sentence(frame([1.0] * 10)) is None
     assert write_cliff_sentence(pd.DataFrame()) is None
+
+
+def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):
+    """Whole path, fio log -> timeseries dataset -> sentence: one fio run, two stonewalled phases writing ONE
+    log stream (per_job_logs=0, Unix-epoch time stamps): 96 MiB at 64 MiB/s, then 32 MiB at 16 MiB/s."""
+    import re
+    import subprocess
+
+    from helpers import config
+    from helpers.analysis import point_series, sustained_write_cliffs
+    from helpers.figures import write_cliff_figure
+    from helpers.ingest import core
+    from helpers.processed import store
+
+    target = scratch_dir / "cliff-target.bin"
+    if not target.exists() or target.stat().st_size != 128 << 20:
+        target.write_bytes(b"\x11" * (128 << 20))
+    run = tmp_path / "raw" / "cliff"
+    run.mkdir(parents=True)
+    job = tmp_path / "cliff.fio"
+    job.write_text("\n".join([
+        "[global]", f"filename={target}", "size=128m", "rw=write", "bs=128k", "ioengine=libaio", "iodepth=8",
+        "direct=1", "per_job_logs=0", f"write_bw_log={run / 'sustained'}", f"write_iops_log={run / 'sustained'}",
+        "log_avg_msec=50", "log_unix_epoch=1",
+        "[sustained-cache]", "io_size=96m", "rate=64m",
+        "[sustained-slow]", "stonewall", "io_size=32m", "rate=16m", ""]))
+    subprocess.run([fio_path, "--output-format=json", f"--output={run / 'sustained.json'}", str(job)],
+                   check=True, capture_output=True, timeout=60)
+    core.ingest_paths([run], "cliff", out=tmp_path / "processed")
+    ts = store.load(tmp_path / "processed", config.TIMESERIES_DATASET, "cliff")
+    assert len(ts) >= 50  # ~70 windows of 0.05 s
+    cliffs = sustained_write_cliffs(point_series(ts))
+    assert len(cliffs) == 1
+    c = cliffs.iloc[0]
+    known_gb = 96 * 2**20 / 1e9  # 0.1007 GB: fio drops a window or two at the phase change, so within 10 %
+    assert c["cliff_gb"] == pytest.approx(known_gb, rel=0.10)
+    assert c["before_bytes_per_s"] == pytest.approx(64 * 2**20, rel=0.10)
+    assert c["after_bytes_per_s"] == pytest.approx(16 * 2**20, rel=0.10)
+    m = re.fullmatch(r"≈ ([\d.]+) GB at ([\d,]+) MB/s before the write cache ran out, then ([\d.,]+) MB/s "
+                     r"\(([\d.]+)× slower\)\.", c["reason"])
+    assert m, c["reason"]
+    assert float(m.group(4)) == pytest.approx(4.0, rel=0.1)  # 64 MiB/s / 16 MiB/s
+    assert float(m.group(2).replace(",", "")) == pytest.approx(67.1, rel=0.1)  # 64 MiB/s in MB/s
+    assert write_cliff_sentence(point_series(ts)) == "Sustained write: " + c["reason"]
+    fig = write_cliff_figure(point_series(ts))
+    assert fig.layout.title.text.endswith(c["reason"]) and fig.layout.shapes[0].x0 == c["cliff_gb"]
+
+
+def test_sustained_write_profile_is_size_based():
+    from pathlib import Path
+
+    from helpers.run import runner
+    from helpers.run.profiles import load_profile
+
+    (point,) = load_profile("sustained-write").points
+    assert (point.rw, point.bs_bytes, point.iodepth, point.volume) == ("write", 128 * 1024, 32, 1.0)
+    assert point.point_id.startswith("sustained-")
+    argv = runner.point_argv("fio", point, Path("/t.bin"), 2 << 30, Path("/o"))
+    assert f"--io_size={2 << 30}" in argv and not any(a.startswith("--time_based") for a in argv)

@@ -102,10 +102,12 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) 
 
 
 def gb_written(series: pd.DataFrame) -> pd.Series:
-    """GB (10^9 bytes) written by the end of each window of one point's write series (bytes/s x window s,
-    cumulative, in window order)."""
+    """GB (10^9 bytes) written by the end of each window of one point's write series: bytes/s x the time
+    since the previous window's end (a window fio did not log is credited at the next window's rate),
+    cumulative, in window order."""
     s = series.sort_values("window_end_s")
-    width = (s["window_end_s"] - s["window_start_s"]).astype(float)
+    end = s["window_end_s"].astype(float)
+    width = end.diff().fillna(end - s["window_start_s"].astype(float))
     return (s["bytes_per_s"].astype(float).fillna(0.0) * width).cumsum() / 1e9
 
 

@@ -17,7 +17,7 @@ from helpers.figures.qd import qd_figure, qd_tradeoff_figure
 from helpers.figures.queueing import knee_figure, linear_region_figure, littles_figure, usl_figure
 from helpers.figures.steady_state import steady_state_figure
 from helpers.figures.tail import latency_distribution_figure, percentiles_figure
-from helpers.figures.timeseries import consistency_figure, timeseries_figure
+from helpers.figures.timeseries import consistency_figure, timeseries_figure, write_cliff_figure
 
 __all__ = [
     "blocksize_figure", "box_figure", "card_figure", "heatmap_figure",
@@ -26,4 +26,4 @@ __all__ = [
 ]
 __all__ += ["knee_figure", "linear_region_figure", "littles_figure", "usl_figure"]
 __all__ += ["hosts_figure", "openloop_figure", "steady_state_figure"]  # sweep engine (issue 6)
-__all__ += ["consistency_figure", "timeseries_figure"]  # time inside a point (issue 12)
+__all__ += ["consistency_figure", "timeseries_figure", "write_cliff_figure"]  # time inside a point (issue 12)

@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from helpers.analysis.cliff import SUSTAINED_GROUP, find_write_cliff, gb_written
 from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, message_figure
 
 DISPLAY_MAX_WINDOWS = 1500  # above this many windows per trace the display shows min/max per bucket
@@ -167,4 +168,58 @@ def consistency_figure(summary: pd.DataFrame) -> go.Figure:
                              cells={"values": list(cols.values()), "align": "left"}))
     fig.update_layout(title="Consistency per point (IOPS per log window; stalls: windows below half the median)",
                       template=TEMPLATE, height=min(900, 140 + 28 * len(s)), margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig
+
+
+NO_SUSTAINED = ("This run has no sustained-write point with logs (run the sustained-write profile: "
+                "make sweep PROFILE=sustained-write).")
+
+
+def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WINDOWS) -> go.Figure:
+    """Write throughput (MB/s) against GB written for each sustained-write point, the phases found by
+    :func:`helpers.analysis.find_write_cliff` as horizontal lines and the cliff as a dashed vertical line;
+    the title is the finding.  A dropdown picks the point when there are several."""
+    if series is None or series.empty:
+        return message_figure(NO_SUSTAINED)
+    w = series[series["point_id"].astype(str).str.startswith(SUSTAINED_GROUP) & (series["direction"] == "write")]
+    if w.empty:
+        return message_figure(NO_SUSTAINED)
+    fig = go.Figure()
+    groups = list(w.groupby(["run_id", "point_id"], sort=True))
+    multi_run = w["run_id"].nunique() > 1
+    owner, layouts = [], []
+    for i, ((run, point), g) in enumerate(groups):
+        g = g.sort_values("window_end_s")
+        gb = gb_written(g).to_numpy()
+        c = find_write_cliff(gb, g["bytes_per_s"])
+        x, y, red = display_reduce(gb, g["bytes_per_s"].to_numpy() / 1e6, max_windows)
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name="throughput per window", line={"color": color(0)},
+                                 hovertemplate="%{y:,.0f} MB/s after %{x:.3g} GB<extra></extra>"))
+        owner.append(i)
+        px, py = [], []
+        for p in c.segments:
+            px += [p["start_gb"], p["end_gb"], None]
+            py += [p["mean_bytes_per_s"] / 1e6] * 2 + [None]
+        fig.add_trace(go.Scatter(x=px, y=py, mode="lines", name="phases (change points)",
+                                 line={"color": color(1), "width": 3},
+                                 hovertemplate="phase mean %{y:,.0f} MB/s<extra></extra>"))
+        owner.append(i)
+        shapes = []
+        if c.cliff_gb is not None:
+            shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": c.cliff_gb, "x1": c.cliff_gb,
+                           "y0": 0, "y1": 1, "line": {"dash": "dash", "color": "black"}})
+        label = f"{run}: {point}" if multi_run else str(point)
+        note = " (drawn as min/max per bucket; analysis uses every window)" if red else ""
+        layouts.append({"shapes": shapes, "title": {"text": f"{label}: {c.reason}{note}"}})
+    masks = [[o == i for o in owner] for i in range(len(groups))]
+    for trace, visible in zip(fig.data, masks[0]):
+        trace.visible = visible
+    fig.update_layout(template=TEMPLATE, height=480, **layouts[0])
+    fig.update_xaxes(title_text="Data written (GB, decimal: 1 GB = 10^9 bytes)", rangemode="tozero")
+    fig.update_yaxes(title_text="Write throughput per window (MB/s, decimal)", rangemode="tozero")
+    if len(groups) > 1:
+        fig.update_layout(updatemenus=[{"type": "dropdown", "x": 1.0, "xanchor": "right", "y": 1.18,
+                                        "buttons": [{"label": p, "method": "update",
+                                                     "args": [{"visible": masks[i]}, layouts[i]]}
+                                                    for i, ((_, p), _) in enumerate(groups)]}])
     return fig

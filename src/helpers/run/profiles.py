@@ -3,7 +3,9 @@
 A profile has optional ``settings`` (applied to every point) and ``points``: each
 entry may give lists for ``rw``, ``bs``, ``iodepth``, ``numjobs`` and ``rwmixread``,
 which expand into their cartesian product.  ``log_avg_msec`` (default 1000) and ``log_hist_msec``
-(default 1000) set the windows of the fio logs recorded with every point (0 turns them off).  Example::
+(default 1000) set the windows of the fio logs recorded with every point (0 turns them off).  ``volume``
+makes a point size-based: it transfers that multiple of the target size (``runtime_s`` is then only
+its upper limit), as the sustained-write profile does.  Example::
 
     description: 4k random-read queue-depth sweep
     settings: {ioengine: libaio, runtime_s: 5, ramp_s: 1}
@@ -31,7 +33,8 @@ WRITE_MODES = ("write", "randwrite", "rw", "readwrite", "randrw", "trim", "randt
 IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixaio", "mmap")
 
 POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "runtime_s", "ramp_s",
-              "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec"}
+              "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec",
+              "volume"}
 TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition"}
 MODES = ("grid", "adaptive", "steady-state")
 RATE_PROCESSES = ("poisson", "linear")
@@ -61,6 +64,7 @@ class Point:
     round: int = 0  # steady-state round (1, 2, ...); 0 outside steady-state profiles
     log_avg_msec: int = LOG_AVG_MSEC  # window of fio's bw/iops/lat logs in ms; 0 = no such logs
     log_hist_msec: int = LOG_HIST_MSEC  # window of fio's clat histogram log in ms; 0 = no histogram log
+    volume: float | None = None  # size-based point: write/read this multiple of the target size (runtime_s caps it)
 
     @property
     def point_id(self) -> str:
@@ -71,6 +75,8 @@ class Point:
             parts.append(self.ioengine)
         if self.direct != 1:
             parts.append(f"direct{self.direct}")
+        if self.volume is not None:
+            parts.append(f"vol{self.volume:g}x")
         if self.rate_iops is not None:
             parts.append(f"rate{self.rate_iops}")
             if self.rate_process and self.rate_process != "poisson":
@@ -361,6 +367,9 @@ def _expand(merged: dict[str, Any], where: str) -> list[Point]:
         raise LabError(f"{where}: rate_process needs rate_iops (the offered load in I/O per second).")
     log_avg = _int(merged.get("log_avg_msec", LOG_AVG_MSEC), "log_avg_msec", where, 0, 3_600_000)
     log_hist = _int(merged.get("log_hist_msec", LOG_HIST_MSEC), "log_hist_msec", where, 0, 3_600_000)
+    volume = merged.get("volume")
+    if volume is not None and (isinstance(volume, bool) or not isinstance(volume, (int, float)) or not 0 < volume <= 1000):
+        raise LabError(f"{where}: volume {volume!r} must be a multiple of the target size (e.g. 1 or 2.5).")
     out = []
     combos = itertools.product(
         _as_list(merged["rw"]), _as_list(merged["bs"]), _as_list(merged.get("iodepth", 1)),
@@ -382,5 +391,6 @@ def _expand(merged: dict[str, Any], where: str) -> list[Point]:
             out.append(Point(group=group, rw=rw, bs_bytes=bs_bytes, iodepth=qd, numjobs=nj, rwmixread=mix,
                              ioengine=ioengine, runtime_s=runtime_s, ramp_s=ramp_s, direct=direct, repeat=r,
                              rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None,
-                             log_avg_msec=log_avg, log_hist_msec=log_hist))
+                             log_avg_msec=log_avg, log_hist_msec=log_hist,
+                             volume=None if volume is None else float(volume)))
     return out

@@ -54,7 +54,12 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
         ("numjobs", str(point.numjobs)),
         ("ioengine", point.ioengine),
         ("direct", str(point.direct)),
-        ("time_based", "1"),
+    ]
+    if point.volume is not None:  # size-based: this much I/O (wrapping over the target), runtime only caps it
+        opts.append(("io_size", str(int(round(point.volume * size_bytes)))))
+    else:
+        opts.append(("time_based", "1"))
+    opts += [
         ("runtime", f"{point.runtime_s:g}s"),
         ("ramp_time", f"{point.ramp_s:g}s"),
         ("group_reporting", "1"),
