@@ -21,7 +21,7 @@ import ruptures as rpt
 CLIFF_RATIO = 0.7  # a drop to below 70 % of the rate before it is a cliff (noise here is ~9 % CV)
 MERGE_PCT = 15.0  # neighbouring segments closer than 15 % are one phase
 RECOVERY_RATIO = 1.3  # a later phase 30 % above the post-cliff rate is a recovery
-MIN_WINDOWS = 6
+MIN_WINDOWS = 4  # fewer windows cannot show a phase before and after a change
 SUSTAINED_GROUP = "sustained"  # point ids of the sustained-write profile start with this group
 
 

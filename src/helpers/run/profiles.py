@@ -172,9 +172,16 @@ class Profile:
         passes = self.precondition.passes if self.precondition else 0
         return passes * size_bytes / (PREFILL_MIB_PER_S * 1024**2)
 
+    def volume_seconds(self, size_bytes: int) -> float:
+        """Size-based points (``volume``): their transfer at the assumed fill speed instead of their runtime cap."""
+        return sum(min(p.runtime_s, p.volume * size_bytes / (PREFILL_MIB_PER_S * 1024**2)) - p.runtime_s
+                   for p in self.points if p.volume is not None)
+
     def estimate_text(self, size_bytes: int | None = None) -> str:
         """One phrase for the announcement printed before a sweep starts."""
         est = self.estimated_seconds + (self.fill_seconds(size_bytes) if size_bytes else 0.0)
+        if size_bytes and self.mode == "grid":
+            est += self.volume_seconds(size_bytes)
         text = f"about {_minutes(est)} of fio"
         if self.max_seconds > self.estimated_seconds * 1.05:
             worst = self.max_seconds + (self.fill_seconds(size_bytes) if size_bytes else 0.0)

@@ -67,7 +67,8 @@ class SweepPlan:
 
     @property
     def estimate(self) -> str:
-        return self.profile.estimate_text(self.target.size_bytes if self.profile.precondition else None)
+        sized = self.profile.precondition or any(p.volume is not None for p in self.profile.points)
+        return self.profile.estimate_text(self.target.size_bytes if sized else None)
 
     def announcement(self) -> str:
         p = self.profile
