@@ -41,6 +41,7 @@ from helpers.run.runner import (
     run_fio,
     run_point,
 )
+from helpers.run.smart import capture, health_source, throttle_check
 from helpers.run.steady_state import check_steady_state
 from helpers.run.system import describe_host, describe_target
 from helpers.run.target import Target, prepare_target, read_sidecar, write_sidecar
@@ -310,9 +311,14 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool) -> dict[str,
         manifest.setdefault("resumes", []).append({"at": now_iso(), "removed_partial_files": removed,
                                                    "took_over_locks_of": [t.get("pid") for t in locks.took_over]})
     manifest.setdefault("points", {})
+    # SMART/health before and after each point when the target's device exposes it (helpers.run.smart)
+    source = "no SMART/health data: multi-host sweeps do not read the hosts' devices." if plan.hosts else \
+        health_source(plan.target.path)
+    manifest["health"] = {"source": " ".join(source[0])} if isinstance(source, tuple) else {"note": source}
     write_manifest(plan.run_dir, manifest)
     _announce(f"{'resuming' if resumed else 'starting'} run {plan.run_id}: {plan.announcement()}", progress)
     ctx = _SweepContext(plan, manifest, locks, progress)
+    ctx.health_source = source if isinstance(source, tuple) else None
     try:
         if "prefill" not in manifest or not manifest["prefill"].get("done"):
             manifest["prefill"] = {**prefill(plan, locks), "done": True}
@@ -346,6 +352,7 @@ class _SweepContext:
     def __init__(self, plan: SweepPlan, manifest: dict, locks: SweepLocks, progress: bool):
         self.plan, self.manifest, self.locks, self.progress = plan, manifest, locks, progress
         self.current: str | None = None
+        self.health_source: tuple[list[str], str] | None = None
 
     def raw(self, point: Point) -> Path:
         return self.plan.run_dir / f"{point.point_id}.json"
@@ -365,6 +372,7 @@ class _SweepContext:
         self.current = point.point_id
         pts[point.point_id] = {**entry, "status": "running", "started": now_iso()}
         write_manifest(plan.run_dir, self.manifest)
+        before = capture(self.health_source) if self.health_source else None
         res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
                         read_only=plan.read_only, hosts=plan.hosts or None,
                         on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id))
@@ -372,6 +380,10 @@ class _SweepContext:
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
         }
+        if before is not None:
+            after = capture(self.health_source)
+            throttled, why = throttle_check(before, after)
+            pts[point.point_id]["health"] = {"before": before, "after": after, "throttled": throttled, "reason": why}
         if res.logs:  # fio's per-window logs, stored verbatim (large ones gzipped) next to the raw JSON
             pts[point.point_id]["logs"] = res.logs
             pts[point.point_id]["log_settings"] = {"log_avg_msec": point.log_avg_msec,
