@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from helpers import config
+from helpers.analysis.timeseries import with_unstable
 from helpers.errors import LabError
 from helpers.ingest.core import ingest
 from helpers.processed import store
@@ -103,5 +104,8 @@ class RunData:
 def load_results(run_id: str | list[str] = "latest", processed_dir: str | Path = "") -> RunData:
     """Resolve ``run_id`` (see :func:`resolve_runs`) and load its results and quarantine tables."""
     pdir, ids = resolve_runs(run_id, processed_dir)
-    return RunData(pdir, ids, store.load(pdir, config.RESULTS_DATASET, ids),
+    data = RunData(pdir, ids, store.load(pdir, config.RESULTS_DATASET, ids),
                    store.load(pdir, config.QUARANTINE_DATASET, ids))
+    if len(data.timeseries):  # points whose IOPS never settled are flagged in every view (flag_unstable)
+        data.results = with_unstable(data.results, data.timeseries)
+    return data
