@@ -119,3 +119,39 @@ def test_no_logs_when_turned_off_and_dry_run_shows_them(tmp_path):
     for opt in ("--write_bw_log=/raw/p", "--write_iops_log=/raw/p", "--write_lat_log=/raw/p", "--log_avg_msec=1000",
                 "--write_hist_log=/raw/p", "--log_hist_msec=1000"):
         assert opt in argv
+
+
+def test_point_ends_when_its_iops_settled(tmp_path, scratch_dir, fio_path):
+    from helpers.ingest import core
+
+    target = small_target(scratch_dir, "runner-target.bin")
+    # a steady offered load settles at once; runtime_s (20 s) is only the maximum
+    point = Point(group="t", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=20.0, ramp_s=0.5, rate_iops=1000,
+                  rate_process="linear", settle_windows=3, settle_pct=10.0, log_avg_msec=0, log_hist_msec=0)
+    res = runner.run_point(point, target, 64 * 1024**2, tmp_path, fio=fio_path)
+    assert res.status == "ok" and res.settled_s is not None and res.settled_s < 12
+    assert res.seconds < 15 and "--status-interval=1" in res.argv
+    # the raw file holds the status objects and fio's complete final result: it ingests as one point
+    rows, bad = core.rows_from_bytes((tmp_path / res.raw_file).read_bytes(), "settle", res.raw_file)
+    results, _ = core.to_frames(rows, bad)
+    assert not bad and len(results) == 1
+    r = results.iloc[0]
+    assert r["runtime_s"] < 15 and r["iops"] == pytest.approx(1000, rel=0.05)
+
+
+def test_settle_check_known_answers(tmp_path):
+    out = tmp_path / "status.json"
+
+    def obj(elapsed, ios, ms):
+        return json.dumps({"jobs": [{"elapsed": elapsed, "read": {"total_ios": ios, "runtime": ms}}]})
+
+    m = runner.SettleMonitor(out, windows=3, pct=5.0, ramp_s=1.0)
+    assert m() is False  # no file yet
+    objs = [obj(1, 500, 1000), obj(2, 900, 1000), obj(3, 2000, 2000), obj(4, 3300, 3000)]
+    out.write_text("\n".join(objs) + "\n{\"jobs\": [")  # a half-written object at the end is ignored
+    assert m() is False and m.iops == [1100.0, 1300.0]  # ramp object skipped; 2 windows of 3
+    out.write_text("\n".join(objs + [obj(5, 4450, 4000)]))
+    assert m() is False  # 1100, 1300, 1150: 1100/1300 are 7 % off their mean 1183
+    out.write_text("\n".join(objs + [obj(5, 4550, 4000), obj(6, 5800, 5000)]))
+    assert m() is True and m.iops[-3:] == [1300.0, 1250.0, 1250.0]  # all within 2.7 % of 1267
+    assert m.settled_s == 6.0

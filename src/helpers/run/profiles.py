@@ -5,7 +5,9 @@ entry may give lists for ``rw``, ``bs``, ``iodepth``, ``numjobs`` and ``rwmixrea
 which expand into their cartesian product.  ``log_avg_msec`` (default 1000) and ``log_hist_msec``
 (default 1000) set the windows of the fio logs recorded with every point (0 turns them off).  ``volume``
 makes a point size-based: it transfers that multiple of the target size (``runtime_s`` is then only
-its upper limit), as the sustained-write profile does.  Example::
+its upper limit), as the sustained-write profile does.  ``settle_windows: N`` (with ``settle_pct``,
+default 5) ends a point early once, after the ramp, its last N one-second IOPS lie within
+``settle_pct`` % of their mean (``runtime_s`` stays the maximum).  Example::
 
     description: 4k random-read queue-depth sweep
     settings: {ioengine: libaio, runtime_s: 5, ramp_s: 1}
@@ -34,7 +36,7 @@ IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixa
 
 POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "runtime_s", "ramp_s",
               "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec",
-              "volume"}
+              "volume", "settle_windows", "settle_pct"}
 TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition"}
 MODES = ("grid", "adaptive", "steady-state")
 RATE_PROCESSES = ("poisson", "linear")
@@ -64,6 +66,8 @@ class Point:
     round: int = 0  # steady-state round (1, 2, ...); 0 outside steady-state profiles
     log_avg_msec: int = LOG_AVG_MSEC  # window of fio's bw/iops/lat logs in ms; 0 = no such logs
     log_hist_msec: int = LOG_HIST_MSEC  # window of fio's clat histogram log in ms; 0 = no histogram log
+    settle_windows: int = 0  # >0: stop the point once the last N one-second IOPS are within settle_pct of their mean
+    settle_pct: float = 5.0
     volume: float | None = None  # size-based point: write/read this multiple of the target size (runtime_s caps it)
 
     @property
@@ -374,6 +378,10 @@ def _expand(merged: dict[str, Any], where: str) -> list[Point]:
         raise LabError(f"{where}: rate_process needs rate_iops (the offered load in I/O per second).")
     log_avg = _int(merged.get("log_avg_msec", LOG_AVG_MSEC), "log_avg_msec", where, 0, 3_600_000)
     log_hist = _int(merged.get("log_hist_msec", LOG_HIST_MSEC), "log_hist_msec", where, 0, 3_600_000)
+    settle_n = _int(merged.get("settle_windows", 0), "settle_windows", where, 0, 3600)
+    settle_pct = merged.get("settle_pct", 5.0)
+    if isinstance(settle_pct, bool) or not isinstance(settle_pct, (int, float)) or not 0 < settle_pct <= 100:
+        raise LabError(f"{where}: settle_pct {settle_pct!r} must be a percentage above 0.")
     volume = merged.get("volume")
     if volume is not None and (isinstance(volume, bool) or not isinstance(volume, (int, float)) or not 0 < volume <= 1000):
         raise LabError(f"{where}: volume {volume!r} must be a multiple of the target size (e.g. 1 or 2.5).")
@@ -399,5 +407,6 @@ def _expand(merged: dict[str, Any], where: str) -> list[Point]:
                              ioengine=ioengine, runtime_s=runtime_s, ramp_s=ramp_s, direct=direct, repeat=r,
                              rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None,
                              log_avg_msec=log_avg, log_hist_msec=log_hist,
-                             volume=None if volume is None else float(volume)))
+                             volume=None if volume is None else float(volume), settle_windows=settle_n,
+                             settle_pct=float(settle_pct)))
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import signal
@@ -81,6 +82,8 @@ def point_argv(fio: str, point: Point, target: Path, size_bytes: int, output: Pa
     argv = [fio] + [f"--{k}={v}" for k, v in point_options(point, target, size_bytes, log_prefix=log_prefix)]
     if read_only:
         argv.insert(1, "--readonly")
+    if point.settle_windows > 0:  # one JSON status object a second: the live numbers the settle check reads
+        argv.append("--status-interval=1")
     return argv + ["--output-format=json+", f"--output={output}"]
 
 
@@ -133,6 +136,7 @@ class PointResult:
     stderr: str
     argv: list[str]
     logs: list[str] = field(default_factory=list)  # fio log files next to the raw JSON (names)
+    settled_s: float | None = None  # the point stopped early at this elapsed time (settle_windows)
 
 
 class FioInterrupted(Exception):
@@ -164,13 +168,61 @@ def stop_process(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
             proc.wait()
 
 
+class SettleMonitor:
+    """Reads fio's ``--status-interval=1`` objects from the output file while fio runs; ``__call__`` is True
+    once, after the ramp, the last ``windows`` per-second IOPS are within ``pct`` % of their mean."""
+
+    def __init__(self, output: Path, windows: int, pct: float, ramp_s: float):
+        self.output, self.windows, self.pct, self.ramp_s = output, windows, pct, ramp_s
+        self.iops: list[float] = []
+        self.settled_s: float | None = None
+
+    def _objects(self) -> list[dict]:
+        try:
+            text = self.output.read_text(errors="replace")
+        except OSError:
+            return []
+        dec, out, i = json.JSONDecoder(), [], 0
+        while (j := text.find("{", i)) >= 0:
+            try:
+                obj, i = dec.raw_decode(text, j)
+            except ValueError:
+                break  # the object fio is writing right now
+            if isinstance(obj, dict) and obj.get("jobs"):
+                out.append(obj)
+        return out
+
+    def __call__(self) -> bool:
+        samples = []
+        for obj in self._objects():
+            job = obj["jobs"][0]
+            if job.get("elapsed", 0) <= self.ramp_s:
+                continue
+            ios = sum(job.get(d, {}).get("total_ios", 0) for d in ("read", "write", "trim"))
+            ms = max(job.get(d, {}).get("runtime", 0) for d in ("read", "write", "trim"))
+            samples.append((ios, ms, job.get("elapsed", 0)))
+        self.iops = [(b[0] - a[0]) * 1000.0 / (b[1] - a[1]) for a, b in zip(samples, samples[1:])
+                     if b[1] > a[1] and b[0] >= a[0]]
+        last = self.iops[-self.windows:]
+        if len(last) < self.windows or not sum(last) > 0:
+            return False
+        mean = sum(last) / len(last)
+        if all(abs(v - mean) <= self.pct / 100 * mean for v in last):
+            self.settled_s = float(samples[-1][2])
+            return True
+        return False
+
+
 def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = None,
-            on_start: Callable[[int], None] | None = None) -> tuple[int, str, float]:
+            on_start: Callable[[int], None] | None = None,
+            stop_when: Callable[[], bool] | None = None) -> tuple[int, str, float]:
     """Run fio writing to ``output`` (a temp name), then rename to ``final`` atomically.
 
     Returns (returncode, stderr+stdout text, seconds).  ``on_start(pid)`` is called once fio runs
     (the sweep records the pid in its lock).  On Ctrl-C fio is stopped cleanly, its partial output
-    deleted and :class:`FioInterrupted` raised; ``final`` is only ever a complete file.
+    deleted and :class:`FioInterrupted` raised; ``final`` is only ever a complete file.  ``stop_when``
+    is polled twice a second: when it returns True fio is asked to stop (SIGINT: it ends the job and
+    writes its complete result, as at the end of its runtime).
     """
     t0 = time.monotonic()
     kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
@@ -178,8 +230,15 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
     try:
         if on_start:
             on_start(proc.pid)
+        if stop_when is not None:
+            deadline = None if timeout is None else t0 + timeout
+            while proc.poll() is None and (deadline is None or time.monotonic() < deadline):
+                time.sleep(0.5)
+                if proc.poll() is None and stop_when():
+                    stop_process(proc)
+                    break
         try:
-            out, err = proc.communicate(timeout=timeout)
+            out, err = proc.communicate(timeout=None if timeout is None else max(1.0, t0 + timeout - time.monotonic()))
         except subprocess.TimeoutExpired:
             stop_process(proc)
             out, err = proc.communicate()
@@ -226,8 +285,10 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
         argv = point_argv(fio, point, target, size_bytes, tmp, read_only=read_only, log_prefix=prefix)
     timeout = point.runtime_s + point.ramp_s + 120
     final = run_dir / f"{point.point_id}.json"
+    monitor = SettleMonitor(tmp, point.settle_windows, point.settle_pct, point.ramp_s) \
+        if point.settle_windows > 0 and not hosts else None
     try:
-        rc, text, seconds = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start)
+        rc, text, seconds = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start, stop_when=monitor)
     except BaseException:
         if log_dir is not None:
             shutil.rmtree(log_dir, ignore_errors=True)
@@ -236,6 +297,10 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
         if job is not None:
             job.unlink(missing_ok=True)
     failed_dir = run_dir / "failed"
+    if rc != 0 and monitor is not None and monitor.settled_s is not None and final.exists():
+        rc_note = f"fio stopped by the lab after its IOPS settled at {monitor.settled_s:g} s (fio exit {rc})"
+        text = f"{rc_note}. {text}".strip()
+        rc = 0  # fio exits non-zero when stopped by SIGINT although its final result is complete
     if rc != 0:
         failed_dir.mkdir(exist_ok=True)
         if final.exists():
@@ -249,7 +314,8 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
     for old in point_logs(failed_dir, point.point_id):
         old.unlink(missing_ok=True)
     logs = _keep_logs(log_dir, run_dir, point.point_id)
-    return PointResult(point.point_id, "ok", final.name, seconds, rc, text[-2000:], argv, logs)
+    return PointResult(point.point_id, "ok", final.name, seconds, rc, text[-2000:], argv, logs,
+                       monitor.settled_s if monitor else None)
 
 
 def log_dir_of(run_dir: Path, point_id: str) -> Path:

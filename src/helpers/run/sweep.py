@@ -380,6 +380,8 @@ class _SweepContext:
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
         }
+        if res.settled_s is not None:  # ended early: its IOPS had settled (settle_windows)
+            pts[point.point_id]["settled_after_s"] = res.settled_s
         if before is not None:
             after = capture(self.health_source)
             throttled, why = throttle_check(before, after)
