@@ -28,6 +28,7 @@ from __future__ import annotations
 import gzip
 import io
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +80,18 @@ def _matrix(text: str) -> np.ndarray:
     text = text.strip()
     if not text:
         return np.empty((0, 0))
+    # numpy's C parser on the whole text and one reshape (fast); ragged rows or stray text fall through
+    first = text[:text.find("\n")] if "\n" in text else text
+    width = first.count(",") + 1
+    lines = text.count("\n") + 1
+    try:
+        with warnings.catch_warnings():  # numpy warns (and stops) at text that is not a number
+            warnings.simplefilter("ignore")
+            flat = np.fromstring(text.replace("\n", ","), dtype=np.float64, sep=",")
+    except ValueError:
+        flat = np.empty(0)
+    if flat.size == width * lines:
+        return flat.reshape(lines, width)
     if len(text) < _SMALL:
         rows = [line.split(",") for line in text.splitlines() if line.strip()]
         width = min(len(r) for r in rows)
@@ -86,34 +99,29 @@ def _matrix(text: str) -> np.ndarray:
             return np.array([r[:width] for r in rows], dtype=np.float64)
         except ValueError:
             raise ValueError("not a fio log: a field is not a number.") from None
-    # large logs (long points, histogram logs): numpy's C parser on the whole text, one reshape
-    first = text[:text.find("\n")] if "\n" in text else text
-    width = first.count(",") + 1
-    lines = text.count("\n") + 1
-    try:
-        flat = np.fromstring(text.replace("\n", ","), dtype=np.float64, sep=",")
-    except ValueError:
-        flat = np.empty(0)
-    if flat.size == width * lines:
-        return flat.reshape(lines, width)
-    try:  # rows of different widths or stray text: pandas says where
+    try:  # large and ragged: pandas says where
         return pd.read_csv(io.StringIO(text), header=None, dtype=np.float64, engine="c").to_numpy()
     except (ValueError, pd.errors.ParserError) as exc:
         raise ValueError(f"not a fio log ({str(exc).splitlines()[0]}).") from None
 
 
-def read_value_log(text: str) -> pd.DataFrame:
-    """A bw/iops/lat/clat/slat log -> time_ms (int64), value (float64, the log's own unit), direction
-    (0/1/2), bs_bytes (int64; 0 in averaged logs)."""
+def read_value_arrays(text: str) -> dict[str, np.ndarray]:
+    """A bw/iops/lat/clat/slat log -> arrays time_ms (int64), value (float64, the log's own unit),
+    direction (0/1/2) and bs_bytes (int64; 0 in averaged logs)."""
     a = _matrix(text)
     if a.size == 0:
-        return pd.DataFrame({"time_ms": pd.Series(dtype="int64"), "value": pd.Series(dtype="float64"),
-                             "direction": pd.Series(dtype="int64"), "bs_bytes": pd.Series(dtype="int64")})
+        e = np.empty(0, dtype=np.int64)
+        return {"time_ms": e, "value": np.empty(0), "direction": e, "bs_bytes": e}
     if a.shape[1] < 3:
         raise ValueError(f"not a fio value log: {a.shape[1]} columns (time, value, direction, ... expected).")
     bs = a[:, 3] if a.shape[1] > 3 else np.zeros(len(a))
-    return pd.DataFrame({"time_ms": a[:, 0].astype(np.int64), "value": a[:, 1],
-                         "direction": a[:, 2].astype(np.int64), "bs_bytes": bs.astype(np.int64)})
+    return {"time_ms": a[:, 0].astype(np.int64), "value": a[:, 1], "direction": a[:, 2].astype(np.int64),
+            "bs_bytes": bs.astype(np.int64)}
+
+
+def read_value_log(text: str) -> pd.DataFrame:
+    """:func:`read_value_arrays` as a DataFrame."""
+    return pd.DataFrame(read_value_arrays(text))
 
 
 def hist_bins(ncols: int) -> tuple[int, int, int]:

@@ -104,8 +104,9 @@ def find_log_groups(paths: list[Path]) -> list[tuple[Path, str, list[Path]]]:
     out = []
     for folder, groups in logs_by_dir.items():
         jsons = jsons_by_dir.get(folder, [])
+        stems = {j.stem: j for j in reversed(jsons)}
         for prefix, files in sorted(groups.items()):
-            j = _match(prefix, jsons)
+            j = stems.get(prefix) or _match(prefix, jsons)
             if j is not None:
                 out.append((j, os.path.relpath(os.path.realpath(j), base), files))
     return sorted(out, key=lambda t: t[1])
@@ -175,11 +176,11 @@ def _reduce(direction: np.ndarray, key: np.ndarray, values: np.ndarray | None, h
     return u, total / n if how == "mean" else total
 
 
-def _value_windows(df: pd.DataFrame, kind: str, interval_ms: int, lat_factor: float):
-    """One value log's lines -> (codes, values of its column in the column's unit)."""
-    t = df["time_ms"].to_numpy()
-    d = df["direction"].to_numpy()
-    v = df["value"].to_numpy(dtype=np.float64)
+def _value_windows(df: dict[str, np.ndarray], kind: str, interval_ms: int, lat_factor: float):
+    """One value log's lines (:func:`helpers.fio.logs.read_value_arrays`) -> (codes, values of its column)."""
+    t = np.asarray(df["time_ms"])
+    d = np.asarray(df["direction"])
+    v = np.asarray(df["value"], dtype=np.float64)
     if interval_ms > 0:  # averaged windows: time stamps sit within a few ms of multiples of the interval
         codes, vals = _reduce(d, np.rint(t / interval_ms).astype(np.int64), v, "mean")
     else:  # one line per I/O: aggregate into PER_IO_WINDOW_MS windows
@@ -189,7 +190,7 @@ def _value_windows(df: pd.DataFrame, kind: str, interval_ms: int, lat_factor: fl
             codes, vals = _reduce(d, key, None, "count")
             return codes, vals * per_s
         if kind == "bw":
-            codes, vals = _reduce(d, key, df["bs_bytes"].to_numpy(dtype=np.float64), "sum")
+            codes, vals = _reduce(d, key, np.asarray(df["bs_bytes"], dtype=np.float64), "sum")
             return codes, vals * per_s
         codes, vals = _reduce(d, key, v, "mean")
     if kind == "bw":
@@ -249,13 +250,15 @@ def _point_block(json_path: Path, log_files: list[Path]) -> dict | None:
             try:
                 text = fio_logs.read_text(f)
                 log = (fio_logs.read_hist_log(text, info["lat_unit_ns"]) if kind == "clat_hist"
-                       else fio_logs.read_value_log(text))
+                       else fio_logs.read_value_arrays(text))
             except (OSError, ValueError, EOFError):
                 continue  # an unreadable log is left out; the point's other logs still count
             parsed[job].append((kind, log))
     # log_unix_epoch=1 (e.g. several stonewalled jobs writing one log stream): Unix ms time stamps, made
     # relative to the point's first window here
-    firsts = [int(np.min(log.time_ms)) for logs_ in parsed.values() for _, log in logs_ if len(log)]
+    times = [log.time_ms if isinstance(log, fio_logs.HistLog) else log["time_ms"]
+             for logs_ in parsed.values() for _, log in logs_]
+    firsts = [int(t.min()) for t in times if len(t)]
     epoch = bool(firsts) and min(firsts) > EPOCH_MS_MIN
     shift = min(firsts) - min(step_v, step_h) if epoch else 0
     blocks = []
