@@ -12,6 +12,7 @@ long point ships to the browser, reduced for display and not.
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import time
 
@@ -60,8 +61,11 @@ def main(argv=None) -> int:
     for i in range(args.points):
         write_point(many_dir, f"p{i:04d}", 5, rng)
     size = sum(f.stat().st_size for f in long_dir.iterdir()) / 1e6
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     df, cpu, wall = timed(lambda: ts.timeseries_frame([long_dir], "long"))
-    print(f"{args.hours:g} h point: {len(df):,} windows, {size:.0f} MB of logs: {cpu:.2f} s CPU, {wall:.2f} s wall")
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{args.hours:g} h point: {len(df):,} windows, {size:.0f} MB of logs: {cpu:.2f} s CPU, {wall:.2f} s wall, "
+          f"peak RSS {rss1:.0f} MiB (+{rss1 - rss0:.0f} MiB over the {rss0:.0f} MiB before)")
     (s, summ), cpu2, wall2 = timed(lambda: (point_series(df), consistency(df)))
     print(f"  analysis (point_series + consistency): {cpu2:.2f} s CPU")
     for max_windows, label in ((1500, "reduced for display"), (10**9, "every window")):
