@@ -107,7 +107,9 @@ def consistency_row(start_s, end_s, iops, band_pct: float = BAND_PCT, stall_frac
         direction = "rising" if fit.slope > 0 else "falling"
         reason = (f"never settled: IOPS still {direction} over the last {len(half)} windows "
                   f"({excursion / half.mean() * 100:.0f} % of their mean, t = {t:.1f})" if unstable else
-                  f"settled over the last {len(half)} windows (trend {excursion / half.mean() * 100:.0f} % of the mean)")
+                  (f"settled: over the last {len(half)} windows the trend is {excursion / half.mean() * 100:.0f} % "
+                   f"of the mean (<= {SETTLE_SLOPE_PCT:g} %)" if excursion <= limit else
+                   f"settled: no clear trend over the last {len(half)} windows (|t| = {t:.1f} < {SETTLE_T:g})"))
     window_s = float(np.median(width))
     cv_text = "n/a" if np.isnan(cv) else f"{cv:.1f} %"
     text = (f"{n} window{'s' if n != 1 else ''} of {window_s:g} s: median {med:,.0f} IOPS, CV {cv_text}, {band:.0f} % of windows "
