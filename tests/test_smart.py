@@ -86,3 +86,21 @@ def test_sweep_records_health_before_and_after_each_point(tmp_path, scratch_dir,
     h = entry["health"]
     assert h["before"]["temperature_c"] == 41.0 and h["after"]["temperature_c"] == 84.0
     assert h["throttled"] is True and h["reason"].startswith("thermal throttling likely")
+    assert "samples" not in h  # a short point is not sampled while it runs
+
+
+def test_long_points_are_sampled_while_they_run(tmp_path, scratch_dir, fio_path, monkeypatch):
+    from helpers.run import sweep
+    from sweep_helpers import write_profile
+
+    monkeypatch.setattr(sweep, "health_source", lambda target: (["cat", str(DATA / "nvme-smart-log.json")], "nvme"))
+    monkeypatch.setattr(smart, "LONG_POINT_S", 1.0)  # "long" = 1 s here, sampled every 0.3 s
+    monkeypatch.setattr(smart, "SAMPLE_EVERY_S", 0.3)
+    prof = write_profile(tmp_path, "long", [{"rw": "randread", "bs": "4k", "runtime_s": 1.5, "ramp_s": 0,
+                                             "log_avg_msec": 0, "log_hist_msec": 0}])
+    m = sweep.sweep(target=scratch_dir / "smart-target.bin", profile=prof, run_id="long", size="64m",
+                    raw_dir=tmp_path / "raw", progress=False)
+    (entry,) = m["points"].values()
+    samples = entry["health"]["samples"]
+    assert len(samples) >= 3 and all(s["temperature_c"] == 41.0 for s in samples)
+    assert [s["t_s"] for s in samples] == sorted(s["t_s"] for s in samples)

@@ -20,6 +20,8 @@ import json
 import re
 import shutil
 import subprocess
+import threading
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,8 @@ from helpers.run.system import block_device_of
 NVME_DATA_UNIT_BYTES = 512_000  # NVMe "data units": thousands of 512-byte units
 KELVIN_ABOVE = 200  # an NVMe composite temperature above 200 is Kelvin (nvme-cli 1.x/2.x print K)
 TIMEOUT_S = 15
+LONG_POINT_S = 60.0  # points planned this long (or size-based ones) are sampled while they run ...
+SAMPLE_EVERY_S = 10.0  # ... every 10 s
 
 
 @dataclass
@@ -163,3 +167,30 @@ def throttle_check(before: dict | None, after: dict | None) -> tuple[bool | None
     if reasons:
         return True, "thermal throttling likely: " + "; ".join(reasons) + change + "."
     return False, f"no thermal throttling reported{change}."
+
+
+class HealthSampler:
+    """Captures the health every ``every_s`` seconds in a background thread while a long point runs
+    (``with HealthSampler(source) as s: ...``; ``s.samples``: [{t_s, temperature_c, thermal_transitions}])."""
+
+    def __init__(self, source: tuple[list[str], str], every_s: float):
+        self.source, self.every_s = source, every_s
+        self.samples: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        t0 = time.monotonic()
+        while not self._stop.wait(self.every_s):
+            h = capture(self.source)
+            if "error" not in h:
+                self.samples.append({"t_s": round(time.monotonic() - t0, 1), "temperature_c": h.get("temperature_c"),
+                                     "thermal_transitions": h.get("thermal_transitions")})
+
+    def __enter__(self) -> HealthSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=TIMEOUT_S + 5)

@@ -25,6 +25,7 @@ from helpers import config
 from helpers.errors import LabError
 from helpers.fio.binary import find_fio, fio_version
 from helpers.run import adaptive as adaptive_mod
+from helpers.run import smart
 from helpers.run.hosts import check_hosts, client_entries, parse_hosts
 from helpers.run.lock import SweepLocks
 from helpers.run.manifest import check_run_id, default_run_id, now_iso, read_manifest, write_manifest
@@ -41,7 +42,7 @@ from helpers.run.runner import (
     run_fio,
     run_point,
 )
-from helpers.run.smart import capture, health_source, throttle_check
+from helpers.run.smart import HealthSampler, capture, health_source, throttle_check
 from helpers.run.steady_state import check_steady_state
 from helpers.run.system import describe_host, describe_target
 from helpers.run.target import Target, prepare_target, read_sidecar, write_sidecar
@@ -373,9 +374,17 @@ class _SweepContext:
         pts[point.point_id] = {**entry, "status": "running", "started": now_iso()}
         write_manifest(plan.run_dir, self.manifest)
         before = capture(self.health_source) if self.health_source else None
-        res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
-                        read_only=plan.read_only, hosts=plan.hosts or None,
-                        on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id))
+        sampler = HealthSampler(self.health_source, smart.SAMPLE_EVERY_S) if before is not None and (
+            point.volume is not None or point.runtime_s + point.ramp_s >= smart.LONG_POINT_S) else None
+        if sampler:
+            sampler.__enter__()
+        try:
+            res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
+                            read_only=plan.read_only, hosts=plan.hosts or None,
+                            on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id))
+        finally:
+            if sampler:
+                sampler.__exit__(None, None, None)
         pts[point.point_id] = {
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
@@ -386,6 +395,8 @@ class _SweepContext:
             after = capture(self.health_source)
             throttled, why = throttle_check(before, after)
             pts[point.point_id]["health"] = {"before": before, "after": after, "throttled": throttled, "reason": why}
+            if sampler is not None:  # long points: sampled while they ran
+                pts[point.point_id]["health"]["samples"] = sampler.samples
         if res.logs:  # fio's per-window logs, stored verbatim (large ones gzipped) next to the raw JSON
             pts[point.point_id]["logs"] = res.logs
             pts[point.point_id]["log_settings"] = {"log_avg_msec": point.log_avg_msec,
