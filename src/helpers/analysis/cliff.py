@@ -6,7 +6,8 @@ with ``ruptures`` (binary segmentation -- PELT is quadratic here, seconds per 1,
 least-squares cost, penalty from the series' own noise: 3 sigma^2 log n with
 sigma from the median absolute first difference, floored at 1 % of the median).  Adjacent segments
 whose means differ by less than ``MERGE_PCT`` are merged (noise), then the cliff is the first boundary
-where the mean falls below ``CLIFF_RATIO`` x the mean before it; later segments well above the
+where the mean falls below ``CLIFF_RATIO`` x the mean before it for at least 3 windows and 2 % of the
+series (or to the end): shorter dips are stalls, not the cache running out; later segments well above the
 post-cliff rate are reported as recovery phases (e.g. the cache freed by idle garbage collection).
 """
 
@@ -21,6 +22,7 @@ import ruptures as rpt
 CLIFF_RATIO = 0.7  # a drop to below 70 % of the rate before it is a cliff (noise here is ~9 % CV)
 MERGE_PCT = 15.0  # neighbouring segments closer than 15 % are one phase
 RECOVERY_RATIO = 1.3  # a later phase 30 % above the post-cliff rate is a recovery
+MIN_CLIFF_WINDOWS = 3  # the phase after a cliff lasts at least 3 windows (and 2 % of the series) ...
 MIN_WINDOWS = 4  # fewer windows cannot show a phase before and after a change
 SUSTAINED_GROUP = "sustained"  # point ids of the sustained-write profile start with this group
 
@@ -85,8 +87,11 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) 
                 break
     phases = [{"start_gb": float(x[a - 1]) if a else 0.0, "end_gb": float(x[b - 1]),
                "mean_bytes_per_s": float(y[a:b].mean()), "windows": b - a} for a, b in segs]
+    # a cliff is a lasting drop: a phase of a few windows below the rate before it is a stall, not a cliff
+    lasting = max(MIN_CLIFF_WINDOWS, n // 50)
     cliff = next((i for i in range(1, len(phases))
-                  if phases[i]["mean_bytes_per_s"] < cliff_ratio * phases[i - 1]["mean_bytes_per_s"]), None)
+                  if phases[i]["mean_bytes_per_s"] < cliff_ratio * phases[i - 1]["mean_bytes_per_s"]
+                  and (phases[i]["windows"] >= lasting or i == len(phases) - 1 and phases[i]["windows"] >= 2)), None)
     if cliff is None:
         return WriteCliff(None, None, None, f"no write cliff detected over {_gb(total)} "
                           f"({_mb(med)} median throughout).", total, phases)
