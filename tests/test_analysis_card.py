@@ -289,3 +289,17 @@ def test_card_ends_with_the_slo_capacity_when_asked():
     assert card.findings[-1] == analysis.slo_card_sentence(df, 1000.0)
     assert "1,000 µs" in card.findings[-1]
     assert not any("SLO" in f for f in analysis.device_card(df).findings)
+
+
+def test_card_names_the_write_cliff_when_a_sustained_write_point_ran():
+    """A sustained-write point whose throughput drops from 2,000 to 500 IOPS x 128k halfway: the card's
+    last finding is the cliff sentence analysis.write_cliff_sentence writes; other points add nothing."""
+    from timeseries_helpers import frame
+
+    iops = [2000.0] * 60 + [500.0] * 60
+    ts = frame(iops, point="sustained-write-bs128k-qd32-nj1-vol1x", direction="write", bytes_per_s=[i * 131072 for i in iops])
+    card = analysis.device_card(rows([{}]), timeseries=ts)
+    assert card.findings[-1] == analysis.write_cliff_sentence(analysis.point_series(ts))
+    assert card.findings[-1].startswith("Sustained write: ") and "slower" in card.findings[-1]
+    other = frame(iops, point="grid-randread-bs4k-qd1-nj1")
+    assert not any("Sustained" in f for f in analysis.device_card(rows([{}]), timeseries=other).findings)

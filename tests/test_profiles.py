@@ -158,3 +158,13 @@ def test_yaml_errors_carry_the_line_number(tmp_path):
     with pytest.raises(LabError, match=r"profile broken.yaml is not valid YAML at line 3, column 5: ") as exc:
         load_profile(f)
     assert "\n" not in str(exc.value)
+
+
+def test_log_windows_are_a_profile_setting():
+    from helpers.run.profiles import parse_profile
+
+    prof = parse_profile({"settings": {"log_avg_msec": 250}, "points": [
+        {"rw": "read", "bs": "4k"}, {"rw": "write", "bs": "4k", "log_hist_msec": 0}]})
+    assert [(p.log_avg_msec, p.log_hist_msec) for p in prof.points] == [(250, 1000), (250, 0)]
+    with pytest.raises(LabError, match="log_avg_msec"):
+        parse_profile({"points": [{"rw": "read", "bs": "4k", "log_avg_msec": -1}]})

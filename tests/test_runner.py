@@ -120,3 +120,72 @@ def test_sweep_points_record_total_latency_percentiles_and_keep_clat(qd1_point_j
     long = percentiles_long(df)
     assert set(long["latency"]) == {"total latency"}
     assert long.set_index("percentile_label").loc["p50", "latency_us"] == r["lat_p50_us"]
+
+
+def test_point_logs_land_next_to_the_json_and_large_ones_are_gzipped(tmp_path, scratch_dir, fio_path, monkeypatch):
+    import gzip
+
+    target = small_target(scratch_dir, "runner-target.bin")
+    point = Point(group="t", rw="randrw", bs_bytes=4096, iodepth=2, runtime_s=2.0, ramp_s=0.5,
+                  log_avg_msec=500, log_hist_msec=1000)
+    monkeypatch.setattr(runner, "LOG_GZIP_BYTES", 4096)  # the histogram log (~6 KB a line) is "large" here
+    res = runner.run_point(point, target, 64 * 1024**2, tmp_path, fio=fio_path)
+    assert res.status == "ok"
+    pid = point.point_id
+    expected = {f"{pid}_{k}.1.log" for k in ("bw", "iops", "lat", "clat", "slat")}
+    assert expected <= set(res.logs) and f"{pid}_clat_hist.1.log.gz" in res.logs
+    assert sorted(res.logs) == sorted(p.name for p in runner.point_logs(tmp_path, pid))
+    assert "--log_avg_msec=500" in res.argv and "--log_hist_msec=1000" in res.argv
+    # verbatim fio output: the iops log is "time ms, value, direction, bs, offset[, prio]" lines
+    first = (tmp_path / f"{pid}_iops.1.log").read_text().splitlines()[0].split(",")
+    assert int(first[0]) > 0 and int(first[2]) in (0, 1)
+    hist = gzip.open(tmp_path / f"{pid}_clat_hist.1.log.gz", "rt").read().splitlines()
+    assert hist and len(hist[0].split(",")) > 1000  # fio's full bin array per window
+    assert not list(tmp_path.glob(".*")), "no temp files or folders left behind"
+
+
+def test_no_logs_when_turned_off_and_dry_run_shows_them(tmp_path):
+    point = Point(group="t", rw="read", bs_bytes=4096, log_avg_msec=0, log_hist_msec=0)
+    argv = runner.point_argv("fio", point, Path("/t.bin"), 1024**2, Path("/raw/.p.tmp"), log_prefix=Path("/raw/p"))
+    assert not any("_log" in a for a in argv)
+    on = Point(group="t", rw="read", bs_bytes=4096)
+    argv = runner.point_argv("fio", on, Path("/t.bin"), 1024**2, Path("/raw/.p.tmp"), log_prefix=Path("/raw/p"))
+    for opt in ("--write_bw_log=/raw/p", "--write_iops_log=/raw/p", "--write_lat_log=/raw/p", "--log_avg_msec=1000",
+                "--write_hist_log=/raw/p", "--log_hist_msec=1000"):
+        assert opt in argv
+
+
+def test_point_ends_when_its_iops_settled(tmp_path, scratch_dir, fio_path):
+    from helpers.ingest import core
+
+    target = small_target(scratch_dir, "runner-target.bin")
+    # a steady offered load settles at once; runtime_s (20 s) is only the maximum
+    point = Point(group="t", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=20.0, ramp_s=0.5, rate_iops=1000,
+                  rate_process="linear", settle_windows=3, settle_pct=10.0, log_avg_msec=0, log_hist_msec=0)
+    res = runner.run_point(point, target, 64 * 1024**2, tmp_path, fio=fio_path)
+    assert res.status == "ok" and res.settled_s is not None and res.settled_s < 12
+    assert res.seconds < 15 and "--status-interval=1" in res.argv
+    # the raw file holds the status objects and fio's complete final result: it ingests as one point
+    rows, bad = core.rows_from_bytes((tmp_path / res.raw_file).read_bytes(), "settle", res.raw_file)
+    results, _ = core.to_frames(rows, bad)
+    assert not bad and len(results) == 1
+    r = results.iloc[0]
+    assert r["runtime_s"] < 15 and r["iops"] == pytest.approx(1000, rel=0.05)
+
+
+def test_settle_check_known_answers(tmp_path):
+    out = tmp_path / "status.json"
+
+    def obj(elapsed, ios, ms):
+        return json.dumps({"jobs": [{"elapsed": elapsed, "read": {"total_ios": ios, "runtime": ms}}]})
+
+    m = runner.SettleMonitor(out, windows=3, pct=5.0, ramp_s=1.0)
+    assert m() is False  # no file yet
+    objs = [obj(1, 500, 1000), obj(2, 900, 1000), obj(3, 2000, 2000), obj(4, 3300, 3000)]
+    out.write_text("\n".join(objs) + "\n{\"jobs\": [")  # a half-written object at the end is ignored
+    assert m() is False and m.iops == [1100.0, 1300.0]  # ramp object skipped; 2 windows of 3
+    out.write_text("\n".join(objs + [obj(5, 4450, 4000)]))
+    assert m() is False  # 1100, 1300, 1150: 1100/1300 are 7 % off their mean 1183
+    out.write_text("\n".join(objs + [obj(5, 4550, 4000), obj(6, 5800, 5000)]))
+    assert m() is True and m.iops[-3:] == [1300.0, 1250.0, 1250.0]  # all within 2.7 % of 1267
+    assert m.settled_s == 6.0

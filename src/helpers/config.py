@@ -33,6 +33,7 @@ DEFAULT_PROFILE = "quick"
 RESULTS_DATASET = "results"
 HISTOGRAM_DATASET = "histograms"
 QUARANTINE_DATASET = "quarantine"
+TIMESERIES_DATASET = "timeseries"
 
 
 def fio_binary() -> str:

@@ -59,6 +59,7 @@ Run comparison (issue 13)::
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.card import DeviceCard, device_card
+from helpers.analysis.cliff import WriteCliff, find_write_cliff, sustained_write_cliffs, write_cliff_sentence
 from helpers.analysis.compare import common_points, run_metrics, spec_comparison, spec_warning
 from helpers.analysis.flags import flag_sentences, flag_table, flagged_rows
 from helpers.analysis.hosts import host_table, label_hosts, multi_host_rows
@@ -81,6 +82,7 @@ from helpers.analysis.samples import SampleComparison, compare_samples
 from helpers.analysis.slo import SloCapacity, slo_capacity, slo_card_sentence, slo_rate_capacity, slo_table
 from helpers.analysis.steady_state import SteadyStateRun, first_steady_state_run, steady_state_runs
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
+from helpers.analysis.timeseries import consistency, point_series, stall_windows, with_unstable
 from helpers.analysis.usl import UslFit, fit_usl, numjobs_series, usl, usl_table
 
 __all__ = [
@@ -99,3 +101,5 @@ __all__ += ["flag_sentences", "flagged_rows", "latency_columns", "spec_warning",
 __all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_samples", "interval_samples",  # issue 13
             "repeat_samples", "run_comparison"]
 __all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capacity", "slo_table"]  # SLO (issue 13)
+__all__ += ["consistency", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
+__all__ += ["WriteCliff", "find_write_cliff", "sustained_write_cliffs", "write_cliff_sentence"]  # issue 12

@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
+from helpers.analysis.cliff import write_cliff_sentence
 from helpers.analysis.flags import flagged_rows
 from helpers.analysis.knee import find_knee
 from helpers.analysis.points import percentile_latency, with_units
 from helpers.analysis.slo import slo_card_sentence
+from helpers.analysis.timeseries import point_series
 from helpers.fio.units import format_bytes
 
 KB4 = 4096
@@ -186,10 +188,11 @@ def device_identity(manifest: dict | None) -> dict[str, str]:
 
 
 def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
-                slo_us: float | None = None) -> DeviceCard:
+                slo_us: float | None = None, timeseries: pd.DataFrame | None = None) -> DeviceCard:
     """Headline metrics of one run (prefers unflagged points) and its findings; ``manifest`` (the run's
     sweep manifest) names the device, target, host and software the numbers were measured on; with
-    ``slo_us`` the findings end with the 4k random-read SLO capacity (most IOPS with p99 <= slo_us)."""
+    ``slo_us`` the findings end with the 4k random-read SLO capacity (most IOPS with p99 <= slo_us); with the
+    run's ``timeseries``, a sustained-write point adds its write-cliff sentence."""
     d = with_units(df)
     rr = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["direction"] == "read")]
     rw = d[(d["rw"] == "randwrite") & (d["bs_bytes"] == KB4) & (d["direction"] == "write")]
@@ -223,6 +226,9 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
     card.findings = findings(d, card, knee)
     if slo_us is not None and len(df):
         card.findings.append(slo_card_sentence(df, slo_us))
+    cliff = write_cliff_sentence(point_series(timeseries)) if timeseries is not None and len(timeseries) else None
+    if cliff:
+        card.findings.append(cliff)
     return card
 
 

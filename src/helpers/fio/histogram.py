@@ -27,19 +27,39 @@ def _sorted(bin_ns, count) -> tuple[np.ndarray, np.ndarray]:
 
 def percentile(bin_ns, count, p: float | Iterable[float]) -> float | np.ndarray:
     """The p-th percentile(s) in ns of one histogram, by fio's rule; NaN for an empty histogram."""
-    b, c = _sorted(bin_ns, count)
-    ps = np.atleast_1d(np.asarray(p, dtype=float))
+    out = percentile_rows(bin_ns, np.asarray(count, dtype=np.int64)[None, :], np.atleast_1d(p))[0]
+    return float(out[0]) if np.ndim(p) == 0 else out
+
+
+def percentile_rows(bin_ns, counts, p: Iterable[float]) -> np.ndarray:
+    """Percentiles in ns of many histograms over the same bins (one per row of ``counts``, e.g. the
+    windows of a fio histogram log), by fio's rule: rows x len(p); NaN for an empty row."""
+    b = np.asarray(bin_ns, dtype=np.int64)
+    c = np.asarray(counts, dtype=np.int64)
+    if c.ndim != 2 or c.shape[1] != len(b):
+        raise ValueError("counts must be a 2-D array with one column per bin.")
+    order = np.argsort(b, kind="stable")
+    b, c = b[order], c[:, order]
+    # bins no row uses cannot be the first to reach a share (the first bin stays: p = 0 answers it)
+    used = c.any(axis=0)
+    if len(used):
+        used[0] = True
+        b, c = b[used], c[:, used]
+    ps = np.asarray(list(p), dtype=float)
     if np.any((ps < 0) | (ps > 100)):
         raise ValueError("percentiles must be between 0 and 100.")
-    cum = np.cumsum(c)
-    total = cum[-1] if len(cum) else 0
-    if total <= 0:
-        out = np.full(len(ps), np.nan)
-    else:
+    out = np.full((c.shape[0], len(ps)), np.nan)
+    if not len(b):
+        return out
+    cum = np.cumsum(c, axis=1)
+    total = cum[:, -1]
+    ok = total > 0
+    for j, q in enumerate(ps):
         # fio: sum >= p/100 * nr, in long double; the first bin where that holds
-        idx = np.searchsorted(cum, ps / 100.0 * total, side="left")
-        out = b[np.minimum(idx, len(b) - 1)].astype(float)
-    return float(out[0]) if np.ndim(p) == 0 else out
+        reach = cum[ok] >= (q / 100.0 * total[ok])[:, None]
+        idx = np.argmax(reach, axis=1)
+        out[ok, j] = b[idx].astype(float)
+    return out
 
 
 def cdf(bin_ns, count) -> pd.DataFrame:

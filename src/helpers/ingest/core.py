@@ -42,6 +42,7 @@ from helpers import config
 from helpers.errors import LabError
 from helpers.fio.json_output import FioParseError, final_jobs, parse_fio_bytes
 from helpers.fio.units import parse_size
+from helpers.ingest.timeseries import ingest_timeseries
 from helpers.processed import schema, store
 from helpers.processed.validity import FLAG_COLUMNS, add_flags
 from helpers.run.manifest import MANIFEST_NAME, latest_raw_run, read_manifest
@@ -656,6 +657,8 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
         for w in writers.values():
             w.abort()
         raise
+    if out is not None:  # fio's per-window logs next to the JSON (helpers.ingest.timeseries, issue 12)
+        ingest_timeseries(paths, run_id, out)
     rows = len(results)
     return IngestResult(
         results=results if keep else empty.results, quarantine=_concat(quar) if quar else empty.quarantine,
@@ -699,6 +702,7 @@ def ingest(run_id: str, raw_dir: Path = config.RAW_DIR, processed_dir: Path = co
     """Ingest ``raw_dir/<run_id>`` and replace that run's partitions in ``processed_dir``."""
     result = ingest_run(Path(raw_dir) / run_id, run_id=run_id)
     write_ingest(result, run_id, processed_dir)
+    ingest_timeseries([Path(raw_dir) / run_id], run_id, processed_dir)  # fio logs (helpers.ingest.timeseries)
     return result
 
 

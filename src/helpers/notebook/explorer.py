@@ -7,7 +7,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from helpers.analysis.timeseries import consistency, point_series
 from helpers.figures.common import IOPS_AXIS, MB_AXIS, TEMPLATE, bs_axis, log2_axis, message_figure
+from helpers.figures.timeseries import NO_LOGS, timeseries_figure
 from helpers.fio.units import format_bytes
 
 
@@ -152,3 +154,53 @@ def explorer(points: pd.DataFrame):
     if points.empty:
         return message_figure("This run has no data points to explore.")
     return Explorer(points).widget
+
+
+class TimeseriesExplorer:
+    """Time inside a point: a point dropdown and a stall-threshold slider; the figure shows the point's IOPS
+    and latency over time and the text its consistency summary (recomputed for the threshold)."""
+
+    def __init__(self, ts: pd.DataFrame):
+        import ipywidgets as w
+
+        self.ts = ts
+        self.series = point_series(ts)
+        keys = self.series[["run_id", "point_id", "source_file"]].drop_duplicates()
+        multi = keys["run_id"].nunique() > 1
+        self._keys = {(f"{r.run_id}: {r.point_id}" if multi else str(r.point_id)): (r.run_id, r.source_file)
+                      for r in keys.itertuples()}
+        labels = list(self._keys)
+        self.point = w.Dropdown(options=labels, value=labels[0], description="Point")
+        self.stall = w.FloatSlider(value=0.5, min=0.1, max=0.9, step=0.05, description="Stall below",
+                                   readout_format=".0%", continuous_update=False)
+        self.info = w.HTML()
+        self.output = w.Output()
+        self.figure: go.Figure | None = None
+        self.point.observe(lambda _c: self.redraw(), names="value")
+        self.stall.observe(lambda _c: self.redraw(), names="value")
+        self.widget = w.VBox([w.HBox([self.point, self.stall]), self.info, self.output])
+        self.redraw()
+
+    def select(self, label: str | None = None, stall_fraction: float | None = None) -> None:
+        if label is not None:
+            self.point.value = label
+        if stall_fraction is not None:
+            self.stall.value = stall_fraction
+
+    def redraw(self) -> None:
+        run, source = self._keys[self.point.value]
+        pick = (self.ts["run_id"] == run) & (self.ts["source_file"] == source)
+        ts = self.ts[pick]
+        summary = consistency(ts, stall_fraction=self.stall.value)
+        self.figure = timeseries_figure(point_series(ts), summary)
+        self.info.value = "<br>".join(f"<b>{r.direction}</b>: {r.summary}" for r in summary.itertuples())
+        self.output.clear_output(wait=True)
+        with self.output:
+            self.figure.show()
+
+
+def timeseries_explorer(ts: pd.DataFrame):
+    """The time-series explorer for a ``timeseries`` table, or one sentence when the runs have no logs."""
+    if ts is None or ts.empty:
+        return message_figure(NO_LOGS)
+    return TimeseriesExplorer(ts).widget

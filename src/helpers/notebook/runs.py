@@ -15,6 +15,7 @@ import pandas as pd
 
 from helpers import config
 from helpers.analysis.flags import flagged_rows
+from helpers.analysis.timeseries import with_unstable
 from helpers.errors import LabError
 from helpers.ingest.core import ingest
 from helpers.processed import store
@@ -113,6 +114,13 @@ class RunData:
         return self.manifests[self.run_ids[0]] if self.run_ids else {}
 
     @property
+    def timeseries(self) -> pd.DataFrame:
+        """fio's per-window logs of the chosen runs (empty DataFrame when the runs have none)."""
+        if not hasattr(self, "_timeseries"):
+            self._timeseries = store.load(self.processed_dir, config.TIMESERIES_DATASET, self.run_ids)
+        return self._timeseries
+
+    @property
     def summary(self) -> pd.DataFrame:
         """One row per run: host, fio version, rows, flagged rows (any validity flag raised: the rows of the
         flag table), quarantined entries."""
@@ -132,5 +140,8 @@ def load_results(run_id: str | list[str] = "latest", processed_dir: str | Path =
     """Resolve ``run_id`` (see :func:`resolve_runs`) and load its results and quarantine tables; manifests
     are looked for in ``raw_dir`` first (see :func:`raw_dirs_for`) when asked for."""
     pdir, ids = resolve_runs(run_id, processed_dir)
-    return RunData(pdir, ids, store.load(pdir, config.RESULTS_DATASET, ids),
+    data = RunData(pdir, ids, store.load(pdir, config.RESULTS_DATASET, ids),
                    store.load(pdir, config.QUARANTINE_DATASET, ids), Path(raw_dir) if raw_dir else None)
+    if len(data.timeseries):  # points whose IOPS never settled are flagged in every view (flag_unstable)
+        data.results = with_unstable(data.results, data.timeseries)
+    return data

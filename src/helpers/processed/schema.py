@@ -99,11 +99,44 @@ HISTOGRAM_COLUMNS: list[tuple[str, str, str]] = [
     ("count", "int64", "I/Os that fell into this bin (fio only writes bins with a non-zero count)."),
 ]
 
-DATASETS = {"results": "RESULT_COLUMNS", "histograms": "HISTOGRAM_COLUMNS", "quarantine": "QUARANTINE_COLUMNS"}
+TIMESERIES_COLUMNS: list[tuple[str, str, str]] = [
+    ("run_id", "string", "Run identifier."),
+    ("point_id", "string", "Sweep point id, as in results (the fio job name of the log's job)."),
+    ("source_file", "string", "The point's raw JSON file, relative to the ingested folder (joins with results)."),
+    ("job_index", "int64", "Position of the point's job entry in its JSON, as in results (joins with results on "
+     "source_file, job_index, direction): numjobs clones grouped by group_reporting share entry 0."),
+    ("log_job", "int64", "fio's job number in the log file name (PREFIX_iops.N.log): every numjobs clone writes "
+     "its own logs, so a grouped entry has one series per clone."),
+    ("direction", "string", "read, write or trim."),
+    ("window_start_s", "float64", "Start of the window in seconds since the end of the ramp (fio starts its logs "
+     "when ramp_time ends): window end minus the log interval, never before 0."),
+    ("window_end_s", "float64", "End of the window in seconds since the end of the ramp: fio's log time stamp "
+     "rounded to the log interval (log_avg_msec; 1 s windows for logs written per I/O)."),
+    ("ramp_s", "float64", "The point's ramp_time in seconds (not in the logs; views shade it before 0)."),
+    ("iops", "float64", "I/O operations per second in the window (fio iops log; NaN when the window is only "
+     "in other logs)."),
+    ("bytes_per_s", "float64", "Bytes per second in the window (fio bw log, KiB/s x 1024)."),
+    ("lat_mean_us", "float64", "Mean TOTAL latency (submission + completion, fio lat log) in the window, µs."),
+    ("clat_mean_us", "float64", "Mean completion latency (fio clat log) in the window, µs."),
+    ("slat_mean_us", "float64", "Mean submission latency (fio slat log) in the window, µs (NaN when fio did not "
+     "measure it)."),
+    ("hist_ios", "Int64", "I/Os in the window's completion-latency histogram (fio clat_hist log); the count "
+     "behind the window's percentiles (<NA> without a histogram log)."),
+    ("clat_p50_us", "float64", "Median completion latency of the window in µs, from its fio histogram by fio's "
+     "percentile rule (helpers.fio.histogram)."),
+    ("clat_p99_us", "float64", "99th percentile completion latency of the window in µs (histogram log)."),
+    ("clat_p99_9_us", "float64", "99.9th percentile completion latency of the window in µs (histogram log)."),
+    ("unreliable_percentiles", "string", "Percentile columns of this window with too few I/Os behind them "
+     "(hist_ios x (1 - p) < 10, the rule of results' flag_few_ios), comma-separated; empty when all are sound."),
+    ("flag_few_ios", "bool", "True when at least one of the window's percentiles is unreliable (see above)."),
+]
+
+DATASETS = {"results": "RESULT_COLUMNS", "histograms": "HISTOGRAM_COLUMNS", "quarantine": "QUARANTINE_COLUMNS",
+            "timeseries": "TIMESERIES_COLUMNS"}
 
 
 def columns_of(dataset: str) -> list[tuple[str, str, str]]:
-    """The column table of a processed dataset ('results', 'histograms' or 'quarantine')."""
+    """The column table of a processed dataset ('results', 'histograms', 'quarantine' or 'timeseries')."""
     return globals()[DATASETS[dataset]]
 
 
@@ -148,6 +181,14 @@ def document() -> str:
         "## quarantine (files and jobs that are not data points)",
         "",
         markdown(QUARANTINE_COLUMNS),
+        "",
+        "## timeseries (fio's per-window logs: one row per point, job, direction and window)",
+        "",
+        "From the `*_bw/_iops/_lat/_clat/_slat.N.log` and `*_clat_hist.N.log` files next to a point's JSON "
+        "(lab sweeps record them with every point; foreign trees are matched to their JSON by name or by the "
+        "`write_*_log` option in the JSON). Every window is kept: nothing is downsampled here.",
+        "",
+        markdown(TIMESERIES_COLUMNS),
         "",
     ])
 

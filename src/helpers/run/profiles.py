@@ -2,7 +2,12 @@
 
 A profile has optional ``settings`` (applied to every point) and ``points``: each
 entry may give lists for ``rw``, ``bs``, ``iodepth``, ``numjobs`` and ``rwmixread``,
-which expand into their cartesian product.  Example::
+which expand into their cartesian product.  ``log_avg_msec`` (default 1000) and ``log_hist_msec``
+(default 1000) set the windows of the fio logs recorded with every point (0 turns them off).  ``volume``
+makes a point size-based: it transfers that multiple of the target size (``runtime_s`` is then only
+its upper limit), as the sustained-write profile does.  ``settle_windows: N`` (with ``settle_pct``,
+default 5) ends a point early once, after the ramp, its last N one-second IOPS lie within
+``settle_pct`` % of their mean (``runtime_s`` stays the maximum).  Example::
 
     description: 4k random-read queue-depth sweep
     settings: {ioengine: libaio, runtime_s: 5, ramp_s: 1}
@@ -31,12 +36,15 @@ WRITE_MODES = ("write", "randwrite", "rw", "readwrite", "randrw", "trim", "randt
 IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixaio", "mmap")
 
 POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "runtime_s", "ramp_s",
-              "direct", "repeat", "rate_iops", "rate_process"}
+              "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec",
+              "volume", "settle_windows", "settle_pct"}
 TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition", "slo"}
 MODES = ("grid", "adaptive", "steady-state", "slo")
 RATE_PROCESSES = ("poisson", "linear")
 PREFILL_MIB_PER_S = 200  # assumed sequential write speed for duration estimates of fills
 PER_POINT_OVERHEAD_S = 0.7  # fio start-up and file open, measured on a 2-core VM
+LOG_AVG_MSEC = 1000  # fio bw/iops/lat logs: one averaged sample per direction every second (0: no logs)
+LOG_HIST_MSEC = 1000  # fio completion-latency histogram log: one histogram per direction per second (0: none)
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,11 @@ class Point:
     rate_iops: int | None = None  # open loop: offered load in I/O per second (fio rate_iops)
     rate_process: str | None = None  # "poisson" (default with rate_iops) or "linear"
     round: int = 0  # steady-state round (1, 2, ...); 0 outside steady-state profiles
+    log_avg_msec: int = LOG_AVG_MSEC  # window of fio's bw/iops/lat logs in ms; 0 = no such logs
+    log_hist_msec: int = LOG_HIST_MSEC  # window of fio's clat histogram log in ms; 0 = no histogram log
+    settle_windows: int = 0  # >0: stop the point once the last N one-second IOPS are within settle_pct of their mean
+    settle_pct: float = 5.0
+    volume: float | None = None  # size-based point: write/read this multiple of the target size (runtime_s caps it)
 
     @property
     def point_id(self) -> str:
@@ -67,6 +80,8 @@ class Point:
             parts.append(self.ioengine)
         if self.direct != 1:
             parts.append(f"direct{self.direct}")
+        if self.volume is not None:
+            parts.append(f"vol{self.volume:g}x")
         if self.rate_iops is not None:
             parts.append(f"rate{self.rate_iops}")
             if self.rate_process and self.rate_process != "poisson":
@@ -183,9 +198,16 @@ class Profile:
         passes = self.precondition.passes if self.precondition else 0
         return passes * size_bytes / (PREFILL_MIB_PER_S * 1024**2)
 
+    def volume_seconds(self, size_bytes: int) -> float:
+        """Size-based points (``volume``): their transfer at the assumed fill speed instead of their runtime cap."""
+        return sum(min(p.runtime_s, p.volume * size_bytes / (PREFILL_MIB_PER_S * 1024**2)) - p.runtime_s
+                   for p in self.points if p.volume is not None)
+
     def estimate_text(self, size_bytes: int | None = None) -> str:
         """One phrase for the announcement printed before a sweep starts."""
         est = self.estimated_seconds + (self.fill_seconds(size_bytes) if size_bytes else 0.0)
+        if size_bytes and self.mode == "grid":
+            est += self.volume_seconds(size_bytes)
         text = f"about {_minutes(est)} of fio"
         if self.max_seconds > self.estimated_seconds * 1.05:
             worst = self.max_seconds + (self.fill_seconds(size_bytes) if size_bytes else 0.0)
@@ -446,6 +468,15 @@ def _expand(merged: dict[str, Any], where: str) -> tuple[list[Point], list[str]]
         errors.append(f"{where}: rate_process {process!r} is not supported (use one of {', '.join(RATE_PROCESSES)})")
     if process is not None and merged.get("rate_iops") is None:
         errors.append(f"{where}: rate_process needs rate_iops (the offered load in I/O per second)")
+    log_avg = check(_int, merged.get("log_avg_msec", LOG_AVG_MSEC), "log_avg_msec", where, 0, 3_600_000)
+    log_hist = check(_int, merged.get("log_hist_msec", LOG_HIST_MSEC), "log_hist_msec", where, 0, 3_600_000)
+    settle_n = check(_int, merged.get("settle_windows", 0), "settle_windows", where, 0, 3600)
+    settle_pct = merged.get("settle_pct", 5.0)
+    if isinstance(settle_pct, bool) or not isinstance(settle_pct, (int, float)) or not 0 < settle_pct <= 100:
+        errors.append(f"{where}: settle_pct {settle_pct!r} must be a percentage above 0")
+    volume = merged.get("volume")
+    if volume is not None and (isinstance(volume, bool) or not isinstance(volume, (int, float)) or not 0 < volume <= 1000):
+        errors.append(f"{where}: volume {volume!r} must be a multiple of the target size (e.g. 1 or 2.5)")
     rws = _as_list(merged["rw"])
     for rw in rws:
         if rw not in RW_MODES:
@@ -470,5 +501,8 @@ def _expand(merged: dict[str, Any], where: str) -> tuple[list[Point], list[str]]
         for r in range(repeats):
             out.append(Point(group=group, rw=rw, bs_bytes=sizes[str(bs)], iodepth=qd, numjobs=nj, rwmixread=mix,
                              ioengine=ioengine, runtime_s=runtime_s, ramp_s=ramp_s, direct=direct, repeat=r,
-                             rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None))
+                             rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None,
+                             log_avg_msec=log_avg, log_hist_msec=log_hist,
+                             volume=None if volume is None else float(volume), settle_windows=settle_n,
+                             settle_pct=float(settle_pct)))
     return out, []

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from helpers.fio.binary import find_fio
@@ -18,10 +21,27 @@ from helpers.run.profiles import Point
 
 # fio's default percentile list plus the deep tail; printed as keys like "99.990000".
 PERCENTILES = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99"
+LOG_GZIP_BYTES = 256 * 1024  # fio logs larger than this are gzipped after fio exits (never fio's log_compression)
 
 
-def point_options(point: Point, target: Path, size_bytes: int, read_only: bool = False) -> list[tuple[str, str]]:
-    """fio job options of one point, in order (command-line ``--k=v`` or job-file ``k=v``)."""
+def log_options(point: Point, prefix: Path) -> list[tuple[str, str]]:
+    """fio options writing the point's per-window logs as ``<prefix>_{bw,iops,lat,clat,slat,clat_hist}.N.log``.
+
+    bw/iops/lat logs average over ``log_avg_msec`` (without it fio logs every I/O); the histogram log
+    holds fio's full completion-latency histogram per ``log_hist_msec`` window (exact percentiles)."""
+    opts: list[tuple[str, str]] = []
+    if point.log_avg_msec > 0:
+        opts += [("write_bw_log", str(prefix)), ("write_iops_log", str(prefix)), ("write_lat_log", str(prefix)),
+                 ("log_avg_msec", str(point.log_avg_msec))]
+    if point.log_hist_msec > 0:
+        opts += [("write_hist_log", str(prefix)), ("log_hist_msec", str(point.log_hist_msec))]
+    return opts
+
+
+def point_options(point: Point, target: Path, size_bytes: int, read_only: bool = False,
+                  log_prefix: Path | None = None) -> list[tuple[str, str]]:
+    """fio job options of one point, in order (command-line ``--k=v`` or job-file ``k=v``); with
+    ``log_prefix`` the per-window logs of :func:`log_options` too."""
     opts = [
         ("name", point.point_id),
         ("filename", str(target)),
@@ -36,7 +56,12 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
         ("numjobs", str(point.numjobs)),
         ("ioengine", point.ioengine),
         ("direct", str(point.direct)),
-        ("time_based", "1"),
+    ]
+    if point.volume is not None:  # size-based: this much I/O (wrapping over the target), runtime only caps it
+        opts.append(("io_size", str(int(round(point.volume * size_bytes)))))
+    else:
+        opts.append(("time_based", "1"))
+    opts += [
         ("runtime", f"{point.runtime_s:g}s"),
         ("ramp_time", f"{point.ramp_s:g}s"),
         ("group_reporting", "1"),
@@ -50,15 +75,19 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
     ]
     if point.rate_iops is not None:
         opts += [("rate_iops", str(point.rate_iops)), ("rate_process", point.rate_process or "poisson")]
+    if log_prefix is not None:
+        opts += log_options(point, log_prefix)
     return opts
 
 
 def point_argv(fio: str, point: Point, target: Path, size_bytes: int, output: Path,
-               read_only: bool = False) -> list[str]:
+               read_only: bool = False, log_prefix: Path | None = None) -> list[str]:
     """The full fio command line for one sweep point (``--readonly`` for read-only sweeps)."""
-    argv = [fio] + [f"--{k}={v}" for k, v in point_options(point, target, size_bytes)]
+    argv = [fio] + [f"--{k}={v}" for k, v in point_options(point, target, size_bytes, log_prefix=log_prefix)]
     if read_only:
         argv.insert(1, "--readonly")
+    if point.settle_windows > 0:  # one JSON status object a second: the live numbers the settle check reads
+        argv.append("--status-interval=1")
     return argv + ["--output-format=json+", f"--output={output}"]
 
 
@@ -110,6 +139,8 @@ class PointResult:
     returncode: int
     stderr: str
     argv: list[str]
+    logs: list[str] = field(default_factory=list)  # fio log files next to the raw JSON (names)
+    settled_s: float | None = None  # the point stopped early at this elapsed time (settle_windows)
 
 
 class FioInterrupted(Exception):
@@ -144,9 +175,55 @@ def stop_process(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
 STOP_POLL_S = 0.2  # how often a running fio checks the sweep's stop request
 
 
+class SettleMonitor:
+    """Reads fio's ``--status-interval=1`` objects from the output file while fio runs; ``__call__`` is True
+    once, after the ramp, the last ``windows`` per-second IOPS are within ``pct`` % of their mean."""
+
+    def __init__(self, output: Path, windows: int, pct: float, ramp_s: float):
+        self.output, self.windows, self.pct, self.ramp_s = output, windows, pct, ramp_s
+        self.iops: list[float] = []
+        self.settled_s: float | None = None
+
+    def _objects(self) -> list[dict]:
+        try:
+            text = self.output.read_text(errors="replace")
+        except OSError:
+            return []
+        dec, out, i = json.JSONDecoder(), [], 0
+        while (j := text.find("{", i)) >= 0:
+            try:
+                obj, i = dec.raw_decode(text, j)
+            except ValueError:
+                break  # the object fio is writing right now
+            if isinstance(obj, dict) and obj.get("jobs"):
+                out.append(obj)
+        return out
+
+    def __call__(self) -> bool:
+        samples = []
+        for obj in self._objects():
+            job = obj["jobs"][0]
+            if job.get("elapsed", 0) <= self.ramp_s:
+                continue
+            ios = sum(job.get(d, {}).get("total_ios", 0) for d in ("read", "write", "trim"))
+            ms = max(job.get(d, {}).get("runtime", 0) for d in ("read", "write", "trim"))
+            samples.append((ios, ms, job.get("elapsed", 0)))
+        self.iops = [(b[0] - a[0]) * 1000.0 / (b[1] - a[1]) for a, b in zip(samples, samples[1:])
+                     if b[1] > a[1] and b[0] >= a[0]]
+        last = self.iops[-self.windows:]
+        if len(last) < self.windows or not sum(last) > 0:
+            return False
+        mean = sum(last) / len(last)
+        if all(abs(v - mean) <= self.pct / 100 * mean for v in last):
+            self.settled_s = float(samples[-1][2])
+            return True
+        return False
+
+
 def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = None,
             on_start: Callable[[int], None] | None = None,
-            stop: threading.Event | None = None) -> tuple[int, str, float]:
+            stop: threading.Event | None = None,
+            stop_when: Callable[[], bool] | None = None) -> tuple[int, str, float]:
     """Run fio writing to ``output`` (a temp name), then rename to ``final`` atomically.
 
     Returns (returncode, stderr+stdout text, seconds).  ``on_start(pid)`` is called once fio runs
@@ -154,6 +231,8 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
     deleted and :class:`FioInterrupted` raised; ``final`` is only ever a complete file.  ``stop``: an
     event set by the sweep's signal handler, checked while fio runs, because a KeyboardInterrupt that
     lands inside ``fork()``'s bookkeeping is printed and swallowed by Python instead of raised.
+    ``stop_when`` is polled with it: when it returns True fio is asked to stop (SIGINT: it ends the job
+    and writes its complete result, as at the end of its runtime).
     """
     t0 = time.monotonic()
     kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
@@ -162,10 +241,15 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
         if on_start:
             on_start(proc.pid)
         deadline = None if timeout is None else t0 + timeout
+        polling = stop is not None or stop_when is not None
         while True:
             if stop is not None and stop.is_set():
                 raise KeyboardInterrupt
-            wait = STOP_POLL_S if stop is not None else None
+            if stop_when is not None and proc.poll() is None and stop_when():
+                stop_process(proc)  # settled: fio ends the job and writes its complete result
+                out, err = proc.communicate()
+                break
+            wait = STOP_POLL_S if polling else None
             if deadline is not None:
                 left = max(0.0, deadline - time.monotonic())
                 wait = left if wait is None else min(wait, left)
@@ -205,30 +289,94 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
     fio = fio or find_fio()
     tmp = run_dir / f".{point.point_id}.json.tmp"
     job = None
-    if hosts:
+    log_dir = None
+    if hosts:  # fio's client/server mode ships logs back under other names: no logs on multi-host points
         job = run_dir / f".{point.point_id}.fio"
         job.write_text(job_file_text(point, target, size_bytes))
         argv = client_argv(fio, hosts, job, tmp, read_only=read_only)
     else:
-        argv = point_argv(fio, point, target, size_bytes, tmp, read_only=read_only)
+        if point.log_avg_msec > 0 or point.log_hist_msec > 0:
+            log_dir = log_dir_of(run_dir, point.point_id)
+            shutil.rmtree(log_dir, ignore_errors=True)
+            log_dir.mkdir()
+        prefix = log_dir / point.point_id if log_dir else None
+        argv = point_argv(fio, point, target, size_bytes, tmp, read_only=read_only, log_prefix=prefix)
     timeout = point.runtime_s + point.ramp_s + 120
     final = run_dir / f"{point.point_id}.json"
+    monitor = SettleMonitor(tmp, point.settle_windows, point.settle_pct, point.ramp_s) \
+        if point.settle_windows > 0 and not hosts else None
     try:
-        rc, text, seconds = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start, stop=stop)
+        rc, text, seconds = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start, stop=stop,
+                                    stop_when=monitor)
+    except BaseException:
+        if log_dir is not None:
+            shutil.rmtree(log_dir, ignore_errors=True)
+        raise
     finally:
         if job is not None:
             job.unlink(missing_ok=True)
     failed_dir = run_dir / "failed"
+    if rc != 0 and monitor is not None and monitor.settled_s is not None and final.exists():
+        rc_note = f"fio stopped by the lab after its IOPS settled at {monitor.settled_s:g} s (fio exit {rc})"
+        text = f"{rc_note}. {text}".strip()
+        rc = 0  # fio exits non-zero when stopped by SIGINT although its final result is complete
     if rc != 0:
         failed_dir.mkdir(exist_ok=True)
         if final.exists():
             os.replace(final, failed_dir / final.name)
         (failed_dir / f"{point.point_id}.stderr.txt").write_text(text + "\n")
-        return PointResult(point.point_id, "failed", None, seconds, rc, text[-2000:], argv)
+        logs = _keep_logs(log_dir, failed_dir, point.point_id)
+        return PointResult(point.point_id, "failed", None, seconds, rc, text[-2000:], argv, logs)
     # a point that failed before and succeeds now: its old failure must not be ingested as a second copy
     (failed_dir / final.name).unlink(missing_ok=True)
     (failed_dir / f"{point.point_id}.stderr.txt").unlink(missing_ok=True)
-    return PointResult(point.point_id, "ok", final.name, seconds, rc, text[-2000:], argv)
+    for old in point_logs(failed_dir, point.point_id):
+        old.unlink(missing_ok=True)
+    logs = _keep_logs(log_dir, run_dir, point.point_id)
+    return PointResult(point.point_id, "ok", final.name, seconds, rc, text[-2000:], argv, logs,
+                       monitor.settled_s if monitor else None)
+
+
+def log_dir_of(run_dir: Path, point_id: str) -> Path:
+    """Where fio writes a running point's logs (a hidden temp folder, moved next to the JSON at the end)."""
+    return Path(run_dir) / f".{point_id}.logs.tmp"
+
+
+def point_logs(folder: Path, point_id: str) -> list[Path]:
+    """The fio log files of one point in ``folder`` (``<point_id>_<kind>.<job>.log`` or ``.log.gz``)."""
+    if not Path(folder).is_dir():
+        return []
+    return sorted(p for p in Path(folder).glob(f"{point_id}_*.log*") if p.name.endswith((".log", ".log.gz")))
+
+
+def _gzip(path: Path) -> Path:
+    """``path`` -> ``path.gz`` (written to a temp name, then renamed; the plain file removed)."""
+    gz = path.with_name(path.name + ".gz")
+    tmp = path.with_name(f".{gz.name}.tmp")
+    with open(path, "rb") as src, gzip.open(tmp, "wb", compresslevel=6) as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+    os.replace(tmp, gz)
+    path.unlink()
+    return gz
+
+
+def _keep_logs(log_dir: Path | None, dest: Path, point_id: str) -> list[str]:
+    """Move the logs fio wrote into ``dest`` (replacing older logs of the point); large ones gzipped."""
+    if log_dir is None or not log_dir.exists():
+        return []
+    dest.mkdir(exist_ok=True)
+    for old in point_logs(dest, point_id):
+        old.unlink(missing_ok=True)
+    kept = []
+    for f in sorted(log_dir.iterdir()):
+        if not f.name.endswith(".log"):
+            continue
+        if f.stat().st_size > LOG_GZIP_BYTES:
+            f = _gzip(f)
+        os.replace(f, dest / f.name)
+        kept.append(f.name)
+    shutil.rmtree(log_dir, ignore_errors=True)
+    return kept
 
 
 def describe_point(point: Point) -> str:

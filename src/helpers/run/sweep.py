@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import signal
 import sys
 import threading
@@ -26,7 +27,7 @@ from helpers.errors import LabError
 from helpers.fio.binary import find_fio, fio_version
 from helpers.run import adaptive as adaptive_mod
 from helpers.run import options as sweep_opts
-from helpers.run import slo_search
+from helpers.run import slo_search, smart
 from helpers.run.hosts import check_hosts, client_entries, parse_hosts
 from helpers.run.lock import SweepLocks
 from helpers.run.manifest import (
@@ -45,12 +46,14 @@ from helpers.run.runner import (
     client_argv,
     describe_point,
     job_file_text,
+    log_dir_of,
     point_argv,
     prefill_argv,
     prefill_options,
     run_fio,
     run_point,
 )
+from helpers.run.smart import HealthSampler, capture, health_source, throttle_check
 from helpers.run.steady_state import check_steady_state
 from helpers.run.system import describe_host, describe_target
 from helpers.run.target import Target, prepare_target, read_sidecar, small_target_warning, write_sidecar
@@ -99,7 +102,8 @@ class SweepPlan:
 
     @property
     def estimate(self) -> str:
-        return self.profile.estimate_text(self.target.size_bytes if self.profile.precondition else None)
+        sized = self.profile.precondition or any(p.volume is not None for p in self.profile.points)
+        return self.profile.estimate_text(self.target.size_bytes if sized else None)
 
     def announcement(self) -> str:
         p = self.profile
@@ -194,7 +198,9 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
             job = out_dir / f".{p.point_id}.fio"
             text = job_file_text(p, tgt.path, tgt.size_bytes).strip().replace("\n", "; ")
             return f"{_cmd(client_argv(plan.fio, plan.hosts, job, out, plan.read_only))}   # {job.name}: {text}"
-        return _cmd(point_argv(plan.fio, p, tgt.path, tgt.size_bytes, out, read_only=plan.read_only))
+        prefix = log_dir_of(out_dir, p.point_id) / p.point_id
+        return _cmd(point_argv(plan.fio, p, tgt.path, tgt.size_bytes, out, read_only=plan.read_only,
+                               log_prefix=prefix if (p.log_avg_msec or p.log_hist_msec) else None))
 
     if tgt.kind == "file" and tgt.owned:
         cmds.append(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / ".prefill.json.tmp"))
@@ -240,10 +246,13 @@ def dry_run(plan: SweepPlan, file=None) -> list[str]:
 # ----------------------------------------------------------------------------------- the sweep
 
 def _cleanup_partial(run_dir: Path) -> list[str]:
-    """Temp files left by a sweep killed mid-point (kill -9): never data, always removed."""
+    """Temp files (and log folders) left by a sweep killed mid-point (kill -9): never data, always removed."""
     removed = []
     for p in list(run_dir.glob(".*.tmp")) + list(run_dir.glob(".*.fio")):
-        p.unlink(missing_ok=True)
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
         removed.append(p.name)
     return removed
 
@@ -433,11 +442,16 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
         manifest.setdefault("resumes", []).append({"at": now_iso(), "removed_partial_files": removed,
                                                    "took_over_locks_of": [t.get("pid") for t in locks.took_over]})
     manifest.setdefault("points", {})
+    # SMART/health before and after each point when the target's device exposes it (helpers.run.smart)
+    source = "no SMART/health data: multi-host sweeps do not read the hosts' devices." if plan.hosts else \
+        health_source(plan.target.path)
+    manifest["health"] = {"source": " ".join(source[0])} if isinstance(source, tuple) else {"note": source}
     write_manifest(plan.run_dir, manifest)
     _announce(f"{'resuming' if resumed else 'starting'} run {plan.run_id}: {plan.announcement()}", progress)
     for warning in plan.warnings:
         _announce(warning, progress)
     ctx = _SweepContext(plan, manifest, locks, progress, stop)
+    ctx.health_source = source if isinstance(source, tuple) else None
     ctx.tracker.write()
     try:
         if "prefill" not in manifest or not manifest["prefill"].get("done"):
@@ -485,6 +499,7 @@ class _SweepContext:
         self.stop = stop or threading.Event()
         self.current: str | None = None
         self.tracker = _Progress(plan, manifest)
+        self.health_source: tuple[list[str], str] | None = None
 
     def raw(self, point: Point) -> Path:
         return self.plan.run_dir / f"{point.point_id}.json"
@@ -507,13 +522,34 @@ class _SweepContext:
         pts[point.point_id] = {**entry, "status": "running", "started": now_iso()}
         write_manifest(plan.run_dir, self.manifest)
         self.tracker.write(current=point)
-        res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
-                        read_only=plan.read_only, hosts=plan.hosts or None,
-                        on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id), stop=self.stop)
+        before = capture(self.health_source) if self.health_source else None
+        sampler = HealthSampler(self.health_source, smart.SAMPLE_EVERY_S) if before is not None and (
+            point.volume is not None or point.runtime_s + point.ramp_s >= smart.LONG_POINT_S) else None
+        if sampler:
+            sampler.__enter__()
+        try:
+            res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
+                            read_only=plan.read_only, hosts=plan.hosts or None,
+                            on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id), stop=self.stop)
+        finally:
+            if sampler:
+                sampler.__exit__(None, None, None)
         pts[point.point_id] = {
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
         }
+        if res.settled_s is not None:  # ended early: its IOPS had settled (settle_windows)
+            pts[point.point_id]["settled_after_s"] = res.settled_s
+        if before is not None:
+            after = capture(self.health_source)
+            throttled, why = throttle_check(before, after)
+            pts[point.point_id]["health"] = {"before": before, "after": after, "throttled": throttled, "reason": why}
+            if sampler is not None:  # long points: sampled while they ran
+                pts[point.point_id]["health"]["samples"] = sampler.samples
+        if res.logs:  # fio's per-window logs, stored verbatim (large ones gzipped) next to the raw JSON
+            pts[point.point_id]["logs"] = res.logs
+            pts[point.point_id]["log_settings"] = {"log_avg_msec": point.log_avg_msec,
+                                                   "log_hist_msec": point.log_hist_msec}
         if plan.hosts and res.status == "ok":
             try:
                 pts[point.point_id]["clients"] = client_entries(self.raw(point))

@@ -1,0 +1,140 @@
+"""The sustained-write cliff: where write throughput drops once an SSD's write cache is full.
+
+``find_write_cliff(gb_written, bytes_per_s)`` takes one sample per log window (GB written by the end of
+the window, decimal GB; the window's bytes per second) and finds change points in the throughput
+with ``ruptures`` (binary segmentation -- PELT is quadratic here, seconds per 1,000 windows --
+least-squares cost, penalty from the series' own noise: 3 sigma^2 log n with
+sigma from the median absolute first difference, floored at 1 % of the median).  Adjacent segments
+whose means differ by less than ``MERGE_PCT`` are merged (noise), then the cliff is the first boundary
+where the mean falls below ``CLIFF_RATIO`` x the mean before it for at least 3 windows and 2 % of the
+series (or to the end): shorter dips are stalls, not the cache running out; later segments well above the
+post-cliff rate are reported as recovery phases (e.g. the cache freed by idle garbage collection).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import ruptures as rpt
+
+CLIFF_RATIO = 0.7  # a drop to below 70 % of the rate before it is a cliff (noise here is ~9 % CV)
+MERGE_PCT = 15.0  # neighbouring segments closer than 15 % are one phase
+RECOVERY_RATIO = 1.3  # a later phase 30 % above the post-cliff rate is a recovery
+MIN_CLIFF_WINDOWS = 3  # the phase after a cliff lasts at least 3 windows (and 2 % of the series) ...
+MIN_WINDOWS = 4  # fewer windows cannot show a phase before and after a change
+SUSTAINED_GROUP = "sustained"  # point ids of the sustained-write profile start with this group
+
+
+@dataclass
+class WriteCliff:
+    cliff_gb: float | None  # GB written when the throughput dropped (None: no cliff)
+    before_bytes_per_s: float | None
+    after_bytes_per_s: float | None
+    reason: str
+    total_gb: float = 0.0
+    segments: list[dict] = field(default_factory=list)  # phases: start_gb, end_gb, mean_bytes_per_s
+    recoveries: list[dict] = field(default_factory=list)  # later phases well above the post-cliff rate
+
+    @property
+    def slowdown(self) -> float | None:
+        if self.cliff_gb is None or not self.after_bytes_per_s:
+            return None
+        return self.before_bytes_per_s / self.after_bytes_per_s
+
+
+def _mb(x: float) -> str:
+    return f"{x / 1e6:,.0f} MB/s" if x >= 1e7 else f"{x / 1e6:,.3g} MB/s"
+
+
+def _gb(x: float) -> str:
+    return f"{x:,.0f} GB" if x >= 100 else f"{x:.3g} GB"
+
+
+def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) -> WriteCliff:
+    """Change-point detection on sustained-write throughput (see the module text)."""
+    x = np.asarray(gb_written, dtype=float)
+    y = np.asarray(bytes_per_s, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError("gb_written and bytes_per_s must have the same length (one sample per window).")
+    ok = ~np.isnan(x) & ~np.isnan(y)
+    x, y = x[ok], y[ok]
+    order = np.argsort(x, kind="stable")
+    x, y = x[order], y[order]
+    n = len(y)
+    total = float(x[-1]) if n else 0.0
+    if n < MIN_WINDOWS or not np.nanmedian(y) > 0:
+        return WriteCliff(None, None, None, f"too few windows ({n}) to look for a write cliff.", total)
+    med = float(np.median(y))
+    z = y / med
+    sigma = max(float(np.median(np.abs(np.diff(z)))) / (0.6745 * np.sqrt(2)), 0.01)
+    jump = max(1, n // 2000)  # bounds the cost on very long series; position error <= n/2000 windows
+    min_size = max(2, n // 200)
+    bkps = rpt.Binseg(model="l2", min_size=min_size, jump=jump).fit(z.reshape(-1, 1)).predict(
+        pen=3 * sigma**2 * np.log(n))
+    bounds = [0, *bkps]
+    segs = [[a, b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    merged = True
+    while merged and len(segs) > 1:  # merge neighbours whose means are within MERGE_PCT
+        merged = False
+        for i in range(len(segs) - 1):
+            m1, m2 = y[segs[i][0]:segs[i][1]].mean(), y[segs[i + 1][0]:segs[i + 1][1]].mean()
+            if abs(m1 - m2) <= MERGE_PCT / 100 * max(m1, m2):
+                segs[i] = [segs[i][0], segs[i + 1][1]]
+                del segs[i + 1]
+                merged = True
+                break
+    phases = [{"start_gb": float(x[a - 1]) if a else 0.0, "end_gb": float(x[b - 1]),
+               "mean_bytes_per_s": float(y[a:b].mean()), "windows": b - a} for a, b in segs]
+    # a cliff is a lasting drop: a phase of a few windows below the rate before it is a stall, not a cliff
+    lasting = max(MIN_CLIFF_WINDOWS, n // 50)
+    cliff = next((i for i in range(1, len(phases))
+                  if phases[i]["mean_bytes_per_s"] < cliff_ratio * phases[i - 1]["mean_bytes_per_s"]
+                  and (phases[i]["windows"] >= lasting or i == len(phases) - 1 and phases[i]["windows"] >= 2)), None)
+    if cliff is None:
+        return WriteCliff(None, None, None, f"no write cliff detected over {_gb(total)} "
+                          f"({_mb(med)} median throughout).", total, phases)
+    before, after = phases[cliff - 1]["mean_bytes_per_s"], phases[cliff]["mean_bytes_per_s"]
+    cliff_gb = phases[cliff]["start_gb"]
+    recoveries = [p for p in phases[cliff + 1:] if p["mean_bytes_per_s"] > RECOVERY_RATIO * after]
+    reason = (f"≈ {_gb(cliff_gb)} at {_mb(before)} before the write cache ran out, then {_mb(after)} "
+              f"({before / after:.1f}× slower)")
+    if recoveries:
+        reason += "; recovered to " + ", ".join(f"{_mb(p['mean_bytes_per_s'])} at ≈ {_gb(p['start_gb'])}"
+                                                for p in recoveries)
+    return WriteCliff(cliff_gb, before, after, reason + ".", total, phases, recoveries)
+
+
+def gb_written(series: pd.DataFrame) -> pd.Series:
+    """GB (10^9 bytes) written by the end of each window of one point's write series: bytes/s x the time
+    since the previous window's end (a window fio did not log is credited at the next window's rate),
+    cumulative, in window order."""
+    s = series.sort_values("window_end_s")
+    end = s["window_end_s"].astype(float)
+    width = end.diff().fillna(end - s["window_start_s"].astype(float))
+    return (s["bytes_per_s"].astype(float).fillna(0.0) * width).cumsum() / 1e9
+
+
+def sustained_write_cliffs(series: pd.DataFrame) -> pd.DataFrame:
+    """One row per sustained-write point (point_id starting with 'sustained') of a ``point_series``
+    frame: run_id, point_id, cliff_gb, before/after bytes per s, total_gb and the sentence."""
+    cols = ["run_id", "point_id", "cliff_gb", "before_bytes_per_s", "after_bytes_per_s", "total_gb", "reason"]
+    if series is None or series.empty:
+        return pd.DataFrame(columns=cols)
+    w = series[series["point_id"].astype(str).str.startswith(SUSTAINED_GROUP) & (series["direction"] == "write")]
+    rows = []
+    for (run, point), g in w.groupby(["run_id", "point_id"], sort=True):
+        g = g.sort_values("window_end_s")
+        c = find_write_cliff(gb_written(g), g["bytes_per_s"])
+        rows.append((run, point, c.cliff_gb, c.before_bytes_per_s, c.after_bytes_per_s, c.total_gb, c.reason))
+    return pd.DataFrame(rows, columns=cols)
+
+
+def write_cliff_sentence(series: pd.DataFrame) -> str | None:
+    """The device card's sentence ("Sustained write: ≈ X GB at Y MB/s before ...") when a sustained-write
+    point ran; None otherwise."""
+    cliffs = sustained_write_cliffs(series)
+    if cliffs.empty:
+        return None
+    return f"Sustained write: {cliffs['reason'].iloc[-1]}"

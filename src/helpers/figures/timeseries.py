@@ -1,0 +1,225 @@
+"""Time inside a point: throughput and latency over time, per-window QoS, consistency table.
+
+Input is :func:`helpers.analysis.timeseries.point_series` output (and :func:`consistency` for the
+table).  Long series are reduced FOR DISPLAY ONLY (min and max of each bucket of windows, so stalls
+and spikes stay visible; the title says so); the analysis always uses every window.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from helpers.analysis.cliff import SUSTAINED_GROUP, find_write_cliff, gb_written
+from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, message_figure
+
+DISPLAY_MAX_WINDOWS = 1500  # above this many windows per trace the display shows min/max per bucket
+POINT = ["run_id", "point_id", "source_file"]
+NO_LOGS = ("This run has no fio time-series logs (points recorded before per-window logging, foreign files "
+           "without *_iops/*_clat_hist logs, or the bundled sample run).")
+
+
+def display_reduce(x, y, max_windows: int = DISPLAY_MAX_WINDOWS) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(x, y, reduced): at most ``max_windows`` points, each bucket of windows drawn by its min and max
+    (in time order), so the envelope, stalls and spikes survive.  Display only."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = len(x)
+    if n <= max_windows:
+        return x, y, False
+    buckets = max(1, max_windows // 2)
+    edges = np.linspace(0, n, buckets + 1).astype(int)
+    xs, ys = [], []
+    for a, b in zip(edges[:-1], edges[1:]):
+        if b <= a:
+            continue
+        seg = y[a:b]
+        if np.all(np.isnan(seg)):
+            continue
+        i, j = a + int(np.nanargmin(seg)), a + int(np.nanargmax(seg))
+        for k in sorted({i, j}):
+            xs.append(x[k])
+            ys.append(y[k])
+    return np.array(xs), np.array(ys), True
+
+
+def _label(key, multi_run: bool) -> str:
+    run, point, _ = key
+    return f"{run}: {point}" if multi_run else str(point)
+
+
+def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
+                      max_windows: int = DISPLAY_MAX_WINDOWS,
+                      title: str = "Throughput and latency over time") -> go.Figure:
+    """Top: IOPS per window; bottom: mean total latency per window and the window's p99 / p99.9 completion
+    latency from fio's histogram log (open symbols: too few I/Os in the window for that percentile).
+    The ramp (before 0 s; fio does not log it) is shaded.  A dropdown picks the point."""
+    if series is None or series.empty:
+        return message_figure(NO_LOGS)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=("IOPS per window", "Latency per window (µs, log)"))
+    points = list(series.groupby(POINT, sort=True, dropna=False))
+    multi_run = series["run_id"].nunique() > 1
+    owner: list[int] = []
+    reduced_any = False
+    notes = {}
+    if summary is not None and not summary.empty:
+        for r in summary.itertuples():
+            notes.setdefault((r.run_id, r.point_id, r.source_file), []).append(f"{r.direction}: {r.summary}")
+    for pi, (_, g) in enumerate(points):
+        for di, (direction, s) in enumerate(g.groupby("direction", sort=True)):
+            s = s.sort_values("window_end_s")
+            c = color(di)
+            x, y, red = display_reduce(s["window_end_s"], s["iops"], max_windows)
+            reduced_any |= red
+            fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{direction} IOPS", line={"color": c},
+                                     legendgroup=direction,
+                                     hovertemplate=f"{direction}: %{{y:,.0f}} IOPS in the window ending at "
+                                                   "%{x:g} s<extra></extra>"), row=1, col=1)
+            owner.append(pi)
+            x, y, red = display_reduce(s["window_end_s"], s["lat_mean_us"], max_windows)
+            fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{direction} mean total latency (lat)",
+                                     line={"color": c, "width": 1}, legendgroup=direction,
+                                     hovertemplate=f"{direction} mean total latency: %{{y:,.1f}} µs at %{{x:g}} s"
+                                                   "<extra></extra>"), row=2, col=1)
+            owner.append(pi)
+            for col, label, dash in (("clat_p99_us", "p99", "dot"), ("clat_p99_9_us", "p99.9", "dash")):
+                h = s.dropna(subset=[col])
+                if h.empty:
+                    continue
+                bad = h["unreliable_percentiles"].fillna("").astype(str).str.contains(col, regex=False).to_numpy()
+                if len(h) > max_windows:  # display: the envelope only, hollow marks dropped
+                    x, y, _ = display_reduce(h["window_end_s"], h[col], max_windows)
+                    bad = np.zeros(len(x), dtype=bool)
+                    ios = np.full(len(x), np.nan)
+                else:
+                    x, y, ios = h["window_end_s"].to_numpy(), h[col].to_numpy(), h["hist_ios"].to_numpy(dtype=float)
+                fig.add_trace(go.Scatter(
+                    x=x, y=y, mode="lines+markers", name=f"{direction} {label} completion latency (clat)",
+                    line={"color": c, "dash": dash, "width": 1}, legendgroup=direction,
+                    marker={"size": 6, "symbol": ["circle-open" if b else "circle" for b in bad]},
+                    customdata=np.c_[ios, bad],
+                    hovertemplate=f"{direction} {label} clat: %{{y:,.1f}} µs at %{{x:g}} s, "
+                                  "%{customdata[0]:,.0f} I/Os in the window<extra></extra>"), row=2, col=1)
+                owner.append(pi)
+    fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=1, rangemode="tozero")
+    fig.update_yaxes(title_text="Latency (µs, log)", type="log", row=2, col=1)
+    fig.update_xaxes(title_text="Time since the end of the ramp (s; end of each fio log window)", row=2, col=1)
+    suffix = " (long series drawn as min/max per bucket for display; analysis uses every window)" if reduced_any else ""
+
+    def layout_for(pi: int) -> dict:
+        key, g = points[pi]
+        ramp = float(g["ramp_s"].iloc[0]) if "ramp_s" in g and pd.notna(g["ramp_s"].iloc[0]) else 0.0
+        shapes = []
+        if ramp > 0:
+            for yref in ("y domain", "y2 domain"):
+                shapes.append({"type": "rect", "xref": "x", "yref": yref, "x0": -ramp, "x1": 0, "y0": 0, "y1": 1,
+                               "fillcolor": "lightgrey", "opacity": 0.4, "line": {"width": 0}})
+        text = "<br>".join(notes.get(key, []))
+        ann = [a for a in fig.layout.annotations[:2]]  # the subplot titles
+        anns = [a.to_plotly_json() for a in ann]
+        if ramp > 0:
+            anns.append({"text": f"ramp {ramp:g} s (not logged by fio)", "x": -ramp / 2, "xref": "x", "y": 1,
+                         "yref": "y domain", "showarrow": False, "font": {"size": 10}, "textangle": -90})
+        if text:
+            anns.append({"text": text, "x": 0, "xref": "paper", "y": -0.22, "yref": "paper", "showarrow": False,
+                         "align": "left", "xanchor": "left", "font": {"size": 11}})
+        return {"shapes": shapes, "annotations": anns,
+                "title": {"text": f"{title}: {_label(key, multi_run)}{suffix}"}}
+
+    masks = [[o == pi for o in owner] for pi in range(len(points))]
+    for trace, visible in zip(fig.data, masks[0]):
+        trace.visible = visible
+    first = layout_for(0)
+    fig.update_layout(template=TEMPLATE, height=640, margin={"b": 150, "t": 90}, legend={"groupclick": "toggleitem"},
+                      **first)
+    if len(points) > 1:
+        fig.update_layout(updatemenus=[{
+            "type": "dropdown", "x": 1.0, "xanchor": "right", "y": 1.16, "yanchor": "top", "showactive": True,
+            "buttons": [{"label": _label(key, multi_run), "method": "update",
+                         "args": [{"visible": masks[pi]}, layout_for(pi)]} for pi, (key, _) in enumerate(points)],
+        }])
+    return fig
+
+
+def consistency_figure(summary: pd.DataFrame) -> go.Figure:
+    """The consistency summary as a table: one row per point and direction."""
+    if summary is None or summary.empty:
+        return message_figure(NO_LOGS)
+    s = summary.sort_values(["run_id", "point_id", "direction"])
+
+    def fmt(v, spec):
+        return "" if v is None or pd.isna(v) else format(v, spec)
+
+    cols = {
+        "point": s["point_id"].astype(str), "direction": s["direction"].astype(str),
+        "windows": [fmt(v, ",.0f") for v in s["windows"]],
+        "median IOPS": [fmt(v, ",.0f") for v in s["iops_median"]],
+        "CV of window IOPS (%)": [fmt(v, ".1f") for v in s["iops_cv_pct"]],
+        "windows within ±10 % of median (%)": [fmt(v, ".0f") for v in s["within_band_pct"]],
+        "worst window (IOPS @ s)": [f"{fmt(a, ',.0f')} @ {fmt(b, 'g')}-{fmt(c, 'g')} s" if pd.notna(a) else ""
+                                    for a, b, c in zip(s["worst_iops"], s["worst_start_s"], s["worst_end_s"])],
+        "stalls (count, s)": [f"{fmt(a, '.0f')}, {fmt(b, 'g')} s" if pd.notna(a) else ""
+                              for a, b in zip(s["stalls"], s["stall_s"])],
+        "settled?": ["too few windows" if pd.isna(u) else ("UNSTABLE" if u else "yes") for u in s["unstable"]],
+    }
+    fig = go.Figure(go.Table(header={"values": list(cols), "align": "left"},
+                             cells={"values": list(cols.values()), "align": "left"}))
+    fig.update_layout(title="Consistency per point (IOPS per log window; stalls: windows below half the median)",
+                      template=TEMPLATE, height=min(900, 140 + 28 * len(s)), margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig
+
+
+NO_SUSTAINED = ("This run has no sustained-write point with logs (run the sustained-write profile: "
+                "make sweep PROFILE=sustained-write).")
+
+
+def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WINDOWS) -> go.Figure:
+    """Write throughput (MB/s) against GB written for each sustained-write point, the phases found by
+    :func:`helpers.analysis.find_write_cliff` as horizontal lines and the cliff as a dashed vertical line;
+    the title is the finding.  A dropdown picks the point when there are several."""
+    if series is None or series.empty:
+        return message_figure(NO_SUSTAINED)
+    w = series[series["point_id"].astype(str).str.startswith(SUSTAINED_GROUP) & (series["direction"] == "write")]
+    if w.empty:
+        return message_figure(NO_SUSTAINED)
+    fig = go.Figure()
+    groups = list(w.groupby(["run_id", "point_id"], sort=True))
+    multi_run = w["run_id"].nunique() > 1
+    owner, layouts = [], []
+    for i, ((run, point), g) in enumerate(groups):
+        g = g.sort_values("window_end_s")
+        gb = gb_written(g).to_numpy()
+        c = find_write_cliff(gb, g["bytes_per_s"])
+        x, y, red = display_reduce(gb, g["bytes_per_s"].to_numpy() / 1e6, max_windows)
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name="throughput per window", line={"color": color(0)},
+                                 hovertemplate="%{y:,.0f} MB/s after %{x:.3g} GB<extra></extra>"))
+        owner.append(i)
+        px, py = [], []
+        for p in c.segments:
+            px += [p["start_gb"], p["end_gb"], None]
+            py += [p["mean_bytes_per_s"] / 1e6] * 2 + [None]
+        fig.add_trace(go.Scatter(x=px, y=py, mode="lines", name="phases (change points)",
+                                 line={"color": color(1), "width": 3},
+                                 hovertemplate="phase mean %{y:,.0f} MB/s<extra></extra>"))
+        owner.append(i)
+        shapes = []
+        if c.cliff_gb is not None:
+            shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": c.cliff_gb, "x1": c.cliff_gb,
+                           "y0": 0, "y1": 1, "line": {"dash": "dash", "color": "black"}})
+        label = f"{run}: {point}" if multi_run else str(point)
+        note = " (drawn as min/max per bucket; analysis uses every window)" if red else ""
+        layouts.append({"shapes": shapes, "title": {"text": f"{label}: {c.reason}{note}"}})
+    masks = [[o == i for o in owner] for i in range(len(groups))]
+    for trace, visible in zip(fig.data, masks[0]):
+        trace.visible = visible
+    fig.update_layout(template=TEMPLATE, height=480, **layouts[0])
+    fig.update_xaxes(title_text="Data written (GB, decimal: 1 GB = 10^9 bytes)", rangemode="tozero")
+    fig.update_yaxes(title_text="Write throughput per window (MB/s, decimal)", rangemode="tozero")
+    if len(groups) > 1:
+        fig.update_layout(updatemenus=[{"type": "dropdown", "x": 1.0, "xanchor": "right", "y": 1.18,
+                                        "buttons": [{"label": p, "method": "update",
+                                                     "args": [{"visible": masks[i]}, layouts[i]]}
+                                                    for i, ((_, p), _) in enumerate(groups)]}])
+    return fig

@@ -1,0 +1,144 @@
+"""The sustained-write cliff (helpers.analysis.cliff): known answers on synthetic series with a known cliff,
+no cliff on flat noisy series, recovery phases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers.analysis import find_write_cliff, write_cliff_sentence
+from timeseries_helpers import frame
+
+
+def series(phases, window_gb=0.1, cv=0.09, seed=0):
+    """(gb_written, bytes/s): phases of (GB, bytes/s), one window per window_gb, CV-noise on each window."""
+    rng = np.random.default_rng(seed)
+    rates = np.concatenate([np.full(int(round(gb / window_gb)), r) for gb, r in phases])
+    noisy = rates * (1 + cv * rng.standard_normal(len(rates)))
+    return np.arange(1, len(rates) + 1) * window_gb, noisy
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("cliff_at,total,before,after", [(37.3, 100.0, 3.0e9, 0.8e9), (12.0, 200.0, 1.5e9, 0.5e9),
+                                                         (180.0, 250.0, 2.0e9, 1.2e9)])
+def test_cliff_found_within_two_percent_of_volume(seed, cliff_at, total, before, after):
+    x, y = series([(cliff_at, before), (total - cliff_at, after)], seed=seed)
+    c = find_write_cliff(x, y)
+    assert c.cliff_gb is not None and abs(c.cliff_gb - cliff_at) <= 0.02 * total
+    assert c.before_bytes_per_s == pytest.approx(before, rel=0.05)
+    assert c.after_bytes_per_s == pytest.approx(after, rel=0.05)
+    # the sentence states the detected numbers
+    assert c.reason == (f"≈ {c.cliff_gb:.3g} GB at {c.before_bytes_per_s / 1e6:,.0f} MB/s before the write cache ran "
+                        f"out, then {c.after_bytes_per_s / 1e6:,.0f} MB/s ({c.slowdown:.1f}× slower).")
+
+
+def test_reason_sentence_exact():
+    x, y = series([(40.0, 3.0e9), (60.0, 0.75e9)], cv=0.0)
+    c = find_write_cliff(x, y)
+    assert c.reason == "≈ 40 GB at 3,000 MB/s before the write cache ran out, then 750 MB/s (4.0× slower)."
+    assert c.slowdown == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_flat_noisy_series_has_no_cliff(seed):
+    x, y = series([(100.0, 2.0e9)], cv=0.09, seed=seed)
+    c = find_write_cliff(x, y)
+    assert c.cliff_gb is None and c.before_bytes_per_s is None and c.after_bytes_per_s is None
+    assert c.reason.startswith("no write cliff detected over 100 GB")
+
+
+def test_single_slow_windows_are_not_a_cliff():
+    x, y = series([(100.0, 2.0e9)], cv=0.05, seed=3)
+    y[[100, 400, 700]] = 0.2e9  # three GC stalls of one window each
+    assert find_write_cliff(x, y).cliff_gb is None
+
+
+def test_short_dips_are_stalls_not_the_cliff():
+    x, y = series([(20.0, 3.0e9), (0.2, 0.5e9), (30.0, 3.0e9), (50.0, 0.8e9)], cv=0.05, seed=2)  # 2-window dip
+    c = find_write_cliff(x, y)
+    assert c.cliff_gb == pytest.approx(50.2, abs=2) and c.after_bytes_per_s == pytest.approx(0.8e9, rel=0.05)
+
+
+def test_recovery_is_reported():
+    x, y = series([(30.0, 3.0e9), (40.0, 0.6e9), (30.0, 2.4e9)], cv=0.05)
+    c = find_write_cliff(x, y)
+    assert abs(c.cliff_gb - 30) <= 2 and len(c.recoveries) == 1
+    assert "recovered to" in c.reason and "≈ 70 GB" in c.reason
+
+
+def test_input_checks():
+    with pytest.raises(ValueError):
+        find_write_cliff([1, 2], [1])
+    assert "too few windows" in find_write_cliff([1, 2, 3], [1e9, 1e9, 1e9]).reason
+
+
+def test_card_sentence_from_a_sustained_point():
+    ts = frame(np.r_[np.full(50, 2000.0), np.full(50, 500.0)], point="sustained-write-bs128k-qd32-nj1",
+               direction="write")
+    ts["bytes_per_s"] = ts["iops"] * 1e6  # 2 GB/s then 0.5 GB/s, 1 s windows: cliff at 100 GB
+    sentence = write_cliff_sentence(ts)
+    assert sentence == ("Sustained write: ≈ 100 GB at 2,000 MB/s before the write cache ran out, then 500 MB/s "
+                        "(4.0× slower).")
+    assert write_cliff_sentence(frame([1.0] * 10)) is None
+    assert write_cliff_sentence(pd.DataFrame()) is None
+
+
+def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):
+    """Whole path, fio log -> timeseries dataset -> sentence: one fio run, two stonewalled phases writing ONE
+    log stream (per_job_logs=0, Unix-epoch time stamps): 96 MiB at 64 MiB/s, then 32 MiB at 16 MiB/s."""
+    import re
+    import subprocess
+
+    from helpers import config
+    from helpers.analysis import point_series, sustained_write_cliffs
+    from helpers.figures import write_cliff_figure
+    from helpers.ingest import core
+    from helpers.processed import store
+
+    target = scratch_dir / "cliff-target.bin"
+    if not target.exists() or target.stat().st_size != 128 << 20:
+        target.write_bytes(b"\x11" * (128 << 20))
+    run = tmp_path / "raw" / "cliff"
+    run.mkdir(parents=True)
+    job = tmp_path / "cliff.fio"
+    job.write_text("\n".join([
+        "[global]", f"filename={target}", "size=128m", "rw=write", "bs=128k", "ioengine=libaio", "iodepth=8",
+        "direct=1", "per_job_logs=0", f"write_bw_log={run / 'sustained'}", f"write_iops_log={run / 'sustained'}",
+        "log_avg_msec=50", "log_unix_epoch=1",
+        "[sustained-cache]", "io_size=96m", "rate=64m",
+        "[sustained-slow]", "stonewall", "io_size=32m", "rate=16m", ""]))
+    subprocess.run([fio_path, "--output-format=json", f"--output={run / 'sustained.json'}", str(job)],
+                   check=True, capture_output=True, timeout=60)
+    core.ingest_paths([run], "cliff", out=tmp_path / "processed")
+    ts = store.load(tmp_path / "processed", config.TIMESERIES_DATASET, "cliff")
+    assert len(ts) >= 50  # ~70 windows of 0.05 s
+    cliffs = sustained_write_cliffs(point_series(ts))
+    assert len(cliffs) == 1
+    c = cliffs.iloc[0]
+    known_gb = 96 * 2**20 / 1e9  # 0.1007 GB: fio drops a window or two at the phase change, so within 10 %
+    windows = point_series(ts)[["window_end_s", "bytes_per_s"]].to_string()
+    assert c["cliff_gb"] == pytest.approx(known_gb, rel=0.10), (c["reason"], windows)
+    assert c["before_bytes_per_s"] == pytest.approx(64 * 2**20, rel=0.10), (c["reason"], windows)
+    assert c["after_bytes_per_s"] == pytest.approx(16 * 2**20, rel=0.10), (c["reason"], windows)
+    m = re.fullmatch(r"≈ ([\d.]+) GB at ([\d,]+) MB/s before the write cache ran out, then ([\d.,]+) MB/s "
+                     r"\(([\d.]+)× slower\)\.", c["reason"])
+    assert m, c["reason"]
+    assert float(m.group(4)) == pytest.approx(4.0, rel=0.1)  # 64 MiB/s / 16 MiB/s
+    assert float(m.group(2).replace(",", "")) == pytest.approx(67.1, rel=0.1)  # 64 MiB/s in MB/s
+    assert write_cliff_sentence(point_series(ts)) == "Sustained write: " + c["reason"]
+    fig = write_cliff_figure(point_series(ts))
+    assert fig.layout.title.text.endswith(c["reason"]) and fig.layout.shapes[0].x0 == c["cliff_gb"]
+
+
+def test_sustained_write_profile_is_size_based():
+    from pathlib import Path
+
+    from helpers.run import runner
+    from helpers.run.profiles import load_profile
+
+    (point,) = load_profile("sustained-write").points
+    assert (point.rw, point.bs_bytes, point.iodepth, point.volume) == ("write", 128 * 1024, 32, 1.0)
+    assert point.point_id.startswith("sustained-")
+    argv = runner.point_argv("fio", point, Path("/t.bin"), 2 << 30, Path("/o"))
+    assert f"--io_size={2 << 30}" in argv and not any(a.startswith("--time_based") for a in argv)

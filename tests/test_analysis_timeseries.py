@@ -1,0 +1,72 @@
+"""Consistency of the series inside a point (helpers.analysis.timeseries): known answers on synthetic windows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers.analysis import timeseries as an
+from helpers.processed import schema
+from timeseries_helpers import frame
+
+
+def test_known_answers_one_stall():
+    iops = [1000.0] * 10
+    iops[4] = 100.0  # window 4-5 s
+    row = an.consistency(frame(iops)).iloc[0]
+    assert row["windows"] == 10 and row["iops_median"] == 1000
+    assert row["within_band_pct"] == pytest.approx(90.0)
+    assert row["iops_cv_pct"] == pytest.approx(np.std(iops, ddof=1) / np.mean(iops) * 100)
+    assert (row["worst_iops"], row["worst_start_s"], row["worst_end_s"]) == (100, 4, 5)
+    assert row["stalls"] == 1 and row["stall_s"] == 1.0
+    assert row["unstable"] is False or row["unstable"] == False  # noqa: E712 (pandas boolean)
+    assert "1 stall below 50% of the median (1 s)" in row["summary"]
+
+
+def test_adjacent_low_windows_are_one_stall_with_their_duration():
+    iops = [1000, 1000, 200, 300, 1000, 1000, 100, 1000, 1000, 1000, 1000, 1000]
+    row = an.consistency(frame(iops, window_s=0.5)).iloc[0]
+    assert row["stalls"] == 2 and row["stall_s"] == pytest.approx(1.5)  # 2 + 1 windows of 0.5 s
+    assert row["window_s"] == 0.5
+
+
+def test_never_settled_and_too_short():
+    rising = an.consistency(frame(np.linspace(100, 2000, 12))).iloc[0]
+    assert bool(rising["unstable"]) and rising["settle_reason"].startswith("never settled")
+    short = an.consistency(frame([1000, 1010, 990])).iloc[0]
+    assert pd.isna(short["unstable"]) and "too few" in short["settle_reason"]
+
+
+def test_jobs_are_combined_per_window():
+    a = frame([1000] * 6, job=0, lat_mean_us=100.0)
+    b = frame([3000] * 6, job=1)
+    b["lat_mean_us"] = 200.0
+    a["clat_p99_us"], b["clat_p99_us"] = 150.0, 300.0
+    s = an.point_series(pd.concat([a, b], ignore_index=True))
+    assert len(s) == 6 and (s["iops"] == 4000).all() and (s["jobs"] == 2).all()
+    assert s["lat_mean_us"].iloc[0] == pytest.approx((1000 * 100 + 3000 * 200) / 4000)  # IOPS-weighted
+    assert (s["clat_p99_us"] == 300).all()  # the worst job's percentile
+
+
+def test_unstable_flag_reaches_results_flag_reasons():
+    ts = pd.concat([frame(np.linspace(100, 2000, 12), point="a"), frame([1000] * 12, point="b")], ignore_index=True)
+    results = pd.DataFrame({"run_id": ["r", "r", "r"], "source_file": ["a.json", "b.json", "c.json"],
+                            "direction": ["read"] * 3, "flag_reasons": ["", "", ""]}).astype("string")
+    out = an.with_unstable(results, ts)
+    assert out["flag_unstable"].tolist()[:2] == [True, False] and pd.isna(out["flag_unstable"].iloc[2])
+    assert out["flag_reasons"].iloc[0].startswith("IOPS never settled") and out["flag_reasons"].iloc[1] == ""
+
+
+def test_empty():
+    empty = pd.DataFrame({c: pd.Series(dtype=t) for c, t, _ in schema.TIMESERIES_COLUMNS})
+    assert an.consistency(empty).empty and an.point_series(empty).empty
+
+
+def test_noise_alone_is_not_unsettled():
+    rng = np.random.default_rng(7)
+    flagged = sum(bool(an.consistency(frame(1000 * (1 + 0.09 * rng.standard_normal(20)))).iloc[0]["unstable"])
+                  for _ in range(200))
+    assert flagged <= 10  # ~9 % CV window noise (this VM): at most 5 % of flat series called unsettled
+    falling = an.consistency(frame(np.r_[np.full(10, 2000.0), np.linspace(2000, 1000, 10)])).iloc[0]
+    assert bool(falling["unstable"]) and "still falling" in falling["settle_reason"]

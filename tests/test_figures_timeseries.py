@@ -1,0 +1,50 @@
+"""Time-series figures (helpers.figures.timeseries): one dropdown entry per point, ramp shaded, display-only
+reduction of long series that keeps stalls and spikes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from helpers.analysis import timeseries as an
+from helpers.figures import timeseries as fts
+from timeseries_helpers import frame
+
+
+def test_figure_per_point_with_ramp_and_dropdown():
+    ts = pd.concat([frame([1000] * 8, point="a", clat_p99_us=200.0, clat_p99_9_us=400.0),
+                    frame([500] * 8, point="b")], ignore_index=True)
+    ts.loc[ts["point_id"] == "a", "unreliable_percentiles"] = "clat_p99_9_us"
+    fig = fts.timeseries_figure(an.point_series(ts), an.consistency(ts))
+    assert len(fig.layout.updatemenus[0].buttons) == 2
+    visible = [t for t in fig.data if t.visible]
+    assert {t.name for t in visible} == {"read IOPS", "read mean total latency (lat)",
+                                         "read p99 completion latency (clat)", "read p99.9 completion latency (clat)"}
+    p999 = next(t for t in visible if "p99.9" in t.name)
+    assert set(p999.marker.symbol) == {"circle-open"}  # too few I/Os: hollow
+    assert fig.layout.shapes[0].x0 == -1.0 and fig.layout.shapes[0].x1 == 0  # ramp shaded
+    assert "median 1,000 IOPS" in " ".join(a.text for a in fig.layout.annotations)
+
+
+def test_display_reduction_keeps_extremes():
+    y = np.full(100_000, 1000.0)
+    y[54_321] = 3.0
+    y[77_777] = 9999.0
+    x, r, reduced = fts.display_reduce(np.arange(len(y)), y, 1000)
+    assert reduced and len(r) <= 1000 and r.min() == 3.0 and r.max() == 9999.0
+    assert np.all(np.diff(x) > 0)
+    x2, r2, reduced2 = fts.display_reduce([1, 2, 3], [1, 2, 3], 1000)
+    assert not reduced2 and list(r2) == [1, 2, 3]
+
+
+def test_long_point_is_reduced_for_display_only():
+    ts = frame(np.r_[np.full(3600, 1000.0), [5.0]])
+    fig = fts.timeseries_figure(an.point_series(ts), an.consistency(ts))
+    iops = next(t for t in fig.data if t.name == "read IOPS")
+    assert len(iops.x) <= fts.DISPLAY_MAX_WINDOWS and min(iops.y) == 5.0
+    assert "min/max per bucket" in fig.layout.title.text
+
+
+def test_no_logs_is_one_sentence():
+    fig = fts.timeseries_figure(pd.DataFrame())
+    assert len(fig.layout.annotations) == 1 and "no fio time-series logs" in fig.layout.annotations[0].text
