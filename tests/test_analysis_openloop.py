@@ -133,3 +133,20 @@ def test_two_runs_with_the_same_point_ids_stay_apart():
     t = openloop_table(df)
     assert list(t["run_id"]) == ["ssd-a", "ssd-b"] and list(t["offered_iops"]) == [1000.0, 1000.0]
     assert list(t["saturated"]) == [False, True]  # 99 % and 40 % of the offered load
+
+
+def test_total_latency_percentiles_travel_with_the_table_and_the_figure_uses_them():
+    """Lab runs record total-latency percentiles (lat_percentiles=1): the table carries them beside clat and
+    the hockey stick plots them, labelled; without them it plots clat, labelled as completion latency."""
+    from helpers.figures.openloop import openloop_figure
+
+    df = ol_rows([{"point_id": "ol-rate1000", "rate_iops": 1000.0, "iops": 990.0, "clat_p50_us": 50.0,
+                "clat_p99_us": 90.0, "clat_p99_9_us": 120.0, "lat_p50_us": 60.0, "lat_p99_us": 100.0,
+                "lat_p99_9_us": 130.0}])
+    t = openloop_table(df)
+    assert t[["lat_p50_us", "lat_p99_us", "lat_p99_9_us"]].iloc[0].tolist() == [60.0, 100.0, 130.0]
+    fig = openloop_figure(t)
+    assert [list(tr.y) for tr in fig.data[:3]] == [[60.0], [100.0], [130.0]]
+    assert fig.layout.yaxis.title.text == "total latency (µs)"
+    fig = openloop_figure(t.drop(columns=["lat_p50_us", "lat_p99_us", "lat_p99_9_us"]))
+    assert [list(tr.y) for tr in fig.data[:3]] == [[50.0], [90.0], [120.0]]

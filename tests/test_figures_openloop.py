@@ -45,7 +45,7 @@ def test_saturated_points_marked_on_the_p99_curve():
 def test_axes_titles_with_units_and_log_latency():
     fig = openloop_figure(table(), title="Hockey stick")
     assert fig.layout.xaxis.title.text == "achieved IOPS"
-    assert fig.layout.yaxis.title.text == "completion latency (µs)" and fig.layout.yaxis.type == "log"
+    assert fig.layout.yaxis.title.text == "completion latency (clat) (µs)" and fig.layout.yaxis.type == "log"
     assert fig.layout.title.text == "Hockey stick"
 
 

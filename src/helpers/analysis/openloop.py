@@ -11,6 +11,8 @@ SATURATION_FRACTION = 0.95  # achieved below 95 % of offered: the device cannot 
 _RATE_RE = re.compile(r"-rate(\d+)(?:-|$)")
 COLUMNS = ["run_id", "point_id", "rw", "bs_bytes", "iodepth", "offered_iops", "achieved_iops", "achieved_fraction",
            "saturated", "clat_p50_us", "clat_p99_us", "clat_p99_9_us"]
+TOTAL_LATENCY_COLUMNS = ["lat_p50_us", "lat_p99_us", "lat_p99_9_us"]  # when fio measured them (lat_percentiles=1)
+PERCENTILE_COLUMNS = COLUMNS[-3:] + TOTAL_LATENCY_COLUMNS
 
 
 def offered_rate(point_id: str, manifest: dict[str, Any] | None = None) -> float:
@@ -25,7 +27,8 @@ def offered_rate(point_id: str, manifest: dict[str, Any] | None = None) -> float
 def openloop_table(df: pd.DataFrame, manifest: dict[str, Any] | None = None,
                    fraction: float = SATURATION_FRACTION) -> pd.DataFrame:
     """One row per open-loop point: offered and achieved IOPS (all directions summed), p50/p99/p99.9
-    completion latency (worst direction), ``saturated`` when achieved < ``fraction`` x offered.
+    completion latency and, when fio measured them, total latency (worst direction), ``saturated`` when
+    achieved < ``fraction`` x offered.
 
     Uses a ``rate_iops`` column when the ingest provides one, else the manifest / point id."""
     if df.empty:
@@ -47,11 +50,11 @@ def openloop_table(df: pd.DataFrame, manifest: dict[str, Any] | None = None,
         return pd.DataFrame(columns=COLUMNS)
     keys = ["run_id", "point_id"] if "run_id" in d.columns else ["point_id"]  # never merge two runs' points
     agg = {"rw": "first", "bs_bytes": "first", "iodepth": "first", "offered_iops": "sum", "iops": "sum"}
-    for c in ("clat_p50_us", "clat_p99_us", "clat_p99_9_us"):
+    for c in PERCENTILE_COLUMNS:
         if c in d.columns:
             agg[c] = "max"
     t = d.groupby(keys, dropna=False).agg(agg).reset_index().rename(columns={"iops": "achieved_iops"})
     t["achieved_fraction"] = t["achieved_iops"] / t["offered_iops"]
     t["saturated"] = t["achieved_fraction"] < fraction
     t = t.sort_values(["rw", "bs_bytes", "offered_iops"]).reset_index(drop=True)
-    return t[[c for c in COLUMNS if c in t.columns]]
+    return t[[c for c in COLUMNS + TOTAL_LATENCY_COLUMNS if c in t.columns]]

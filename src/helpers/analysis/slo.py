@@ -22,6 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from helpers.analysis.openloop import SATURATION_FRACTION, openloop_table
+from helpers.analysis.points import latency_columns
 from helpers.analysis.qd import qd_series
 from helpers.fio.units import format_bytes
 
@@ -53,9 +54,8 @@ def latency_column(df: pd.DataFrame, percentile: float = 99.0) -> tuple[str, str
     if suffix is None:
         raise ValueError(f"percentile {percentile} has no results column (use one of {sorted(PERCENTILE_SUFFIX)}).")
     name = suffix.replace("_", ".")
-    lat = f"lat_{suffix}_us"
-    if lat in df.columns and pd.to_numeric(df[lat], errors="coerce").notna().any():
-        return lat, f"{name} total latency (lat)"
+    if latency_columns(df).kind == "lat":  # the one choice every view makes (helpers.analysis.points)
+        return f"lat_{suffix}_us", f"{name} total latency (lat)"
     return f"clat_{suffix}_us", f"{name} completion latency (clat)"
 
 
@@ -168,9 +168,9 @@ def slo_table(df: pd.DataFrame, slo_us: float = 1000.0, percentile: float = 99.0
                      "latency_column": col, "max_iops": c.max_iops, "max_iops_low": low, "max_iops_high": high, "at_iodepth": c.at_iodepth, "at_rate_iops": None,
                      "interpolated": c.interpolated, "limited_by": c.limited_by, "reason": c.reason})
     if "rate_iops" in df.columns and df["rate_iops"].notna().any():
-        ocol = col if col in ("clat_p99_us", "clat_p99_9_us") else None
+        ocol = col
         t = openloop_table(df[df["rate_iops"].notna()])
-        if ocol is not None and ocol in t.columns:
+        if ocol in t.columns:
             keys = [k for k in ("run_id", "rw", "bs_bytes", "iodepth") if k in t.columns]
             multi_run = "run_id" in t.columns and t["run_id"].nunique() > 1
             for key, g in t.groupby(keys, sort=True):

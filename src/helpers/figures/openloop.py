@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from helpers.analysis.points import latency_columns
 from helpers.figures.common import TEMPLATE, message_figure
 
-PERCENTILES = [("clat_p50_us", "p50"), ("clat_p99_us", "p99"), ("clat_p99_9_us", "p99.9")]
+PERCENTILES = [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")]
 
 
 def openloop_figure(table: pd.DataFrame, title: str = "Latency vs achieved load (open loop)") -> go.Figure:
@@ -15,8 +16,10 @@ def openloop_figure(table: pd.DataFrame, title: str = "Latency vs achieved load 
     achieved < 95 % of the offered load are drawn as open red markers and labelled."""
     if table is None or table.empty:
         return message_figure("No open-loop points (profile with rate_iops) in this run.")
+    lc = latency_columns(table)  # total latency when fio measured it, else completion latency, never mixed
     fig = go.Figure()
-    for col, name in PERCENTILES:
+    for p, name in PERCENTILES:
+        col = lc.columns[p]
         if col not in table.columns:
             continue
         fig.add_trace(go.Scatter(
@@ -26,12 +29,12 @@ def openloop_figure(table: pd.DataFrame, title: str = "Latency vs achieved load 
                            "(%{customdata[1]:.0%})<extra></extra>"),
         ))
     sat = table[table["saturated"]]
-    if not sat.empty and "clat_p99_us" in table.columns:
+    if not sat.empty and lc.columns[99.0] in table.columns:
         fig.add_trace(go.Scatter(
-            x=sat["achieved_iops"], y=sat["clat_p99_us"], mode="markers+text", name="achieved < 95 % of offered",
+            x=sat["achieved_iops"], y=sat[lc.columns[99.0]], mode="markers+text", name="achieved < 95 % of offered",
             marker={"symbol": "circle-open", "size": 16, "color": "red", "line": {"width": 2}},
             text=[f"offered {o:.0f}" for o in sat["offered_iops"]], textposition="top center",
         ))
     fig.update_layout(title=title, template=TEMPLATE, xaxis_title="achieved IOPS",
-                      yaxis_title="completion latency (µs)", yaxis_type="log", hovermode="closest")
+                      yaxis_title=f"{lc.name} (µs)", yaxis_type="log", hovermode="closest")
     return fig
