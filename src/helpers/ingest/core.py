@@ -23,8 +23,8 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import functools
-import math
 import multiprocessing
 import os
 import sys
@@ -39,30 +39,35 @@ import pandas as pd
 import pyarrow as pa
 
 from helpers import config
-from helpers.errors import LabError
-from helpers.fio.json_output import FioParseError, final_jobs, parse_fio_bytes
-from helpers.fio.units import parse_size
+from helpers.fio.json_output import FioParseError, parse_fio_bytes
+from helpers.fio.reader import EntryError, read_result
+from helpers.fio.text_output import parse_fio_text
 from helpers.processed import schema, store
 from helpers.processed.validity import FLAG_COLUMNS, add_flags
 from helpers.run.manifest import MANIFEST_NAME, latest_raw_run, read_manifest
 
-DIRECTIONS = ("read", "write", "trim")
-MIXED = ("rw", "readwrite", "randrw")  # read/write mixes governed by rwmixread
-NAN = float("nan")
-ALL_CLIENTS = "All clients"
 BATCH_FILES = 256  # files per batch: bounds memory (one batch of parsed JSON per worker)
 POOL_MIN_FILES = 2 * BATCH_FILES  # below this a process pool costs more than it saves
-UNKNOWN = "\0unknown"  # an option set in a 'global options' block we cannot attribute to the job
+SNIFF_BYTES = 8192  # a NUL byte in the first 8 KiB: a binary file, not fio output
+BINARY_SUFFIXES = (".parquet", ".gz", ".xz", ".zst", ".bz2", ".zip", ".tar", ".png", ".jpg", ".jpeg", ".gif",
+                   ".pdf", ".so", ".o", ".pyc", ".whl", ".bin", ".img", ".iso")  # not read at all
 
 FLAG_NAMES = schema.column_names(FLAG_COLUMNS)
-FIELDS = [c for c in schema.column_names() if c not in FLAG_NAMES]  # what _job_rows produces, in order
+FIELDS = [c for c in schema.column_names() if c not in FLAG_NAMES]  # what _entry_rows produces, in order
 _DTYPES = schema.dtypes()
 HIST_FIELDS = schema.column_names(schema.HISTOGRAM_COLUMNS)
 Q_FIELDS = schema.column_names(schema.QUARANTINE_COLUMNS)
+_ROW_ORDER = [
+    "run_id", "host", "fio_version", "source_file", "point_id", "group", "job_name", "job_index", "rw", "direction",
+    "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "rate_iops", "ioengine", "direct", "group_reporting",
+    "runtime_s", "io_bytes", "total_ios", "iops", "bw_bytes_per_s", "lat_mean_us", "lat_stddev_us", "lat_min_us",
+    "lat_max_us", "clat_mean_us", "slat_mean_us", *schema.PERCENTILES.values(), *schema.LAT_PERCENTILES.values(),
+    "usr_cpu_pct", "sys_cpu_pct", "timestamp_s", "disk_read_ios", "disk_write_ios", "disk_read_merges",
+    "disk_write_merges", "source_format", "rounded_columns", "config_note",
+]
+assert _ROW_ORDER == FIELDS, "the row tuple of _entry_rows must follow the schema's column order"
 
-
-class BadJob(Exception):
-    """A job entry (or file) that is not a data point; the message is one sentence."""
+BadJob = EntryError  # a job entry (or file) that is not a data point; the message is one sentence
 
 
 @dataclass
@@ -80,166 +85,6 @@ class IngestResult:
         return f"{self.files} files, {rows} rows, {len(self.quarantine)} quarantined"
 
 
-# --- values ------------------------------------------------------------------------------------
-
-def _num(v: Any, what: str) -> float:
-    if (type(v) is int or type(v) is float) and math.isfinite(v):  # bool is not a number here
-        return float(v)
-    raise BadJob(f"{what} is {_show(v)}, not a finite number (wrong schema).")
-
-
-def _count(v: Any, what: str) -> int:
-    if type(v) is int and 0 <= v < 2**63:
-        return v
-    if type(v) is float and v.is_integer() and 0 <= v < 2**63:
-        return int(v)
-    raise BadJob(f"{what} is {_show(v)}, not a count (wrong schema).")
-
-
-def _show(v: Any) -> str:
-    s = repr(v)
-    return s if len(s) <= 40 else s[:37] + "..."
-
-
-def _int_option(v: Any) -> int:
-    s = str(v).strip().lower()
-    if s in ("", "true", "yes", "on"):  # a flag option given without a value
-        return 1
-    if s in ("false", "no", "off"):
-        return 0
-    try:
-        n = int(s)
-    except ValueError:
-        n = parse_size(s)
-    if not 0 <= n < 2**63:
-        raise ValueError(s)
-    return n
-
-
-def _size(part: str) -> int:
-    return parse_size(part) if part else 4096
-
-
-def _opt(options: dict, keys: tuple[str, ...], default: Any, conv, what: str) -> Any:
-    """Option value converted, ``default`` when absent (fio default), None when unattributable."""
-    for k in keys:
-        if k in options:
-            v = options[k]
-            if v == UNKNOWN:
-                return None
-            try:
-                return conv(v)
-            except (ValueError, TypeError, LabError, OverflowError):
-                raise BadJob(f"option {k}={_show(v)} cannot be read as {what}.") from None
-    return default
-
-
-def _direction_part(raw: Any, direction: str) -> str:
-    """fio's per-direction value 'r,w,t': a missing trailing part repeats the last ('' = fio's default)."""
-    parts = [p.strip() for p in str(raw).split(",")]
-    i = DIRECTIONS.index(direction)
-    return parts[i] if i < len(parts) else parts[-1]
-
-
-def _bs(options: dict, direction: str) -> int | None:
-    """Block size of one direction; an empty part is fio's default 4k."""
-    return _opt(options, ("bs", "blocksize"), 4096, lambda raw: _size(_direction_part(raw, direction)),
-                "a block size")
-
-
-def _rate_iops(options: dict, direction: str) -> float | None:
-    """rate_iops cap of one direction; an empty part or 0 is no cap (NaN), as is an absent option."""
-    def conv(raw: Any) -> float:
-        part = _direction_part(raw, direction)
-        n = _int_option(part) if part else 0
-        return float(n) if n > 0 else NAN
-    return _opt(options, ("rate_iops",), NAN, conv, "an IOPS rate")
-
-
-def _rwmixread(options: dict, rw: str | None) -> float | None:
-    if rw is None:
-        return None
-    if rw not in MIXED:
-        return NAN
-    if "rwmixread" in options:
-        return _opt(options, ("rwmixread",), 50.0, lambda v: _pct(v), "a percentage")
-    w = _opt(options, ("rwmixwrite",), 50.0, lambda v: _pct(v), "a percentage")
-    return None if w is None else 100.0 - w
-
-
-def _pct(v: Any) -> float:
-    x = float(str(v).strip())
-    if not 0.0 <= x <= 100.0:
-        raise ValueError(v)
-    return x
-
-
-def _options(obj: dict, job: dict, unattributable: bool) -> dict:
-    g = obj.get("global options")
-    if isinstance(g, list):  # some fio versions/tools emit a one-item list
-        g = g[0] if len(g) == 1 else None
-    if g is None:
-        g = {}
-    if not isinstance(g, dict):
-        raise BadJob("the file's 'global options' is not an object (wrong schema).")
-    j = job.get("job options")
-    if j is None:
-        j = {}
-    if not isinstance(j, dict):
-        raise BadJob("the job's 'job options' is not an object (wrong schema).")
-    if unattributable:  # several clients: the one 'global options' block belongs to only one of them
-        g = dict.fromkeys(g, UNKNOWN)
-    for k, v in (*g.items(), *j.items()):
-        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
-            raise BadJob(f"option {k}={_show(v)} is not a string (wrong schema).")
-    return {**g, **j}
-
-
-def _latency(d: dict, name: str) -> tuple[dict | None, float]:
-    """The latency stats block and its factor to microseconds (fio >= 3: *_ns; fio 2.x: µs)."""
-    blk = d.get(f"{name}_ns")
-    if isinstance(blk, dict):
-        return blk, 1e-3
-    blk = d.get(name)
-    if isinstance(blk, dict):
-        return blk, 1.0
-    return None, NAN
-
-
-def _stat(block: dict | None, factor: float, key: str, what: str) -> float:
-    if block is None or key not in block:
-        return NAN
-    return _num(block[key], what) * factor
-
-
-# --- disk_util -----------------------------------------------------------------------------------
-
-DISK_FIELDS = ("read_ios", "write_ios", "read_merges", "write_merges")
-
-
-def _disk_ios(obj: dict, client: bool) -> dict:
-    """{(hostname, port) or None: (read_ios, write_ios, read_merges, write_merges)} from disk_util;
-    {} when the file has no usable disk_util.
-
-    Plain files: the sum over all entries.  Client/server files: per host:port, a disk repeated once
-    per client connection counts once (its largest numbers), distinct disks are summed.
-    """
-    du = obj.get("disk_util")
-    if not isinstance(du, list) or not du:
-        return {}
-    try:
-        per: dict[Any, dict[Any, list[int]]] = {}
-        for i, e in enumerate(du):
-            vals = [_count(e.get(k, 0) if k.endswith("merges") else e[k], k) for k in DISK_FIELDS]
-            host = (str(e.get("hostname")), str(e.get("port"))) if client else None
-            disk = str(e.get("name")) if client else i
-            cur = per.setdefault(host, {}).setdefault(disk, [0, 0, 0, 0])
-            cur[:] = [max(a, b) for a, b in zip(cur, vals)]
-        return {h: tuple(sum(v[k] for v in d.values()) for k in range(4)) for h, d in per.items()}
-    except (BadJob, KeyError, TypeError, AttributeError):
-        return {}  # ancillary numbers: unusable disk stats leave the columns <NA>, not the result
-
-
 # --- one file ------------------------------------------------------------------------------------
 
 class _Sink:
@@ -248,102 +93,54 @@ class _Sink:
     def __init__(self) -> None:
         self.rows: list[tuple] = []
         self.bad: list[tuple] = []
-        self.hist_meta: list[tuple] = []  # (run_id, source_file, point_id, job_name, job_index, direction)
+        self.hist_meta: list[tuple] = []  # (run_id, source_file, point_id, job_name, job_index, direction, latency)
         self.hist_bins: list[np.ndarray] = []
         self.hist_counts: list[np.ndarray] = []
         self.files = 0
 
 
-def _bins(clat: dict) -> tuple[np.ndarray, np.ndarray] | None:
-    bins = clat.get("bins")
-    if bins is None:
-        return None
-    if not isinstance(bins, dict):
-        raise BadJob("the clat 'bins' entry is not an object (wrong schema).")
+def read_results(data: bytes) -> list[dict]:
+    """The fio result objects in a file's bytes: fio JSON first, else fio's normal or terse text.
+    FioParseError (one sentence) when the bytes are neither."""
     try:
-        keys = np.fromiter(map(int, bins), dtype=np.int64, count=len(bins))  # int(): as numpy's str cast
-        counts = np.fromiter(bins.values(), dtype=np.int64, count=len(bins))
-    except (ValueError, TypeError, OverflowError):
-        raise BadJob("the clat 'bins' keys or counts are not integers (wrong schema).") from None
-    if len(keys) and (keys.min() < 0 or counts.min() < 0):
-        raise BadJob("the clat 'bins' hold negative latencies or counts (wrong schema).")
-    return keys, counts
+        return parse_fio_bytes(data)
+    except FioParseError as exc:
+        json_error = exc
+    try:
+        return parse_fio_text(data)
+    except FioParseError as exc:
+        if data.lstrip()[:1] == b"{" or b"\n{" in data:  # it meant to be JSON: say what is wrong with it
+            raise json_error from None
+        if not data or data.isspace():
+            raise FioParseError("the file is empty.") from None
+        raise FioParseError("the file holds no JSON object and is not fio text output "
+                            f"({str(exc).rstrip('.')}).") from None
 
 
-def _job_rows(obj: dict, job: dict, index: int, ctx: dict, sink: _Sink) -> None:
-    """Append the rows (and histograms) of one job entry; BadJob when it is not a data point."""
-    name = job.get("jobname")
-    name = None if name is None else str(name)
-    err = job.get("error", 0)
-    if err != 0:
-        if type(err) is int:
-            detail = f" ({os.strerror(err)})" if 0 < err < 200 else ""
-            raise BadJob(f"fio reported error {err}{detail} for this job, so its numbers are not a measurement.")
-        raise BadJob(f"the job's error field is {_show(err)}, not a number (wrong schema).")
-    options = _options(obj, job, ctx["unattributable"])
-    rw = _opt(options, ("rw", "readwrite"), "read", lambda v: str(v).split(":")[0].strip(), "an rw mode")
-    iodepth = _opt(options, ("iodepth",), 1, _int_option, "a queue depth")
-    numjobs = _opt(options, ("numjobs",), 1, _int_option, "a job count")
-    rwmix = _rwmixread(options, rw)
-    ioengine = _opt(options, ("ioengine",), "psync", str, "an engine name")
-    direct = _opt(options, ("direct",), 0, _int_option, "0 or 1")
-    grouped = bool(_opt(options, ("group_reporting",), 0, _int_option, "0 or 1")) or (
-        (numjobs or 1) > 1 and ctx["name_count"].get(ctx["key"], 0) < numjobs)
-    host = job.get("hostname", ctx["host"])
-    host = None if host is None else str(host)
-    disk = ctx["disk"].get((str(job.get("hostname")), str(job.get("port"))) if ctx["client"] else None,
-                           (None,) * len(DISK_FIELDS))
-    usr = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
-    sys_ = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
+def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
+    """Append the rows (and histograms) of one read job entry."""
+    c = entry.config
+    name = entry.name
+    host = entry.hostname if entry.hostname is not None else ctx["host"]
     point = name
+    group = ctx["groups"].get(point)
+    head = (ctx["run_id"], host, res.fio_version, ctx["source_file"], point, group, name, entry.index, c.rw)
+    tail = (entry.usr_cpu_pct, entry.sys_cpu_pct, res.timestamp, *entry.disk, entry.source_format,
+            entry.rounded_columns, c.note)
     rows = []
-    hists = []
-    for direction in DIRECTIONS:
-        d = job.get(direction)
-        if d is None:
-            continue
-        if not isinstance(d, dict):
-            raise BadJob(f"the job's '{direction}' entry is not an object (wrong schema).")
-        ios = _count(d.get("total_ios", 0), f"{direction}.total_ios")
-        if ios == 0:
-            continue
-        runtime_ms = _num(d.get("runtime"), f"{direction}.runtime")
-        legacy = "io_kbytes" not in d  # fio 2.x: io_bytes in KiB, no bw_bytes
-        io_bytes = _count(d.get("io_bytes"), f"{direction}.io_bytes") * (1024 if legacy else 1)
-        if runtime_ms <= 0 or io_bytes <= 0:
-            raise BadJob(f"the job reports {ios} {direction} I/Os but {io_bytes} bytes in {runtime_ms:g} ms "
-                         "(inconsistent, not a data point).")
-        iops = _num(d.get("iops"), f"{direction}.iops")
-        bw = _num(d["bw_bytes"], f"{direction}.bw_bytes") if "bw_bytes" in d else \
-            _num(d.get("bw"), f"{direction}.bw") * 1024.0
-        lat, lf = _latency(d, "lat")
-        clat, cf = _latency(d, "clat")
-        slat, sf = _latency(d, "slat")
-        pct = (clat or {}).get("percentile") or {}
-        if not isinstance(pct, dict):
-            raise BadJob("the clat 'percentile' entry is not an object (wrong schema).")
-        p = [_num(pct[k], f"percentile {k}") * cf if k in pct else NAN for k in schema.PERCENTILES]
-        rows.append((
-            ctx["run_id"], host, ctx["fio_version"], ctx["source_file"], point, ctx["groups"].get(point),
-            name, index, rw, direction, _bs(options, direction), iodepth, numjobs, rwmix,
-            _rate_iops(options, direction), ioengine, direct,
-            grouped, runtime_ms / 1000.0, io_bytes, ios, iops, bw,
-            _stat(lat, lf, "mean", "lat mean"), _stat(lat, lf, "stddev", "lat stddev"),
-            _stat(lat, lf, "min", "lat min"), _stat(lat, lf, "max", "lat max"),
-            _stat(clat, cf, "mean", "clat mean"), _stat(slat, sf, "mean", "slat mean"),
-            *p, usr, sys_, ctx["timestamp"], *disk,
-        ))
-        if clat is not None and cf == 1e-3:
-            b = _bins(clat)
-            if b is not None and len(b[0]):
-                hists.append(((ctx["run_id"], ctx["source_file"], point, name, index, direction), b))
-    if not rows:
-        raise BadJob("the job completed no I/O in any direction (not a data point).")
+    for x in entry.directions:
+        d = x.direction
+        rows.append((*head, d, c.bs_bytes(d), c.iodepth, c.numjobs, c.rwmixread_pct, c.rate_iops(d), c.ioengine,
+                     c.direct, c.group_reporting, x.runtime_s, x.io_bytes, x.total_ios, x.iops, x.bw_bytes_per_s,
+                     x.lat_mean_us, x.lat_stddev_us, x.lat_min_us, x.lat_max_us, x.clat_mean_us, x.slat_mean_us,
+                     *x.clat_pct_us, *x.lat_pct_us, *tail))
     sink.rows.extend(rows)
-    for meta, (keys, counts) in hists:
-        sink.hist_meta.append(meta)
-        sink.hist_bins.append(keys)
-        sink.hist_counts.append(counts)
+    for x in entry.directions:
+        if x.bins is not None:
+            sink.hist_meta.append((ctx["run_id"], ctx["source_file"], point, name, entry.index, x.direction,
+                                   x.bins_latency))
+            sink.hist_bins.append(x.bins[0])
+            sink.hist_counts.append(x.bins[1])
 
 
 def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str | None = None,
@@ -355,43 +152,25 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
         sink.bad.append((run_id, source_file, None if job is None else str(job), reason))
 
     try:
-        objs = parse_fio_bytes(data)
-        obj = objs[-1]  # status-interval output: the final object holds the final numbers
-        jobs = final_jobs(objs)
+        res = read_result(read_results(data), data)
     except FioParseError as exc:
         return bad(None, str(exc))
     except RecursionError:
         return bad(None, "the JSON is nested too deeply to be fio output (not a fio result).")
-    client = "client_stats" in obj and "jobs" not in obj
-    names = [j.get("jobname") for j in jobs if isinstance(j, dict)]
-    ts = obj.get("timestamp")
-    ctx = {
-        "run_id": run_id, "source_file": source_file, "host": host, "groups": groups or {},
-        "fio_version": None if obj.get("fio version") is None else str(obj.get("fio version")),
-        "timestamp": ts if type(ts) is int and 0 <= ts < 2**63 else None,
-        "client": client, "unattributable": client and ALL_CLIENTS in names,
-        "disk": _disk_ios(obj, client),
-    }
-    counts: dict[tuple, int] = {}
-    for j in jobs:
-        if isinstance(j, dict):
-            k = tuple(str(j.get(x)) for x in ("jobname", "groupid", "hostname", "port"))
-            counts[k] = counts.get(k, 0) + 1
-    ctx["name_count"] = counts
-    for i, job in enumerate(jobs):
-        if not isinstance(job, dict):
-            bad(None, f"job entry {i} is not an object (wrong schema).")
+    except Exception as exc:  # noqa: BLE001 - a malformed file must never stop the batch
+        return bad(None, f"the file's fields have an unexpected form ({type(exc).__name__}).")
+    ctx = {"run_id": run_id, "source_file": source_file, "host": host, "groups": groups or {}}
+    for e in res.entries:
+        if e.aggregate:  # client/server aggregate of the entries above
             continue
-        if job.get("jobname") == ALL_CLIENTS:  # client/server aggregate of the entries above
+        if e.error is not None:
+            bad(e.name, e.error)
             continue
-        ctx["key"] = tuple(str(job.get(x)) for x in ("jobname", "groupid", "hostname", "port"))
         try:
-            _job_rows(obj, job, i, ctx, sink)
-        except BadJob as exc:
-            bad(job.get("jobname"), str(exc))
-        except Exception as exc:  # noqa: BLE001 - a malformed job must never stop the batch
-            bad(job.get("jobname"), f"the job's fields have an unexpected form ({type(exc).__name__}).")
-    if not jobs:
+            _entry_rows(e, res, ctx, sink)
+        except EntryError as exc:
+            bad(e.name, str(exc))
+    if not res.entries:
         bad(None, "the file's job list is empty (no fio result).")
 
 
@@ -451,10 +230,10 @@ def _strings(values: Any, take: np.ndarray | None = None) -> Any:
 
 def _hist_frame(sink: _Sink) -> pd.DataFrame:
     n = np.array([len(b) for b in sink.hist_bins], dtype=np.int64)
-    meta = list(zip(*sink.hist_meta)) if sink.hist_meta else [()] * 6
+    meta = list(zip(*sink.hist_meta)) if sink.hist_meta else [()] * 7
     take = np.repeat(np.arange(len(n)), n)
     out = {}
-    for name, col in zip(HIST_FIELDS[:6], meta):
+    for name, col in zip(HIST_FIELDS[:7], meta):
         if name == "job_index":
             out[name] = np.array(col, dtype=np.int64)[take]
         else:
