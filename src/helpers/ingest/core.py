@@ -1,4 +1,5 @@
-"""Ingest: raw fio JSON files -> one row per job entry and direction with I/O.
+"""Ingest: raw fio result files (JSON, json+, normal and terse text) -> one row per job entry and
+direction with I/O.
 
 Reads what users really have: plain ``json`` and ``json+`` (clat ``bins`` go to the histograms
 dataset), several jobs and numjobs clones per file, mixed and trim workloads, options in
@@ -15,9 +16,14 @@ arrays once.  The command line streams histograms and quarantine to Parquet batc
 the results once, after computing the validity flags over the whole run (the repeat flag compares all
 of a run's rows), so memory follows the batch size plus the run's result rows (~0.5 KB per row).
 
+Files are recognised by content, never by name: every file below the given folders is considered
+(hidden files, the run manifest and Parquet files excepted; ``--glob`` restricts the search), read
+through one dispatch (:func:`read_results`: fio JSON first, else fio's normal or terse text), and
+every file that is not a fio result gets a quarantine line.
+
 Command line::
 
-    python -m helpers.ingest PATH [PATH ...] --out DIR [--run RUN_ID]
+    python -m helpers.ingest PATH [PATH ...] --out DIR [--run RUN_ID] [--glob PATTERN]
 """
 
 from __future__ import annotations
@@ -79,6 +85,7 @@ class IngestResult:
     histograms: pd.DataFrame | None = None
     rows: int | None = None  # when results were streamed to disk and not kept
     histogram_rows: int | None = None
+    recognised: int = 0  # files that hold a fio result
 
     def summary(self) -> str:
         rows = len(self.results) if self.rows is None else self.rows
@@ -97,6 +104,7 @@ class _Sink:
         self.hist_bins: list[np.ndarray] = []
         self.hist_counts: list[np.ndarray] = []
         self.files = 0
+        self.recognised = 0  # files holding a fio result (even if every job in them is quarantined)
 
 
 def read_results(data: bytes) -> list[dict]:
@@ -151,6 +159,13 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
     def bad(job: Any, reason: str) -> None:
         sink.bad.append((run_id, source_file, None if job is None else str(job), reason))
 
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with BOM: Windows PowerShell's '>' redirection
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            return bad(None, "the file starts like UTF-16 text but does not decode as UTF-16 (not fio output).")
+    if b"\0" in data[:SNIFF_BYTES]:
+        return bad(None, "the file is binary (a NUL byte near its start), not fio output.")
     try:
         res = read_result(read_results(data), data)
     except FioParseError as exc:
@@ -159,6 +174,7 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
         return bad(None, "the JSON is nested too deeply to be fio output (not a fio result).")
     except Exception as exc:  # noqa: BLE001 - a malformed file must never stop the batch
         return bad(None, f"the file's fields have an unexpected form ({type(exc).__name__}).")
+    sink.recognised += 1
     ctx = {"run_id": run_id, "source_file": source_file, "host": host, "groups": groups or {}}
     for e in res.entries:
         if e.aggregate:  # client/server aggregate of the entries above
@@ -259,6 +275,7 @@ class Batch:
     histograms: pd.DataFrame
     quarantine: pd.DataFrame
     files: int
+    recognised: int = 0
 
 
 def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict,
@@ -275,7 +292,9 @@ def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
     for path, rel in items:
         try:
             with open(path, "rb") as fh:
-                data = fh.read()
+                data = fh.read(SNIFF_BYTES)
+                if b"\0" not in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # binary: not read further
+                    data += fh.read()
         except OSError as exc:
             sink.files += 1
             sink.bad.append((run_id, rel, None, f"the file cannot be read ({exc.strerror or exc})."))
@@ -285,7 +304,8 @@ def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
 
 
 def _frames(sink: _Sink, flags: bool = True) -> Batch:
-    return Batch(_results_frame(sink.rows, flags), _hist_frame(sink), _quarantine_frame(sink.bad), sink.files)
+    return Batch(_results_frame(sink.rows, flags), _hist_frame(sink), _quarantine_frame(sink.bad), sink.files,
+                 sink.recognised)
 
 
 def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
@@ -320,18 +340,25 @@ def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = N
 
 # --- files, runs, entry points -------------------------------------------------------------------
 
-def raw_files(path: Path) -> list[Path]:
-    """``path`` itself when it is a file; else every ``*.json`` below it (recursive, manifest excluded)."""
+def raw_files(path: Path, glob: str | None = None) -> list[Path]:
+    """``path`` itself when it is a file; else every candidate file below it (see :func:`_files`)."""
     path = Path(path)
     if path.is_file():
         return [path]
-    return [path / rel for rel, _ in _json_files(str(path))]
+    return [path / rel for rel, _ in _files(str(path), glob)]
 
 
-def _json_files(root: str) -> list[tuple[str, bool]]:
-    """(path relative to ``root``, is a symlink) of the raw files below ``root``, in Path order: what
-    ``Path(root).rglob("*.json")`` finds (symlinked folders not entered, unreadable ones skipped) less
-    hidden files and the manifest, with one scandir per folder instead of a stat per file."""
+def _skipped(name: str) -> bool:
+    """Files never considered: hidden files (the lab's job files and temporaries, editor and VCS
+    files), the lab's own run manifest and Parquet datasets."""
+    return name.startswith(".") or name == MANIFEST_NAME or name.endswith(".parquet")
+
+
+def _files(root: str, glob: str | None = None) -> list[tuple[str, bool]]:
+    """(path relative to ``root``, is a symlink) of every candidate file below ``root``, whatever its
+    name -- fio results are recognised by content -- in path order: regular files (symlinked folders
+    not entered, hidden folders and unreadable ones skipped, see :func:`_skipped`), restricted to
+    those whose name or relative path matches ``glob`` when given; one scandir per folder."""
     found: list[tuple[tuple[str, ...], bool]] = []
     stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
     while stack:
@@ -343,22 +370,24 @@ def _json_files(root: str) -> list[tuple[str, bool]]:
             continue
         for e in entries:
             name = e.name
-            if name.endswith(".json") and name != MANIFEST_NAME and not name.startswith("."):
-                try:
-                    if e.is_file():
-                        found.append(((*parts, name), e.is_symlink()))
-                except OSError:
-                    pass
             try:
-                if e.is_dir() and not e.is_symlink():
-                    stack.append((e.path, (*parts, name)))
+                if e.is_dir():
+                    if not e.is_symlink() and not name.startswith("."):
+                        stack.append((e.path, (*parts, name)))
+                    continue
+                if _skipped(name) or not e.is_file():
+                    continue
+                rel = (*parts, name)
+                if glob is not None and not (fnmatch.fnmatch(name, glob) or fnmatch.fnmatch("/".join(rel), glob)):
+                    continue
+                found.append((rel, e.is_symlink()))
             except OSError:
                 pass
     found.sort(key=lambda f: f[0])
     return [("/".join(p), link) for p, link in found]
 
 
-def _items(paths: list[Path]) -> list[tuple[str, str]]:
+def _items(paths: list[Path], glob: str | None = None) -> list[tuple[str, str]]:
     paths = [Path(p) for p in paths]
     bases = [p if p.is_dir() else p.parent for p in paths]
     base = Path(os.path.commonpath([str(b.resolve()) for b in bases])) if bases else Path(".")
@@ -369,7 +398,7 @@ def _items(paths: list[Path]) -> list[tuple[str, str]]:
             out.append((str(p), p.name if len(paths) == 1 else _rel(str(p), os.path.islink(p), base, rel_dirs)))
             continue
         sp = str(p)
-        for rel, link in _json_files(sp):
+        for rel, link in _files(sp, glob):
             f = rel if sp == "." else os.path.join(sp, rel)  # str(p / rel)
             out.append((f, _rel(f, link, base, rel_dirs)))
     return out
@@ -389,8 +418,12 @@ def _rel(f: str, link: bool, base: Path, rel_dirs: dict[str, str]) -> str:
 
 def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None, keep: bool = True,
                  host: str | None = None, groups: dict | None = None, batch_files: int = BATCH_FILES,
-                 workers: int | None = None) -> IngestResult:
+                 workers: int | None = None, glob: str | None = None) -> IngestResult:
     """Ingest files and folders (recursive) as one run.
+
+    Every file below a folder is considered, whatever its name (fio results are recognised by content;
+    ``glob`` restricts the search to names or relative paths matching it); each file that is not a
+    fio result gets a quarantine line with the reason.
 
     With ``out``, each dataset's ``run_id`` partition in ``out`` is replaced (histograms and quarantine
     streamed batch by batch, results written once after the run's validity flags).  With ``keep`` the
@@ -398,9 +431,9 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     batch size, plus the run's result rows -- not its parsed JSON or histograms).
     """
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    items = _items(paths)
+    items = _items(paths, glob)
     res, hist, quar = [], [], []
-    files = hrows = 0
+    files = hrows = recognised = 0
     writers = {}
     empty = _empty()  # typed empty frames
     if out is not None:
@@ -411,6 +444,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
         # per job and direction) are kept, so the validity flags are computed once over the whole run
         for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False):
             files += b.files
+            recognised += b.recognised
             hrows += len(b.histograms)
             quar.append(b.quarantine)
             res.append(b.results)
@@ -435,7 +469,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     return IngestResult(
         results=results if keep else empty.results, quarantine=_concat(quar) if quar else empty.quarantine,
         files=files, histograms=_concat(hist) if hist else empty.histograms,
-        rows=None if keep else rows, histogram_rows=hrows,
+        rows=None if keep else rows, histogram_rows=hrows, recognised=recognised,
     )
 
 
@@ -459,8 +493,12 @@ def ingest_run(run_dir: Path, run_id: str | None = None) -> IngestResult:
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir) if run_dir.is_dir() else {}
     run_id = run_id or manifest.get("run_id") or (run_dir.name if run_dir.is_dir() else run_dir.stem)
-    groups = {k: (v.get("parameters") or {}).get("group") for k, v in (manifest.get("points") or {}).items()}
-    return ingest_paths([run_dir], run_id, host=manifest.get("host"), groups=groups)
+    return ingest_paths([run_dir], run_id, host=manifest.get("host"), groups=manifest_groups(manifest))
+
+
+def manifest_groups(manifest: dict) -> dict[str, str | None]:
+    """{point id: its sweep group} from a run manifest ({} for foreign folders without one)."""
+    return {k: (v.get("parameters") or {}).get("group") for k, v in (manifest.get("points") or {}).items()}
 
 
 def write_ingest(result: IngestResult, run_id: str, processed_dir: Path = config.PROCESSED_DIR) -> None:
@@ -500,7 +538,10 @@ def quarantine_report(q: pd.DataFrame, limit: int = 50) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m helpers.ingest", description=__doc__.splitlines()[0])
-    ap.add_argument("paths", nargs="+", type=Path, help="fio JSON files or folders (searched recursively)")
+    ap.add_argument("paths", nargs="+", type=Path,
+                    help="fio result files or folders (searched recursively; every file, recognised by content)")
+    ap.add_argument("--glob", default=None, metavar="PATTERN",
+                    help="consider only files whose name or relative path matches PATTERN (e.g. '*.out')")
     ap.add_argument("--out", type=Path, default=config.PROCESSED_DIR, help="processed data folder")
     ap.add_argument("--run", default=None,
                     help="run id for all PATHs together (default: one run per PATH, named by its manifest "
@@ -512,20 +553,26 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {p} does not exist.", file=sys.stderr)
             return 2
     groups = [(args.run, args.paths)] if args.run else [(run_id_of(p), [p]) for p in args.paths]
-    files = rows = hrows = 0
+    files = rows = hrows = recognised = 0
     quarantined = []
     for run_id, paths in groups:
         manifest = read_manifest(paths[0]) if len(paths) == 1 and paths[0].is_dir() else {}
-        pg = {k: (v.get("parameters") or {}).get("group") for k, v in (manifest.get("points") or {}).items()}
-        res = ingest_paths(paths, run_id, out=args.out, keep=False, host=manifest.get("host"), groups=pg,
-                           workers=args.workers)
+        res = ingest_paths(paths, run_id, out=args.out, keep=False, host=manifest.get("host"),
+                           groups=manifest_groups(manifest), workers=args.workers, glob=args.glob)
         files, rows, hrows = files + res.files, rows + res.rows, hrows + (res.histogram_rows or 0)
+        recognised += res.recognised
         quarantined.append(res.quarantine)
     q = _concat(quarantined)
     runs = ", ".join(r for r, _ in groups)
     print(f"{files} files, {rows} rows, {len(q)} quarantined ({hrows} histogram bins; run {runs}) -> {args.out}")
     for line in quarantine_report(q):
         print(line)
+    if not recognised:
+        where = ", ".join(str(p) for p in args.paths)
+        looked = f"{files} file{'s' if files != 1 else ''}" + (f" matching {args.glob!r}" if args.glob else "")
+        print(f"error: nothing in {where} was recognised as fio output ({looked} considered, none holds a fio "
+              "result; see the quarantine lines above).", file=sys.stderr)
+        return 1
     return 0
 
 
