@@ -57,18 +57,27 @@ class EntryError(ValueError):
 
 # --- values ------------------------------------------------------------------------------------
 
-def _num(v: Any, what: str) -> float:
-    if (type(v) is int or type(v) is float) and math.isfinite(v):  # bool is not a number here
+def _what(what: str | tuple) -> str:
+    """``what`` may be a tuple of parts (joined only when a message needs it: no formatting cost on the
+    fast path)."""
+    return what if isinstance(what, str) else "".join(what)
+
+
+def _num(v: Any, what: str | tuple) -> float:
+    if (type(v) is float or type(v) is int) and _isfinite(v):  # bool is not a number here
         return float(v)
-    raise EntryError(f"{what} is {show(v)}, not a finite number (wrong schema).")
+    raise EntryError(f"{_what(what)} is {show(v)}, not a finite number (wrong schema).")
 
 
-def _count(v: Any, what: str) -> int:
+def _count(v: Any, what: str | tuple) -> int:
     if type(v) is int and 0 <= v < 2**63:
         return v
     if type(v) is float and v.is_integer() and 0 <= v < 2**63:
         return int(v)
-    raise EntryError(f"{what} is {show(v)}, not a count (wrong schema).")
+    raise EntryError(f"{_what(what)} is {show(v)}, not a count (wrong schema).")
+
+
+_isfinite = math.isfinite
 
 
 def _req(d: dict, key: str, direction: str) -> Any:
@@ -88,10 +97,11 @@ def _version_before(version: str | None, major: int, minor: int, patch: int = 0)
 # --- latency -------------------------------------------------------------------------------------
 
 def latency_block(d: dict, name: str) -> tuple[dict | None, float]:
-    """The latency stats block ``name`` (lat, clat, slat) and its factor to µs (fio >= 3: ``*_ns``;
-    fio 2.x: µs); (None, NaN) when absent or not measured (``N: 0``, or all zeros in older fio)."""
+    """The latency stats block ``name`` (lat, clat, slat) and its divisor to µs (fio >= 3: ``*_ns``, 1000;
+    fio 2.x: µs, 1); (None, NaN) when absent or not measured (``N: 0``, or all zeros in older fio).
+    Dividing (not multiplying by 1e-3) gives the correctly rounded µs of fio's integer ns."""
     blk = d.get(f"{name}_ns")
-    factor = 1e-3
+    factor = 1000.0
     if blk is None:
         blk = d.get(name)
         factor = 1.0
@@ -108,10 +118,15 @@ def latency_block(d: dict, name: str) -> tuple[dict | None, float]:
     return blk, factor
 
 
-def _stat(block: dict | None, factor: float, key: str, what: str) -> float:
-    if block is None or key not in block:
-        return NAN
-    return _num(block[key], what) * factor
+def _stats(block: dict | None, factor: float, name: str) -> tuple[float, float, float, float]:
+    """(mean, stddev, min, max) of a latency block in µs (NaN when absent)."""
+    if block is None:
+        return NAN, NAN, NAN, NAN
+    out = []
+    for key in ("mean", "stddev", "min", "max"):
+        v = block.get(key)
+        out.append(NAN if v is None else _num(v, (name, " ", key)) / factor)
+    return tuple(out)
 
 
 def _percentiles(block: dict | None, factor: float, what: str) -> tuple:
@@ -122,7 +137,11 @@ def _percentiles(block: dict | None, factor: float, what: str) -> tuple:
         return _NAN6
     if type(pct) is not dict:
         raise EntryError(f"the {what} 'percentile' entry is not an object (wrong schema).")
-    return tuple(_num(pct[k], f"{what} percentile {k}") * factor if k in pct else NAN for k in PERCENTILE_KEYS)
+    out = []
+    for k in PERCENTILE_KEYS:
+        v = pct.get(k)
+        out.append(NAN if v is None else _num(v, (what, " percentile ", k)) / factor)
+    return tuple(out)
 
 
 def _bins(block: dict, what: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -180,22 +199,14 @@ class Config:
     group_reporting: bool
     note: str | None = None
     recorded: bool = True
+    bs: dict = field(default_factory=dict)  # direction -> block size in bytes (None: unknown)
+    rate: dict = field(default_factory=dict)  # direction -> rate_iops cap (NaN: none; None: unknown)
 
     def bs_bytes(self, direction: str) -> int | None:
-        if not self.recorded:
-            return None
-        try:
-            return fo.bs(self.options, direction)
-        except OptionError as exc:
-            raise EntryError(str(exc)) from None
+        return self.bs.get(direction)
 
     def rate_iops(self, direction: str) -> float | None:
-        if not self.recorded:
-            return None
-        try:
-            return fo.rate_iops(self.options, direction)
-        except OptionError as exc:
-            raise EntryError(str(exc)) from None
+        return self.rate.get(direction)
 
 
 @dataclass(slots=True)
@@ -328,8 +339,8 @@ def _config(job: dict, glob: _Globals, version: str | None, entries_alike: int, 
         direct = fo.option(opts, ("direct",), fo.DEFAULT_DIRECT, fo.int_option, "0 or 1")
         grouped = bool(fo.option(opts, ("group_reporting",), 0, fo.int_option, "0 or 1")) or (
             (numjobs or 1) > 1 and entries_alike < numjobs)
-        for d in DIRECTIONS:  # unreadable values are found here, not later per row
-            fo.bs(opts, d), fo.rate_iops(opts, d)
+        bs = {d: fo.bs(opts, d) for d in DIRECTIONS}
+        rate = {d: fo.rate_iops(opts, d) for d in DIRECTIONS}
     except OptionError as exc:
         raise EntryError(str(exc)) from None
     note = None
@@ -340,7 +351,7 @@ def _config(job: dict, glob: _Globals, version: str | None, entries_alike: int, 
             if type(v) is Unknown and not (k.startswith("rwmix") and rw is not None and rw not in fo.MIXED_MODES):
                 by_reason.setdefault(v.reason, []).append(k)
         note = "; ".join(f"{', '.join(ks)} {r}" for r, ks in by_reason.items()) or None
-    return Config(opts, rw, iodepth, numjobs, rwmix, ioengine, direct, grouped, note)
+    return Config(opts, rw, iodepth, numjobs, rwmix, ioengine, direct, grouped, note, True, bs, rate)
 
 
 def _client_count(obj: dict, jobs: list) -> int:
@@ -427,34 +438,31 @@ def _direction(d: dict, direction: str) -> Direction | None:
     """The measured numbers of one direction; None when it did no I/O."""
     ios = d.get("total_ios")
     if ios is not None:
-        ios = _count(ios, f"{direction}.total_ios")
+        ios = _count(ios, (direction, ".total_ios"))
         if ios == 0:
             return None
     legacy = "io_kbytes" not in d  # fio 2.x: io_bytes in KiB, no bw_bytes
-    io_bytes = _count(_req(d, "io_bytes", direction), f"{direction}.io_bytes") * (1024 if legacy else 1)
-    iops = _num(_req(d, "iops", direction), f"{direction}.iops")
+    io_bytes = _count(_req(d, "io_bytes", direction), (direction, ".io_bytes")) * (1024 if legacy else 1)
+    iops = _num(_req(d, "iops", direction), (direction, ".iops"))
     if ios is None and io_bytes == 0 and iops == 0:
         return None  # fio < 2.1.14 (no total_ios): no bytes and no IOPS is no I/O
-    runtime_ms = _num(_req(d, "runtime", direction), f"{direction}.runtime")
+    runtime_ms = _num(_req(d, "runtime", direction), (direction, ".runtime"))
     if runtime_ms <= 0 or io_bytes <= 0:
         n = "an unknown number of" if ios is None else str(ios)
         raise EntryError(f"the job reports {n} {direction} I/Os but {io_bytes} bytes in {runtime_ms:g} ms "
                          "(inconsistent, not a data point).")
-    bw = _num(d["bw_bytes"], f"{direction}.bw_bytes") if "bw_bytes" in d else \
-        _num(_req(d, "bw", direction), f"{direction}.bw") * 1024.0
+    bw = _num(d["bw_bytes"], (direction, ".bw_bytes")) if "bw_bytes" in d else \
+        _num(_req(d, "bw", direction), (direction, ".bw")) * 1024.0
     lat, lf = latency_block(d, "lat")
     clat, cf = latency_block(d, "clat")
     slat, sf = latency_block(d, "slat")
-    out = Direction(
-        direction, runtime_ms / 1000.0, io_bytes, ios, iops, bw,
-        _stat(lat, lf, "mean", "lat mean"), _stat(lat, lf, "stddev", "lat stddev"),
-        _stat(lat, lf, "min", "lat min"), _stat(lat, lf, "max", "lat max"),
-        _stat(clat, cf, "mean", "clat mean"), _stat(slat, sf, "mean", "slat mean"),
-        _percentiles(clat, cf, "clat"), _percentiles(lat, lf, "lat"),
-    )
+    clat_mean = NAN if clat is None or "mean" not in clat else _num(clat["mean"], "clat mean") / cf
+    slat_mean = NAN if slat is None or "mean" not in slat else _num(slat["mean"], "slat mean") / sf
+    out = Direction(direction, runtime_ms / 1000.0, io_bytes, ios, iops, bw, *_stats(lat, lf, "lat"),
+                    clat_mean, slat_mean, _percentiles(clat, cf, "clat"), _percentiles(lat, lf, "lat"))
     # json+ bins (fio >= 3, ns keys): of total latency when fio wrote them (lat_percentiles=1), else clat
     for blk, f, name in ((lat, lf, "lat"), (clat, cf, "clat")):
-        if blk is not None and f == 1e-3 and "bins" in blk:
+        if blk is not None and f == 1000.0 and "bins" in blk:
             b = _bins(blk, name)
             if b is not None and len(b[0]):
                 out.bins, out.bins_latency = b, name
@@ -462,7 +470,7 @@ def _direction(d: dict, direction: str) -> Direction | None:
     return out
 
 
-def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int, data: bytes) -> None:
+def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int, data: bytes, cache: dict) -> None:
     err = job.get("error", 0)
     if err != 0:
         if type(err) is int:
@@ -474,7 +482,17 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
         rounded = text.get("rounded") or []
         e.rounded_columns = ",".join(str(c) for c in rounded)
     if not e.aggregate:
-        e.config = _config(job, glob, res.fio_version, entries_alike, e.source_format if text else None)
+        fmt = e.source_format if text else None
+        try:  # numjobs clones share their options: read them once per file
+            key = (job.get("hostname"), job.get("port"), entries_alike, fmt, tuple(job["job options"].items()))
+            hash(key)
+        except (KeyError, TypeError, AttributeError):
+            key = None
+        e.config = cache.get(key) if key is not None else None
+        if e.config is None:
+            e.config = _config(job, glob, res.fio_version, entries_alike, fmt)
+            if key is not None:
+                cache[key] = e.config
     e.usr_cpu_pct = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
     e.sys_cpu_pct = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
     for direction in DIRECTIONS:
@@ -511,6 +529,7 @@ def read_result(objs: list[dict], data: bytes = b"") -> Result:
     glob = _Globals(obj, _client_count(obj, jobs) if client else 1)
     disk = disk_ios(obj, client)
     plus = False
+    cache: dict = {}
     for i, job in enumerate(jobs):
         if type(job) is not dict:
             res.entries.append(Entry(i, None, None, None, error=f"job entry {i} is not an object (wrong schema)."))
@@ -521,7 +540,7 @@ def read_result(objs: list[dict], data: bytes = b"") -> Result:
                   None if port is None else str(port), aggregate=name == ALL_CLIENTS, job=job)
         e.disk = disk.get((str(host), str(port)) if client else None, _NO_DISK)
         try:
-            _entry(e, job, glob, res, counts[keys[i]], data)
+            _entry(e, job, glob, res, counts[keys[i]], data, cache)
         except EntryError as exc:
             e.error = str(exc)
             e.directions = []
