@@ -437,6 +437,8 @@ def error_sentence(job: dict, err: int, data: bytes = b"") -> str:
 def _direction(d: dict, direction: str) -> Direction | None:
     """The measured numbers of one direction; None when it did no I/O."""
     ios = d.get("total_ios")
+    if ios == 0 and type(ios) is int:  # the common idle direction: nothing else to read
+        return None
     if ios is not None:
         ios = _count(ios, (direction, ".total_ios"))
         if ios == 0:

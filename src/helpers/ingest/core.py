@@ -55,6 +55,7 @@ from helpers.run.manifest import MANIFEST_NAME, latest_raw_run, read_manifest
 BATCH_FILES = 256  # files per batch: bounds memory (one batch of parsed JSON per worker)
 POOL_MIN_FILES = 2 * BATCH_FILES  # below this a process pool costs more than it saves
 SNIFF_BYTES = 8192  # a NUL byte in the first 8 KiB: a binary file, not fio output
+BIG_FILE = 16 << 20  # files larger than this are sniffed before they are read whole
 BINARY_SUFFIXES = (".parquet", ".gz", ".xz", ".zst", ".bz2", ".zip", ".tar", ".png", ".jpg", ".jpeg", ".gif",
                    ".pdf", ".so", ".o", ".pyc", ".whl", ".bin", ".img", ".iso")  # not read at all
 
@@ -292,9 +293,12 @@ def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
     for path, rel in items:
         try:
             with open(path, "rb") as fh:
-                data = fh.read(SNIFF_BYTES)
-                if b"\0" not in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # binary: not read further
-                    data += fh.read()
+                if os.fstat(fh.fileno()).st_size <= BIG_FILE:
+                    data = fh.read()
+                else:  # a big binary file (a fio target, an image) is not read further than its start
+                    data = fh.read(SNIFF_BYTES)
+                    if b"\0" not in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                        data += fh.read()
         except OSError as exc:
             sink.files += 1
             sink.bad.append((run_id, rel, None, f"the file cannot be read ({exc.strerror or exc})."))
