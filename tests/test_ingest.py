@@ -542,3 +542,32 @@ def test_without_lat_percentiles_the_lat_columns_are_nan_and_bins_are_clat():
     res = ingest.ingest_paths([CORPUS / "jsonplus/randrw-mix70.json"], "t")
     assert res.results[[c for c in res.results.columns if c.startswith("lat_p")]].isna().all().all()
     assert set(res.histograms.latency) == {"clat"}
+
+
+def test_text_results_go_through_the_same_reader(monkeypatch):
+    """The dispatch: JSON first, else the text parser (helpers.fio.text_output, another engineer's; its
+    contract is stood in for here). A text row says its format and rounded columns, and options the
+    text does not print are <NA>, not fio's defaults."""
+    obj = fio_objects(CORPUS / "json/randread-qd4.json")[0]
+    job = obj["jobs"][0]
+    job["job options"] = {"rw": "randread", "bs": "4k", "iodepth": "4", "ioengine": "libaio"}  # no direct
+    job["lab_text"] = {"format": "normal", "rounded": ["iops", "bw_bytes_per_s"]}
+    calls = []
+
+    def fake_text(data: bytes) -> list[dict]:
+        calls.append(data)
+        if not data.startswith(b"randread-qd4: (g=0)"):
+            raise ingest.FioParseError("not fio text output.")
+        return [obj]
+
+    monkeypatch.setattr(ingest, "parse_fio_text", fake_text)
+    rows, bad = ingest.rows_from_bytes(b"randread-qd4: (g=0): rw=randread, bs=(R) 4096B-4096B ...\n", "t", "a.txt")
+    assert not bad and len(rows) == 1
+    r = rows[0]
+    assert (r["source_format"], r["rounded_columns"]) == ("normal", "iops,bw_bytes_per_s")
+    assert (r["rw"], r["bs_bytes"], r["iodepth"], r["ioengine"]) == ("randread", 4096, 4, "libaio")
+    assert r["direct"] is None and r["numjobs"] is None and r["rate_iops"] is None
+    assert r["config_note"] == "numjobs, direct, rate_iops not printed in fio's normal output"
+    calls.clear()
+    json_rows, _ = ingest.rows_from_bytes((CORPUS / "json/randread-qd4.json").read_bytes(), "t", "b.json")
+    assert calls == [] and json_rows[0]["source_format"] == "json" and json_rows[0]["rounded_columns"] is None

@@ -330,6 +330,12 @@ def _config(job: dict, glob: _Globals, version: str | None, entries_alike: int, 
         if not isinstance(v, (str, int, float, Unknown)) or isinstance(v, bool):
             raise EntryError(f"option {k}={show(v)} is not a string (wrong schema).")
     opts = {**g, **j}
+    if text_format:  # text states only what it prints: an option it leaves out is unknown, not fio's default
+        missing = Unknown(f"not printed in fio's {text_format} output")
+        for keys in (("rw", "readwrite"), ("bs", "blocksize"), ("iodepth",), ("numjobs",), ("ioengine",), ("direct",),
+                     ("rate_iops",), ("rwmixread", "rwmixwrite")):
+            if not any(k in opts for k in keys):
+                opts[keys[0]] = missing
     try:
         rw = fo.rw_mode(opts)
         iodepth = fo.option(opts, ("iodepth",), fo.DEFAULT_IODEPTH, fo.int_option, "a queue depth")
@@ -344,7 +350,7 @@ def _config(job: dict, glob: _Globals, version: str | None, entries_alike: int, 
     except OptionError as exc:
         raise EntryError(str(exc)) from None
     note = None
-    if any(type(v) is Unknown for v in g.values()):
+    if any(type(v) is Unknown for v in opts.values()):
         by_reason: dict[str, list[str]] = {}
         for k in fo.CONFIG_OPTIONS:
             v = opts.get(k)
@@ -484,7 +490,7 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
         rounded = text.get("rounded") or []
         e.rounded_columns = ",".join(str(c) for c in rounded)
     if not e.aggregate:
-        fmt = e.source_format if text else None
+        fmt = e.source_format if e.source_format in ("normal", "terse") else None
         try:  # numjobs clones share their options: read them once per file
             key = (job.get("hostname"), job.get("port"), entries_alike, fmt, tuple(job["job options"].items()))
             hash(key)
@@ -532,6 +538,8 @@ def read_result(objs: list[dict], data: bytes = b"") -> Result:
     disk = disk_ios(obj, client)
     plus = False
     cache: dict = {}
+    text_format = next((str(j["lab_text"].get("format")) for j in jobs
+                        if type(j) is dict and isinstance(j.get("lab_text"), dict)), None)
     for i, job in enumerate(jobs):
         if type(job) is not dict:
             res.entries.append(Entry(i, None, None, None, error=f"job entry {i} is not an object (wrong schema)."))
@@ -539,7 +547,8 @@ def read_result(objs: list[dict], data: bytes = b"") -> Result:
         name = job.get("jobname")
         host, port = job.get("hostname"), job.get("port")
         e = Entry(i, None if name is None else str(name), None if host is None else str(host),
-                  None if port is None else str(port), aggregate=name == ALL_CLIENTS, job=job)
+                  None if port is None else str(port), aggregate=name == ALL_CLIENTS, job=job,
+                  source_format=text_format or "json")
         e.disk = disk.get((str(host), str(port)) if client else None, _NO_DISK)
         try:
             _entry(e, job, glob, res, counts[keys[i]], data, cache)
