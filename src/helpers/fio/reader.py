@@ -122,6 +122,10 @@ def _stats(block: dict | None, factor: float, name: str) -> tuple[float, float, 
     """(mean, stddev, min, max) of a latency block in µs (NaN when absent)."""
     if block is None:
         return NAN, NAN, NAN, NAN
+    g = block.get
+    vals = (g("mean"), g("stddev"), g("min"), g("max"))
+    if all(type(v) is float or type(v) is int for v in vals) and all(map(_isfinite, vals)):  # the usual case
+        return tuple(map(factor.__rtruediv__, vals))
     out = []
     for key in ("mean", "stddev", "min", "max"):
         v = block.get(key)
@@ -137,6 +141,12 @@ def _percentiles(block: dict | None, factor: float, what: str) -> tuple:
         return _NAN6
     if type(pct) is not dict:
         raise EntryError(f"the {what} 'percentile' entry is not an object (wrong schema).")
+    try:
+        vals = [pct[k] for k in PERCENTILE_KEYS]
+    except KeyError:
+        vals = None
+    if vals is not None and all(type(v) is int for v in vals):  # the usual case: fio's integer ns (or µs)
+        return tuple(map(factor.__rtruediv__, vals))
     out = []
     for k in PERCENTILE_KEYS:
         v = pct.get(k)
@@ -199,14 +209,32 @@ class Config:
     group_reporting: bool
     note: str | None = None
     recorded: bool = True
-    bs: dict = field(default_factory=dict)  # direction -> block size in bytes (None: unknown)
-    rate: dict = field(default_factory=dict)  # direction -> rate_iops cap (NaN: none; None: unknown)
+    bs: dict = field(default_factory=dict)  # direction -> block size in bytes, read when first asked
+    rate: dict = field(default_factory=dict)  # direction -> rate_iops cap (NaN: none), read when first asked
 
     def bs_bytes(self, direction: str) -> int | None:
-        return self.bs.get(direction)
+        """Block size of one direction in bytes (None: unknown); EntryError when fio could not have read it."""
+        if not self.recorded:
+            return None
+        v = self.bs.get(direction, self)
+        if v is self:
+            try:
+                v = self.bs[direction] = fo.bs(self.options, direction)
+            except OptionError as exc:
+                raise EntryError(str(exc)) from None
+        return v
 
     def rate_iops(self, direction: str) -> float | None:
-        return self.rate.get(direction)
+        """rate_iops cap of one direction (NaN: not rate-limited; None: unknown)."""
+        if not self.recorded:
+            return None
+        v = self.rate.get(direction, self)
+        if v is self:
+            try:
+                v = self.rate[direction] = fo.rate_iops(self.options, direction)
+            except OptionError as exc:
+                raise EntryError(str(exc)) from None
+        return v
 
 
 @dataclass(slots=True)
@@ -251,6 +279,7 @@ class _Globals:
     def __init__(self, obj: dict, n_clients: int) -> None:
         self.present = "global options" in obj
         self.error: str | None = None
+        self.unknown = False  # some option's value is not known for some entry
         self.shared: dict = {}
         self.per_client: dict[tuple[str, str], dict] | None = None
         g = obj.get("global options")
@@ -262,6 +291,8 @@ class _Globals:
                 self.shared = self._merge_duplicates(g, n_clients)
         except EntryError as exc:
             self.error = str(exc)
+        blocks = [self.shared, *(self.per_client or {}).values()]
+        self.unknown = any(type(v) is Unknown for b in blocks for v in b.values())
 
     @staticmethod
     def _merge_duplicates(g: dict, n_clients: int) -> dict:
@@ -345,19 +376,17 @@ def _config(job: dict, glob: _Globals, version: str | None, entries_alike: int, 
         direct = fo.option(opts, ("direct",), fo.DEFAULT_DIRECT, fo.int_option, "0 or 1")
         grouped = bool(fo.option(opts, ("group_reporting",), 0, fo.int_option, "0 or 1")) or (
             (numjobs or 1) > 1 and entries_alike < numjobs)
-        bs = {d: fo.bs(opts, d) for d in DIRECTIONS}
-        rate = {d: fo.rate_iops(opts, d) for d in DIRECTIONS}
     except OptionError as exc:
         raise EntryError(str(exc)) from None
     note = None
-    if any(type(v) is Unknown for v in opts.values()):
+    if (glob.unknown or text_format) and any(type(v) is Unknown for v in opts.values()):
         by_reason: dict[str, list[str]] = {}
         for k in fo.CONFIG_OPTIONS:
             v = opts.get(k)
             if type(v) is Unknown and not (k.startswith("rwmix") and rw is not None and rw not in fo.MIXED_MODES):
                 by_reason.setdefault(v.reason, []).append(k)
         note = "; ".join(f"{', '.join(ks)} {r}" for r, ks in by_reason.items()) or None
-    return Config(opts, rw, iodepth, numjobs, rwmix, ioengine, direct, grouped, note, True, bs, rate)
+    return Config(opts, rw, iodepth, numjobs, rwmix, ioengine, direct, grouped, note)
 
 
 def _client_count(obj: dict, jobs: list) -> int:
@@ -397,12 +426,11 @@ def disk_ios(obj: dict, client: bool) -> dict:
         per: dict[Any, dict[Any, list[int]]] = {}
         stacked: dict[Any, bool] = {}
         for e in du:
-            host = (str(e.get("hostname")), str(e.get("port"))) if client else None
-            if any(k.startswith("aggr_") for k in e):
-                stacked[host] = True
+            if "aggr_read_ios" in e or "aggr_util" in e:
+                stacked[(str(e.get("hostname")), str(e.get("port"))) if client else None] = True
         for i, e in enumerate(du):
             host = (str(e.get("hostname")), str(e.get("port"))) if client else None
-            if stacked.get(host) and not any(k.startswith("aggr_") for k in e):
+            if stacked and stacked.get(host) and not ("aggr_read_ios" in e or "aggr_util" in e):
                 continue  # a member of a stacked device: its I/Os are the stacked device's again
             vals = [_count(e.get(k, 0) if k.endswith("merges") else e[k], k) for k in DISK_FIELDS]
             disk = str(e.get("name")) if client else i
@@ -491,11 +519,13 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
         e.rounded_columns = ",".join(str(c) for c in rounded)
     if not e.aggregate:
         fmt = e.source_format if e.source_format in ("normal", "terse") else None
-        try:  # numjobs clones share their options: read them once per file
-            key = (job.get("hostname"), job.get("port"), entries_alike, fmt, tuple(job["job options"].items()))
-            hash(key)
-        except (KeyError, TypeError, AttributeError):
-            key = None
+        key = None
+        if entries_alike > 1:  # numjobs clones share their options: read them once per file
+            try:
+                key = (job.get("hostname"), job.get("port"), entries_alike, fmt, tuple(job["job options"].items()))
+                hash(key)
+            except (KeyError, TypeError, AttributeError):
+                key = None
         e.config = cache.get(key) if key is not None else None
         if e.config is None:
             e.config = _config(job, glob, res.fio_version, entries_alike, fmt)
