@@ -172,3 +172,18 @@ def test_every_entry_is_read_once(rel):
     res = read(rel)
     assert [e.index for e in res.entries] == list(range(len(res.entries)))
     assert sum(e.aggregate for e in res.entries) == (1 if res.client else 0)
+
+
+def test_fio_3_39_two_connections_to_one_server_keep_only_what_both_blocks_say():
+    obj = raw("clientserver/fio-3.39-global-list.json")
+    for j in obj["client_stats"]:
+        j["hostname"], j["port"] = "127.0.0.1", 8765
+    obj["global options"] = [
+        {"hostname": "127.0.0.1", "port": 8765, "size": "64m", "ioengine": "libaio", "direct": "1"},
+        {"hostname": "127.0.0.1", "port": 8765, "size": "64m", "direct": "0"},
+    ]
+    rows, bad = ingest.rows_from_bytes(json.dumps(obj).encode(), "t", "f")
+    assert not bad and len(rows) == 2
+    for r in rows:
+        assert r["ioengine"] is None and r["direct"] is None  # one block only / different values
+        assert r["config_note"].startswith("ioengine, direct not set alike by the 'global options' of the clients")

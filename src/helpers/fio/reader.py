@@ -320,10 +320,11 @@ class _Globals:
                 key = (str(b.get("hostname")), str(b.get("port")))
                 opts = {k: v for k, v in b.items() if k not in ("hostname", "port")}
                 prev = self.per_client.get(key)
-                if prev is not None:  # two blocks for one client: keep what they agree on
-                    opts = {k: v if prev.get(k, v) == v else Unknown("given different values by two 'global "
-                                                                     "options' blocks of this client")
-                            for k, v in {**prev, **opts}.items()}
+                if prev is not None:  # two connections to one host:port: keep only what both blocks say alike
+                    unsure = Unknown(f"not set alike by the 'global options' of the clients connected to "
+                                     f"{key[0]}:{key[1]}, whose entries cannot be told apart")
+                    opts = {k: prev[k] if k in prev and k in opts and prev[k] == opts[k] else unsure
+                            for k in {**prev, **opts}}
                 self.per_client[key] = opts
         elif len(blocks) == 1:  # some tools write the one object as a one-item list
             self.shared = blocks[0]
