@@ -569,8 +569,9 @@ def read_result(objs: list[dict], data: bytes = b"") -> Result:
     disk = disk_ios(obj, client)
     plus = False
     cache: dict = {}
-    text_format = next((str(j["lab_text"].get("format")) for j in jobs
-                        if type(j) is dict and isinstance(j.get("lab_text"), dict)), None)
+    first = jobs[0] if jobs and type(jobs[0]) is dict else {}
+    lab = first.get("lab_text")  # the text parser marks every entry it makes
+    text_format = str(lab.get("format")) if isinstance(lab, dict) else None
     for i, job in enumerate(jobs):
         if type(job) is not dict:
             res.entries.append(Entry(i, None, None, None, error=f"job entry {i} is not an object (wrong schema)."))
