@@ -559,8 +559,8 @@ def read_result(objs: list[dict], data: bytes = b"") -> Result:
     version = obj.get("fio version")
     res = Result(None if version is None else str(version), ts if type(ts) is int and 0 <= ts < 2**63 else None,
                  client, [])
-    keys = [tuple(str(j.get(x)) for x in ("jobname", "groupid", "hostname", "port")) if type(j) is dict else None
-            for j in jobs]
+    keys = [(str(j.get("jobname")), str(j.get("groupid")), str(j.get("hostname")), str(j.get("port")))
+            if type(j) is dict else None for j in jobs]
     counts: dict[tuple, int] = {}
     for k in keys:
         if k is not None:
