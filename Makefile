@@ -111,5 +111,5 @@ clean: ## remove the lab's scratch file and caches (raw data is kept); lists lab
 	rm -rf .pytest_cache build .jupyter/runtime
 	find src tests -name __pycache__ -type d -prune -exec rm -rf {} +
 
-bench-ingest: setup ## time ingest vs a naive json_normalize baseline on 3,000 generated fio files
-	$(BIN)/python benchmarks/bench_ingest.py --files 3000
+bench-ingest: setup ## time ingest vs a naive json_normalize baseline: 3,000 small files and a 2,000-file archive-shaped corpus
+	$(BIN)/python benchmarks/bench_ingest.py --files 3000 --archive-files 2000

@@ -108,3 +108,25 @@ def test_real_steady_state_run_with_preconditioning(tmp_path, scratch_dir, fio_p
     assert len(m["steady_state"]["rounds"]) == 3 and not m["steady_state"]["result"]["reached"]
     assert "not steady" in steady_state_figure(m["steady_state"]["rounds"], m["steady_state"]["result"]
                                                ).layout.annotations[0].text
+
+
+def test_point_metrics_reads_fio_2_microsecond_keys(tmp_path):
+    """The adaptive search reads its points through the one fio reader: a fio 2.x file (latency in µs
+    under 'clat', io_bytes in KiB, no total_ios) gives its IOPS and its mean completion latency in µs."""
+    import json
+    from pathlib import Path
+
+    from helpers.run.adaptive import point_metrics
+
+    src = Path(__file__).parent / "data" / "fio" / "legacy" / "fio-2.1.3.out"
+    obj = json.loads(src.read_text())
+    m = point_metrics(src)
+    jobs = [j for j in obj["jobs"]]
+    per = [(j[d]["iops"], j[d]["clat"]["mean"]) for j in jobs for d in ("read", "write") if j[d]["iops"]]
+    assert m["iops"] == sum(i for i, _ in per) == 4096 + 409
+    assert m["lat_mean_us"] == pytest.approx(sum(i * c for i, c in per) / m["iops"], rel=1e-12)
+    assert 80 < m["lat_mean_us"] < 2432  # µs, not ns (a 3.x-only reader saw 0 here)
+    # the same numbers from a fio 3.x file: clat_ns / 1000
+    f3 = Path(__file__).parent / "data" / "fio" / "json" / "randread-qd4.json"
+    x = json.loads(f3.read_text())["jobs"][0]["read"]
+    assert point_metrics(f3) == {"iops": x["iops"], "lat_mean_us": pytest.approx(x["clat_ns"]["mean"] / 1000)}

@@ -39,6 +39,11 @@ def job_entries(obj: dict) -> list[dict]:
     return obj.get("jobs") or obj.get("client_stats")
 
 
+def measured(block: dict, key: str) -> float:
+    """A latency stat in µs; NaN when fio did not measure it (N = 0: slat on sync engines, gtod_reduce)."""
+    return math.nan if block["N"] == 0 else block[key] / 1000
+
+
 def expected_rows(obj: dict) -> list[dict]:
     """One expected row per job entry and direction with I/O, straight from the fio JSON."""
     out = []
@@ -52,10 +57,11 @@ def expected_rows(obj: dict) -> list[dict]:
             out.append({
                 "job_name": job["jobname"], "job_index": i, "direction": d, "total_ios": x["total_ios"],
                 "io_bytes": x["io_bytes"], "iops": x["iops"], "bw_bytes_per_s": float(x["bw_bytes"]),
-                "runtime_s": x["runtime"] / 1000, "lat_mean_us": x["lat_ns"]["mean"] / 1000,
-                "lat_max_us": x["lat_ns"]["max"] / 1000, "clat_mean_us": x["clat_ns"]["mean"] / 1000,
-                "slat_mean_us": x["slat_ns"]["mean"] / 1000, "usr_cpu_pct": job["usr_cpu"],
-                **{col: x["clat_ns"]["percentile"][k] / 1000 for k, col in PCT.items()},
+                "runtime_s": x["runtime"] / 1000, "lat_mean_us": measured(x["lat_ns"], "mean"),
+                "lat_max_us": measured(x["lat_ns"], "max"), "clat_mean_us": measured(x["clat_ns"], "mean"),
+                "slat_mean_us": measured(x["slat_ns"], "mean"), "usr_cpu_pct": job["usr_cpu"],
+                **{col: x["clat_ns"]["percentile"][k] / 1000 if x["clat_ns"]["N"] else math.nan
+                   for k, col in PCT.items()},
             })
     return out
 
@@ -70,7 +76,9 @@ def check_rows(df: pd.DataFrame, expected: list[dict]) -> None:
     exp = sorted(expected, key=lambda e: (e["job_index"], e["direction"]))
     for (_, row), e in zip(got.iterrows(), exp):
         for k, v in e.items():
-            if isinstance(v, float):
+            if isinstance(v, float) and math.isnan(v):
+                assert math.isnan(row[k]), (k, row[k], v)
+            elif isinstance(v, float):
                 assert row[k] == pytest.approx(v, rel=1e-12), (k, row[k], v)
             else:
                 assert row[k] == v, (k, row[k], v)
@@ -172,28 +180,6 @@ def test_options_at_fio_defaults_are_absent_from_the_json():
     df = ingest_file(path)
     assert set(df.bs_bytes) == {4096} and set(df.iodepth) == {1} and set(df.rwmixread_pct) == {50.0}
     assert set(df.ioengine) == {"psync"} and set(df.direct) == {0} and set(df.numjobs) == {1}
-
-
-@pytest.mark.parametrize("value,expected", [("4k", 4096), ("1m", 1048576), ("4096", 4096), ("64k,,4k", None)])
-def test_size_strings(value, expected):
-    if expected is None:  # fio: an empty part is the default, a missing trailing part repeats the last
-        assert [ingest._bs({"bs": value}, d) for d in ingest.DIRECTIONS] == [65536, 4096, 4096]
-    else:
-        assert ingest._bs({"bs": value}, "read") == expected
-    assert ingest._bs({"bs": "4k,16k"}, "trim") == 16384
-    assert ingest._opt({"iodepth": "64"}, ("iodepth",), 1, ingest._int_option, "") == 64
-
-
-@pytest.mark.parametrize("value,expected", [
-    ("500", [500.0, 500.0, 500.0]),  # one value caps every direction
-    ("500,200", [500.0, 200.0, 200.0]),  # a missing trailing part repeats the last (as for bs)
-    (",200", [None, 200.0, 200.0]),  # an empty part: that direction is not capped
-    ("1k,0", [1024.0, None, None]),  # fio int suffixes are binary (1k = 1024); 0 is "no cap"
-])
-def test_rate_iops_per_direction(value, expected):
-    got = [ingest._rate_iops({"rate_iops": value}, d) for d in ingest.DIRECTIONS]
-    assert [None if math.isnan(g) else g for g in got] == expected
-    assert math.isnan(ingest._rate_iops({}, "read"))  # absent: not rate-limited
 
 
 def test_client_server_two_clients():
@@ -453,3 +439,135 @@ def test_structurally_mutated_fio_json(mutations):
         except (KeyError, IndexError, TypeError):
             continue
     assert_never_raises(json.dumps(obj, allow_nan=True).encode())
+
+
+# --- files recognised by content (issue 11 point 10) ----------------------------------------------
+
+def make_mixed_folder(d: Path) -> None:
+    """fio results under names people give them, junk, binary, and the lab's own files."""
+    (d / "sub").mkdir(parents=True)
+    shutil.copy(CORPUS / "json/randread-qd4.json", d / "run1.out")
+    shutil.copy(CORPUS / "jsonplus/randrw-mix70.json", d / "sub" / "mix.txt")
+    shutil.copy(CORPUS / "text/note-before.json", d / "sub" / "fio.log")
+    shutil.copy(CORPUS / "multijob/group-reporting.json", d / "results")  # no extension
+    (d / "notes.md").write_text("# my fio notes\nnothing measured here\n")
+    (d / "image.bin").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(200))
+    (d / "manifest.json").write_text('{"run_id": "x", "points": {}}')  # the lab's own: not a result
+    (d / "part-0.parquet").write_bytes(b"PAR1\0\0PAR1")
+    (d / ".hidden.fio").write_text("[job]\nrw=read\n")
+
+
+def test_files_are_recognised_by_content_not_name(tmp_path):
+    make_mixed_folder(tmp_path)
+    res = ingest.ingest_paths([tmp_path], "mixed")
+    assert res.files == 6 and res.recognised == 4
+    assert sorted(set(res.results.source_file)) == ["results", "run1.out", "sub/fio.log", "sub/mix.txt"]
+    q = res.quarantine.set_index("source_file").reason
+    assert sorted(q.index) == ["image.bin", "notes.md"]  # every other file has its line
+    assert q["image.bin"] == "the file is binary (a NUL byte near its start), not fio output."
+    assert q["notes.md"].startswith("the file holds no JSON object and is not fio text output")
+    only = ingest.ingest_paths([tmp_path], "g", glob="*.out")
+    assert list(only.results.source_file) == ["run1.out"] and only.files == 1
+    assert ingest.ingest_paths([tmp_path], "g", glob="sub/*").files == 2  # a relative path matches too
+
+
+def test_command_line_exits_non_zero_when_nothing_is_fio_output(tmp_path, capsys):
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "a.out").write_text("Linux 6.1 (host) \t11/23/2026\n")
+    (junk / "b.log").write_text("not fio\n")
+    assert ingest.main([str(junk), "--out", str(tmp_path / "out")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.startswith("2 files, 0 rows, 2 quarantined")
+    err = captured.err.strip().splitlines()
+    assert err == [f"error: nothing in {junk} was recognised as fio output (2 files considered, none holds a "
+                   "fio result; see the quarantine lines above)."]
+    make_mixed_folder(tmp_path / "mixed")
+    assert ingest.main([str(tmp_path / "mixed"), "--out", str(tmp_path / "out")]) == 0
+    assert ingest.main([str(tmp_path / "mixed"), "--glob", "*.md", "--out", str(tmp_path / "out")]) == 1
+    assert "1 file matching '*.md' considered" in capsys.readouterr().err
+
+
+def test_windows_utf16_output_is_read(tmp_path):
+    text = (CORPUS / "json/randread-qd4.json").read_text()
+    (tmp_path / "win.json").write_bytes(b"\xff\xfe" + text.replace("\n", "\r\n").encode("utf-16-le"))
+    a = ingest_file(CORPUS / "json/randread-qd4.json").drop(columns="source_file")
+    b = ingest_file(tmp_path / "win.json").drop(columns="source_file")
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_manifest_groups_is_one_mapping():
+    m = {"points": {"a": {"parameters": {"group": "qd"}}, "b": {"parameters": {}}, "c": {}}}
+    assert ingest.manifest_groups(m) == {"a": "qd", "b": None, "c": None}
+    assert ingest.manifest_groups({}) == {}
+
+
+# --- total-latency percentiles (issue 10 point 1, ingest part) ------------------------------------
+
+@pytest.fixture(scope="module")
+def lat_percentiles_run(fio_path, scratch_dir) -> Path:
+    """One real 1 s json+ run with lat_percentiles=1 (total latency percentiles and bins)."""
+    import subprocess
+
+    from realfio import prefill
+
+    target = scratch_dir / "latpct-target.bin"
+    prefill(fio_path, target)
+    out = scratch_dir / "latpct.json"
+    subprocess.run([fio_path, "--name=latpct", f"--filename={target}", "--size=64m", "--rw=randread", "--bs=4k",
+                    "--ioengine=libaio", "--iodepth=4", "--direct=1", "--runtime=1", "--time_based",
+                    "--lat_percentiles=1", "--output-format=json+", f"--output={out}"],
+                   check=True, capture_output=True, timeout=60)
+    return out
+
+
+def test_lat_percentiles_are_total_latency_and_exactly_fios(lat_percentiles_run):
+    from helpers.fio.histogram import percentile
+
+    x = fio_objects(lat_percentiles_run)[0]["jobs"][0]["read"]
+    res = ingest.ingest_paths([lat_percentiles_run], "lp")
+    r = res.results.iloc[0]
+    for key, suffix in (("50.000000", "p50"), ("90.000000", "p90"), ("95.000000", "p95"), ("99.000000", "p99"),
+                        ("99.900000", "p99_9"), ("99.990000", "p99_99")):
+        assert r[f"lat_{suffix}_us"] == x["lat_ns"]["percentile"][key] / 1000  # exactly fio's number
+        assert r[f"clat_{suffix}_us"] == x["clat_ns"]["percentile"][key] / 1000
+    assert r.lat_p50_us >= r.clat_p50_us and r.lat_mean_us >= r.clat_mean_us
+    h = res.histograms
+    assert set(h.latency) == {"lat"} and h["count"].sum() == x["lat_ns"]["N"]  # the total-latency bins
+    assert percentile(h.bin_ns, h["count"], 99.0) == x["lat_ns"]["percentile"]["99.000000"]
+    assert r.source_format == "json+"
+
+
+def test_without_lat_percentiles_the_lat_columns_are_nan_and_bins_are_clat():
+    res = ingest.ingest_paths([CORPUS / "jsonplus/randrw-mix70.json"], "t")
+    assert res.results[[c for c in res.results.columns if c.startswith("lat_p")]].isna().all().all()
+    assert set(res.histograms.latency) == {"clat"}
+
+
+def test_text_results_go_through_the_same_reader(monkeypatch):
+    """The dispatch: JSON first, else the text parser (helpers.fio.text_output, another engineer's; its
+    contract is stood in for here). A text row says its format and rounded columns, and options the
+    text does not print are <NA>, not fio's defaults."""
+    obj = fio_objects(CORPUS / "json/randread-qd4.json")[0]
+    job = obj["jobs"][0]
+    job["job options"] = {"rw": "randread", "bs": "4k", "iodepth": "4", "ioengine": "libaio"}  # no direct
+    job["lab_text"] = {"format": "normal", "rounded": ["iops", "bw_bytes_per_s"]}
+    calls = []
+
+    def fake_text(data: bytes) -> list[dict]:
+        calls.append(data)
+        if not data.startswith(b"randread-qd4: (g=0)"):
+            raise ingest.FioParseError("not fio text output.")
+        return [obj]
+
+    monkeypatch.setattr(ingest, "parse_fio_text", fake_text)
+    rows, bad = ingest.rows_from_bytes(b"randread-qd4: (g=0): rw=randread, bs=(R) 4096B-4096B ...\n", "t", "a.txt")
+    assert not bad and len(rows) == 1
+    r = rows[0]
+    assert (r["source_format"], r["rounded_columns"]) == ("normal", "iops,bw_bytes_per_s")
+    assert (r["rw"], r["bs_bytes"], r["iodepth"], r["ioengine"]) == ("randread", 4096, 4, "libaio")
+    assert r["direct"] is None and r["numjobs"] is None and r["rate_iops"] is None
+    assert r["config_note"] == "numjobs, direct, rate_iops not printed in fio's normal output"
+    calls.clear()
+    json_rows, _ = ingest.rows_from_bytes((CORPUS / "json/randread-qd4.json").read_bytes(), "t", "b.json")
+    assert calls == [] and json_rows[0]["source_format"] == "json" and json_rows[0]["rounded_columns"] is None

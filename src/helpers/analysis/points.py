@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from helpers.fio.options import MIXED_MODES
 from helpers.fio.units import format_bytes
 
 MB = 1_000_000
 MIB = 1024**2
-MIXED_MODES = ("rw", "readwrite", "randrw")
 OPERATION_ORDER = ["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]
 POINT_KEYS = ["run_id", "source_file", "point_id", "job_index"]  # foreign files may reuse job names
 

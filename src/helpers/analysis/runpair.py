@@ -26,6 +26,7 @@ import pandas as pd
 
 from helpers.analysis.samples import compare_samples
 from helpers.fio import histogram
+from helpers.fio.options import MIXED_MODES
 from helpers.fio.units import format_bytes
 
 MATCH_KEYS = ["rw", "direction", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct",
@@ -145,7 +146,7 @@ def point_label(row) -> str:
     if nj is not None and not pd.isna(nj) and int(nj) != 1:
         parts.append(f"x{int(nj)} jobs")
     mix = row.get("rwmixread_pct")
-    if mix is not None and not pd.isna(mix) and rw in ("rw", "readwrite", "randrw"):
+    if mix is not None and not pd.isna(mix) and rw in MIXED_MODES:
         parts.append(f"{mix:g} % read")
     rate = row.get("rate_iops")
     if rate is not None and not pd.isna(rate):

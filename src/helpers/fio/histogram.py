@@ -1,8 +1,9 @@
-"""Completion-latency histograms from fio's json+ ``bins``: percentiles and CDF.
+"""Latency histograms from fio's json+ ``bins``: percentiles and CDF.
 
 The histograms dataset (``data/processed/histograms/run_id=<RUN>/``) holds one row per
 (file, job entry, direction, bin): ``bin_ns`` is fio's bin key (latency in ns), ``count`` the I/Os
-in it.  fio computes its own percentiles from the same bins (stat.c ``calc_clat_percentiles``):
+in it, ``latency`` which latency the bins count ('lat', total latency, when the job ran with
+``lat_percentiles=1``; else 'clat', completion latency) -- one histogram per job entry and direction.  fio computes its own percentiles from the same bins (stat.c ``calc_clat_percentiles``):
 the p-th percentile is the value of the first bin, in ascending latency, whose cumulative count
 reaches ``p / 100 * N``.  :func:`percentile` follows that rule, so it reproduces fio's reported
 percentiles exactly whenever fio wrote bins (its bins themselves are ~1.6 % wide: 64 per power of 2).

@@ -4,6 +4,12 @@ fio may print notes or errors before the JSON, normal text after it
 (``--output-format=json,normal``), or several JSON objects one after another
 (``--status-interval``).  :func:`parse_fio_bytes` returns every fio result object found;
 :func:`final_jobs` keeps the final entry of each job across status-interval objects.
+
+Client/server output of fio before 3.39 adds every client's global options to one ``global options``
+object, so its keys repeat (duplicate JSON keys).  Decoders keep only the last duplicate; for
+client/server results the objects are decoded again keeping every value: an object with repeated
+keys is a :class:`DuplicateKeys` dict (last value, as any decoder) whose ``duplicates`` attribute
+lists every value of each repeated key in file order.
 """
 
 from __future__ import annotations
@@ -17,7 +23,30 @@ class FioParseError(ValueError):
     """The bytes hold no usable fio JSON result; the message is one sentence."""
 
 
+DUPLICATES = "duplicates"  # attribute of a DuplicateKeys object: {key: [every value, in file order]}
+
+
+class DuplicateKeys(dict):
+    """A JSON object whose keys repeat: the last value per key, and every value in ``duplicates``."""
+
+    __slots__ = (DUPLICATES,)
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict:
+    d = dict(pairs)
+    if len(d) == len(pairs):
+        return d
+    out = DuplicateKeys(d)
+    seen: dict[str, list] = {}
+    for k, v in pairs:
+        seen.setdefault(k, []).append(v)
+    out.duplicates = {k: v for k, v in seen.items() if len(v) > 1}
+    return out
+
+
 _DECODER = json.JSONDecoder()
+_PAIRS_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
+_CLIENT = b'"client_stats"'
 
 
 def _is_fio_result(obj: object) -> bool:
@@ -37,8 +66,10 @@ def parse_fio_bytes(data: bytes) -> list[dict]:
     try:
         obj = orjson.loads(memoryview(data)[start:end + 1])  # fast path: one object, maybe with text around it
     except orjson.JSONDecodeError:
-        objs, truncated = _scan(data[start:])
+        objs, truncated = _scan(data[start:], _PAIRS_DECODER if _CLIENT in data else _DECODER)
     else:
+        if type(obj) is dict and "client_stats" in obj and "global options" in obj:  # keys may repeat
+            obj = _PAIRS_DECODER.decode(data[start:end + 1].decode("utf-8", errors="replace"))
         objs = [obj]
         truncated = b"\n{" in data[end + 1:]  # another object starts after the last '}': cut short
     results = [o for o in objs if _is_fio_result(o)]
@@ -52,7 +83,7 @@ def parse_fio_bytes(data: bytes) -> list[dict]:
     return results
 
 
-def _scan(data: bytes) -> tuple[list[object], bool]:
+def _scan(data: bytes, decoder: json.JSONDecoder = _DECODER) -> tuple[list[object], bool]:
     """Slow path: every complete top-level object that starts a line, and whether an object
     starting on a line after the last complete one could not be read (a truncated tail)."""
     text = data.decode("utf-8", errors="replace")
@@ -67,7 +98,7 @@ def _scan(data: bytes) -> tuple[list[object], bool]:
             pos = i + 1
             continue
         try:
-            obj, end = _DECODER.raw_decode(text, i)
+            obj, end = decoder.raw_decode(text, i)
         except (json.JSONDecodeError, RecursionError):
             broken = True
             pos = i + 1

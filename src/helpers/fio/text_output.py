@@ -49,8 +49,8 @@ from __future__ import annotations
 import re
 
 from helpers.fio.json_output import FioParseError
+from helpers.fio.options import ALL_CLIENTS, DIRECTIONS
 
-DIRS = ("read", "write", "trim")
 _UNIT_NS = {"nsec": 1, "usec": 1_000, "msec": 1_000_000}
 
 # --- fio's num2str ----------------------------------------------------------------------------------
@@ -109,7 +109,6 @@ _ISSUED3 = re.compile(r"^\s+issued rwts?: total=(\d+),(\d+),(\d+)")
 _ISSUED2 = re.compile(r"^\s+issued\s*: total=r=(\d+)/w=(\d+)/d=(\d+)")
 _HOST = re.compile(r"^<([^>\n]*)> ?(.*)$")
 _HOSTINFO = re.compile(r"hostname=([^,]+), be=\d+, .*fio=(fio-[^,\s]+)")
-ALL_CLIENTS = "All clients"  # fio's client/server aggregate entry
 _DESCRIPTION = re.compile(r"^\s+Description\s+: \[(.*)\]\s*$")
 _GROUP = re.compile(r"^Run status group (\d+) \(all jobs\):")
 _DISKS = re.compile(r"^Disk stats \(read/write\):")
@@ -237,7 +236,7 @@ def _latency(job: dict, d: dict, m: re.Match, usec_native: bool) -> None:
 
 def _finish_job(job: dict) -> None:
     """iops from the exact issued count and runtime, as fio computes it for JSON, when consistent."""
-    for name in (*DIRS, "mixed"):
+    for name in (*DIRECTIONS, "mixed"):
         d = job.get(name)
         if d is None:
             continue
@@ -426,7 +425,7 @@ def _parse_normal(lines: list[str]) -> list[dict]:
             continue
         m = _ISSUED3.match(line) or _ISSUED2.match(line)
         if m:
-            for name, n in zip(DIRS, m.groups()):
+            for name, n in zip(DIRECTIONS, m.groups()):
                 if name in job:
                     job[name]["total_ios"] = int(n)
             if "mixed" in job:
@@ -480,7 +479,7 @@ def _terse_line(line: str, lineno: int) -> tuple[str | None, dict, list[dict]]:
     lab: dict = {"format": "terse", "rounded": []}
     job: dict = {"jobname": name, "groupid": int(gid), "error": int(err)}
     proofs = []
-    for i, dname in enumerate(DIRS[:ndir]):
+    for i, dname in enumerate(DIRECTIONS[:ndir]):
         x = f[pos + i * per:pos + (i + 1) * per]
         kib, bw_kib, iops, runt = (int(v) for v in x[:4])
         if runt <= 0:

@@ -10,9 +10,12 @@ from helpers.ingest.core import (
     ingest,
     ingest_paths,
     ingest_run,
+    manifest_groups,
     quarantine_report,
     raw_files,
+    read_results,
     write_ingest,
 )
 
-__all__ = ["IngestResult", "ingest", "ingest_paths", "ingest_run", "quarantine_report", "raw_files", "write_ingest"]
+__all__ = ["IngestResult", "ingest", "ingest_paths", "ingest_run", "manifest_groups", "quarantine_report",
+           "raw_files", "read_results", "write_ingest"]

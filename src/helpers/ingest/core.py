@@ -1,4 +1,5 @@
-"""Ingest: raw fio JSON files -> one row per job entry and direction with I/O.
+"""Ingest: raw fio result files (JSON, json+, normal and terse text) -> one row per job entry and
+direction with I/O.
 
 Reads what users really have: plain ``json`` and ``json+`` (clat ``bins`` go to the histograms
 dataset), several jobs and numjobs clones per file, mixed and trim workloads, options in
@@ -15,16 +16,21 @@ arrays once.  The command line streams histograms and quarantine to Parquet batc
 the results once, after computing the validity flags over the whole run (the repeat flag compares all
 of a run's rows), so memory follows the batch size plus the run's result rows (~0.5 KB per row).
 
+Files are recognised by content, never by name: every file below the given folders is considered
+(hidden files, the run manifest and Parquet files excepted; ``--glob`` restricts the search), read
+through one dispatch (:func:`read_results`: fio JSON first, else fio's normal or terse text), and
+every file that is not a fio result gets a quarantine line.
+
 Command line::
 
-    python -m helpers.ingest PATH [PATH ...] --out DIR [--run RUN_ID]
+    python -m helpers.ingest PATH [PATH ...] --out DIR [--run RUN_ID] [--glob PATTERN]
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import functools
-import math
 import multiprocessing
 import os
 import sys
@@ -39,31 +45,38 @@ import pandas as pd
 import pyarrow as pa
 
 from helpers import config
-from helpers.errors import LabError
-from helpers.fio.json_output import FioParseError, final_jobs, parse_fio_bytes
-from helpers.fio.units import parse_size
+from helpers.fio.json_output import FioParseError, parse_fio_bytes
+from helpers.fio.logs import parse_log_name
+from helpers.fio.reader import EntryError, read_result
+from helpers.fio.text_output import parse_fio_text
 from helpers.ingest.timeseries import ingest_timeseries
 from helpers.processed import schema, store
 from helpers.processed.validity import FLAG_COLUMNS, add_flags
 from helpers.run.manifest import MANIFEST_NAME, latest_raw_run, read_manifest
 
-DIRECTIONS = ("read", "write", "trim")
-MIXED = ("rw", "readwrite", "randrw")  # read/write mixes governed by rwmixread
-NAN = float("nan")
-ALL_CLIENTS = "All clients"
 BATCH_FILES = 256  # files per batch: bounds memory (one batch of parsed JSON per worker)
 POOL_MIN_FILES = 2 * BATCH_FILES  # below this a process pool costs more than it saves
-UNKNOWN = "\0unknown"  # an option set in a 'global options' block we cannot attribute to the job
+SNIFF_BYTES = 8192  # a NUL byte in the first 8 KiB: a binary file, not fio output
+BIG_FILE = 16 << 20  # files larger than this are sniffed before they are read whole
+BINARY_SUFFIXES = (".parquet", ".gz", ".xz", ".zst", ".bz2", ".zip", ".tar", ".png", ".jpg", ".jpeg", ".gif",
+                   ".pdf", ".so", ".o", ".pyc", ".whl", ".bin", ".img", ".iso")  # not read at all
 
 FLAG_NAMES = schema.column_names(FLAG_COLUMNS)
-FIELDS = [c for c in schema.column_names() if c not in FLAG_NAMES]  # what _job_rows produces, in order
+FIELDS = [c for c in schema.column_names() if c not in FLAG_NAMES]  # what _entry_rows produces, in order
 _DTYPES = schema.dtypes()
 HIST_FIELDS = schema.column_names(schema.HISTOGRAM_COLUMNS)
 Q_FIELDS = schema.column_names(schema.QUARANTINE_COLUMNS)
+_ROW_ORDER = [
+    "run_id", "host", "fio_version", "source_file", "point_id", "group", "job_name", "job_index", "rw", "direction",
+    "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "rate_iops", "ioengine", "direct", "group_reporting",
+    "runtime_s", "io_bytes", "total_ios", "iops", "bw_bytes_per_s", "lat_mean_us", "lat_stddev_us", "lat_min_us",
+    "lat_max_us", "clat_mean_us", "slat_mean_us", *schema.PERCENTILES.values(), *schema.LAT_PERCENTILES.values(),
+    "usr_cpu_pct", "sys_cpu_pct", "timestamp_s", "disk_read_ios", "disk_write_ios", "disk_read_merges",
+    "disk_write_merges", "source_format", "rounded_columns", "config_note",
+]
+assert _ROW_ORDER == FIELDS, "the row tuple of _entry_rows must follow the schema's column order"
 
-
-class BadJob(Exception):
-    """A job entry (or file) that is not a data point; the message is one sentence."""
+BadJob = EntryError  # a job entry (or file) that is not a data point; the message is one sentence
 
 
 @dataclass
@@ -75,170 +88,11 @@ class IngestResult:
     histograms: pd.DataFrame | None = None
     rows: int | None = None  # when results were streamed to disk and not kept
     histogram_rows: int | None = None
+    recognised: int = 0  # files that hold a fio result
 
     def summary(self) -> str:
         rows = len(self.results) if self.rows is None else self.rows
         return f"{self.files} files, {rows} rows, {len(self.quarantine)} quarantined"
-
-
-# --- values ------------------------------------------------------------------------------------
-
-def _num(v: Any, what: str) -> float:
-    if (type(v) is int or type(v) is float) and math.isfinite(v):  # bool is not a number here
-        return float(v)
-    raise BadJob(f"{what} is {_show(v)}, not a finite number (wrong schema).")
-
-
-def _count(v: Any, what: str) -> int:
-    if type(v) is int and 0 <= v < 2**63:
-        return v
-    if type(v) is float and v.is_integer() and 0 <= v < 2**63:
-        return int(v)
-    raise BadJob(f"{what} is {_show(v)}, not a count (wrong schema).")
-
-
-def _show(v: Any) -> str:
-    s = repr(v)
-    return s if len(s) <= 40 else s[:37] + "..."
-
-
-def _int_option(v: Any) -> int:
-    s = str(v).strip().lower()
-    if s in ("", "true", "yes", "on"):  # a flag option given without a value
-        return 1
-    if s in ("false", "no", "off"):
-        return 0
-    try:
-        n = int(s)
-    except ValueError:
-        n = parse_size(s)
-    if not 0 <= n < 2**63:
-        raise ValueError(s)
-    return n
-
-
-def _size(part: str) -> int:
-    return parse_size(part) if part else 4096
-
-
-def _opt(options: dict, keys: tuple[str, ...], default: Any, conv, what: str) -> Any:
-    """Option value converted, ``default`` when absent (fio default), None when unattributable."""
-    for k in keys:
-        if k in options:
-            v = options[k]
-            if v == UNKNOWN:
-                return None
-            try:
-                return conv(v)
-            except (ValueError, TypeError, LabError, OverflowError):
-                raise BadJob(f"option {k}={_show(v)} cannot be read as {what}.") from None
-    return default
-
-
-def _direction_part(raw: Any, direction: str) -> str:
-    """fio's per-direction value 'r,w,t': a missing trailing part repeats the last ('' = fio's default)."""
-    parts = [p.strip() for p in str(raw).split(",")]
-    i = DIRECTIONS.index(direction)
-    return parts[i] if i < len(parts) else parts[-1]
-
-
-def _bs(options: dict, direction: str) -> int | None:
-    """Block size of one direction; an empty part is fio's default 4k."""
-    return _opt(options, ("bs", "blocksize"), 4096, lambda raw: _size(_direction_part(raw, direction)),
-                "a block size")
-
-
-def _rate_iops(options: dict, direction: str) -> float | None:
-    """rate_iops cap of one direction; an empty part or 0 is no cap (NaN), as is an absent option."""
-    def conv(raw: Any) -> float:
-        part = _direction_part(raw, direction)
-        n = _int_option(part) if part else 0
-        return float(n) if n > 0 else NAN
-    return _opt(options, ("rate_iops",), NAN, conv, "an IOPS rate")
-
-
-def _rwmixread(options: dict, rw: str | None) -> float | None:
-    if rw is None:
-        return None
-    if rw not in MIXED:
-        return NAN
-    if "rwmixread" in options:
-        return _opt(options, ("rwmixread",), 50.0, lambda v: _pct(v), "a percentage")
-    w = _opt(options, ("rwmixwrite",), 50.0, lambda v: _pct(v), "a percentage")
-    return None if w is None else 100.0 - w
-
-
-def _pct(v: Any) -> float:
-    x = float(str(v).strip())
-    if not 0.0 <= x <= 100.0:
-        raise ValueError(v)
-    return x
-
-
-def _options(obj: dict, job: dict, unattributable: bool) -> dict:
-    g = obj.get("global options")
-    if isinstance(g, list):  # some fio versions/tools emit a one-item list
-        g = g[0] if len(g) == 1 else None
-    if g is None:
-        g = {}
-    if not isinstance(g, dict):
-        raise BadJob("the file's 'global options' is not an object (wrong schema).")
-    j = job.get("job options")
-    if j is None:
-        j = {}
-    if not isinstance(j, dict):
-        raise BadJob("the job's 'job options' is not an object (wrong schema).")
-    if unattributable:  # several clients: the one 'global options' block belongs to only one of them
-        g = dict.fromkeys(g, UNKNOWN)
-    for k, v in (*g.items(), *j.items()):
-        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
-            raise BadJob(f"option {k}={_show(v)} is not a string (wrong schema).")
-    return {**g, **j}
-
-
-def _latency(d: dict, name: str) -> tuple[dict | None, float]:
-    """The latency stats block and its factor to microseconds (fio >= 3: *_ns; fio 2.x: µs)."""
-    blk = d.get(f"{name}_ns")
-    if isinstance(blk, dict):
-        return blk, 1e-3
-    blk = d.get(name)
-    if isinstance(blk, dict):
-        return blk, 1.0
-    return None, NAN
-
-
-def _stat(block: dict | None, factor: float, key: str, what: str) -> float:
-    if block is None or key not in block:
-        return NAN
-    return _num(block[key], what) * factor
-
-
-# --- disk_util -----------------------------------------------------------------------------------
-
-DISK_FIELDS = ("read_ios", "write_ios", "read_merges", "write_merges")
-
-
-def _disk_ios(obj: dict, client: bool) -> dict:
-    """{(hostname, port) or None: (read_ios, write_ios, read_merges, write_merges)} from disk_util;
-    {} when the file has no usable disk_util.
-
-    Plain files: the sum over all entries.  Client/server files: per host:port, a disk repeated once
-    per client connection counts once (its largest numbers), distinct disks are summed.
-    """
-    du = obj.get("disk_util")
-    if not isinstance(du, list) or not du:
-        return {}
-    try:
-        per: dict[Any, dict[Any, list[int]]] = {}
-        for i, e in enumerate(du):
-            vals = [_count(e.get(k, 0) if k.endswith("merges") else e[k], k) for k in DISK_FIELDS]
-            host = (str(e.get("hostname")), str(e.get("port"))) if client else None
-            disk = str(e.get("name")) if client else i
-            cur = per.setdefault(host, {}).setdefault(disk, [0, 0, 0, 0])
-            cur[:] = [max(a, b) for a, b in zip(cur, vals)]
-        return {h: tuple(sum(v[k] for v in d.values()) for k in range(4)) for h, d in per.items()}
-    except (BadJob, KeyError, TypeError, AttributeError):
-        return {}  # ancillary numbers: unusable disk stats leave the columns <NA>, not the result
 
 
 # --- one file ------------------------------------------------------------------------------------
@@ -249,106 +103,55 @@ class _Sink:
     def __init__(self) -> None:
         self.rows: list[tuple] = []
         self.bad: list[tuple] = []
-        self.hist_meta: list[tuple] = []  # (run_id, source_file, point_id, job_name, job_index, direction)
+        self.hist_meta: list[tuple] = []  # (run_id, source_file, point_id, job_name, job_index, direction, latency)
         self.hist_bins: list[np.ndarray] = []
         self.hist_counts: list[np.ndarray] = []
         self.files = 0
+        self.recognised = 0  # files holding a fio result (even if every job in them is quarantined)
 
 
-def _bins(clat: dict) -> tuple[np.ndarray, np.ndarray] | None:
-    bins = clat.get("bins")
-    if bins is None:
-        return None
-    if not isinstance(bins, dict):
-        raise BadJob("the clat 'bins' entry is not an object (wrong schema).")
+def read_results(data: bytes) -> list[dict]:
+    """The fio result objects in a file's bytes: fio JSON first, else fio's normal or terse text.
+    FioParseError (one sentence) when the bytes are neither."""
     try:
-        keys = np.fromiter(map(int, bins), dtype=np.int64, count=len(bins))  # int(): as numpy's str cast
-        counts = np.fromiter(bins.values(), dtype=np.int64, count=len(bins))
-    except (ValueError, TypeError, OverflowError):
-        raise BadJob("the clat 'bins' keys or counts are not integers (wrong schema).") from None
-    if len(keys) and (keys.min() < 0 or counts.min() < 0):
-        raise BadJob("the clat 'bins' hold negative latencies or counts (wrong schema).")
-    return keys, counts
+        return parse_fio_bytes(data)
+    except FioParseError as exc:
+        json_error = exc
+    try:
+        return parse_fio_text(data)
+    except FioParseError as exc:
+        if data.lstrip()[:1] == b"{" or b"\n{" in data:  # it meant to be JSON: say what is wrong with it
+            raise json_error from None
+        if not data or data.isspace():
+            raise FioParseError("the file is empty.") from None
+        raise FioParseError("the file holds no JSON object and is not fio text output "
+                            f"({str(exc).rstrip('.')}).") from None
 
 
-def _job_rows(obj: dict, job: dict, index: int, ctx: dict, sink: _Sink) -> None:
-    """Append the rows (and histograms) of one job entry; BadJob when it is not a data point."""
-    name = job.get("jobname")
-    name = None if name is None else str(name)
-    err = job.get("error", 0)
-    if err != 0:
-        if type(err) is int:
-            detail = f" ({os.strerror(err)})" if 0 < err < 200 else ""
-            raise BadJob(f"fio reported error {err}{detail} for this job, so its numbers are not a measurement.")
-        raise BadJob(f"the job's error field is {_show(err)}, not a number (wrong schema).")
-    options = _options(obj, job, ctx["unattributable"])
-    rw = _opt(options, ("rw", "readwrite"), "read", lambda v: str(v).split(":")[0].strip(), "an rw mode")
-    iodepth = _opt(options, ("iodepth",), 1, _int_option, "a queue depth")
-    numjobs = _opt(options, ("numjobs",), 1, _int_option, "a job count")
-    rwmix = _rwmixread(options, rw)
-    ioengine = _opt(options, ("ioengine",), "psync", str, "an engine name")
-    direct = _opt(options, ("direct",), 0, _int_option, "0 or 1")
-    grouped = bool(_opt(options, ("group_reporting",), 0, _int_option, "0 or 1")) or (
-        (numjobs or 1) > 1 and ctx["name_count"].get(ctx["key"], 0) < numjobs)
-    host = job.get("hostname", ctx["host"])
-    host = None if host is None else str(host)
-    disk = ctx["disk"].get((str(job.get("hostname")), str(job.get("port"))) if ctx["client"] else None,
-                           (None,) * len(DISK_FIELDS))
-    usr = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
-    sys_ = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
+def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
+    """Append the rows (and histograms) of one read job entry."""
+    c = entry.config
+    name = entry.name
+    host = entry.hostname if entry.hostname is not None else ctx["host"]
     point = name
+    group = ctx["groups"].get(point)
+    head = (ctx["run_id"], host, res.fio_version, ctx["source_file"], point, group, name, entry.index, c.rw)
+    tail = (entry.usr_cpu_pct, entry.sys_cpu_pct, res.timestamp, *entry.disk, entry.source_format,
+            entry.rounded_columns, c.note)
     rows = []
-    hists = []
-    for direction in DIRECTIONS:
-        d = job.get(direction)
-        if d is None:
-            continue
-        if not isinstance(d, dict):
-            raise BadJob(f"the job's '{direction}' entry is not an object (wrong schema).")
-        ios = _count(d.get("total_ios", 0), f"{direction}.total_ios")
-        if ios == 0:
-            continue
-        runtime_ms = _num(d.get("runtime"), f"{direction}.runtime")
-        legacy = "io_kbytes" not in d  # fio 2.x: io_bytes in KiB, no bw_bytes
-        io_bytes = _count(d.get("io_bytes"), f"{direction}.io_bytes") * (1024 if legacy else 1)
-        if runtime_ms <= 0 or io_bytes <= 0:
-            raise BadJob(f"the job reports {ios} {direction} I/Os but {io_bytes} bytes in {runtime_ms:g} ms "
-                         "(inconsistent, not a data point).")
-        iops = _num(d.get("iops"), f"{direction}.iops")
-        bw = _num(d["bw_bytes"], f"{direction}.bw_bytes") if "bw_bytes" in d else \
-            _num(d.get("bw"), f"{direction}.bw") * 1024.0
-        lat, lf = _latency(d, "lat")
-        clat, cf = _latency(d, "clat")
-        slat, sf = _latency(d, "slat")
-        pct = (clat or {}).get("percentile") or {}
-        if not isinstance(pct, dict):
-            raise BadJob("the clat 'percentile' entry is not an object (wrong schema).")
-        p = [_num(pct[k], f"percentile {k}") * cf if k in pct else NAN for k in schema.PERCENTILES]
-        lpct = (lat or {}).get("percentile") or {}
-        if not isinstance(lpct, dict):
-            raise BadJob("the lat 'percentile' entry is not an object (wrong schema).")
-        p += [_num(lpct[k], f"lat percentile {k}") * lf if k in lpct else NAN for k in schema.LAT_PERCENTILES]
-        rows.append((
-            ctx["run_id"], host, ctx["fio_version"], ctx["source_file"], point, ctx["groups"].get(point),
-            name, index, rw, direction, _bs(options, direction), iodepth, numjobs, rwmix,
-            _rate_iops(options, direction), ioengine, direct,
-            grouped, runtime_ms / 1000.0, io_bytes, ios, iops, bw,
-            _stat(lat, lf, "mean", "lat mean"), _stat(lat, lf, "stddev", "lat stddev"),
-            _stat(lat, lf, "min", "lat min"), _stat(lat, lf, "max", "lat max"),
-            _stat(clat, cf, "mean", "clat mean"), _stat(slat, sf, "mean", "slat mean"),
-            *p, usr, sys_, ctx["timestamp"], *disk,
-        ))
-        if clat is not None and cf == 1e-3:
-            b = _bins(clat)
-            if b is not None and len(b[0]):
-                hists.append(((ctx["run_id"], ctx["source_file"], point, name, index, direction), b))
-    if not rows:
-        raise BadJob("the job completed no I/O in any direction (not a data point).")
+    for x in entry.directions:
+        d = x.direction
+        rows.append((*head, d, c.bs_bytes(d), c.iodepth, c.numjobs, c.rwmixread_pct, c.rate_iops(d), c.ioengine,
+                     c.direct, c.group_reporting, x.runtime_s, x.io_bytes, x.total_ios, x.iops, x.bw_bytes_per_s,
+                     x.lat_mean_us, x.lat_stddev_us, x.lat_min_us, x.lat_max_us, x.clat_mean_us, x.slat_mean_us,
+                     *x.clat_pct_us, *x.lat_pct_us, *tail))
     sink.rows.extend(rows)
-    for meta, (keys, counts) in hists:
-        sink.hist_meta.append(meta)
-        sink.hist_bins.append(keys)
-        sink.hist_counts.append(counts)
+    for x in entry.directions:
+        if x.bins is not None:
+            sink.hist_meta.append((ctx["run_id"], ctx["source_file"], point, name, entry.index, x.direction,
+                                   x.bins_latency))
+            sink.hist_bins.append(x.bins[0])
+            sink.hist_counts.append(x.bins[1])
 
 
 def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str | None = None,
@@ -359,44 +162,34 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
     def bad(job: Any, reason: str) -> None:
         sink.bad.append((run_id, source_file, None if job is None else str(job), reason))
 
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with BOM: Windows PowerShell's '>' redirection
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            return bad(None, "the file starts like UTF-16 text but does not decode as UTF-16 (not fio output).")
+    if b"\0" in data[:SNIFF_BYTES]:
+        return bad(None, "the file is binary (a NUL byte near its start), not fio output.")
     try:
-        objs = parse_fio_bytes(data)
-        obj = objs[-1]  # status-interval output: the final object holds the final numbers
-        jobs = final_jobs(objs)
+        res = read_result(read_results(data), data)
     except FioParseError as exc:
         return bad(None, str(exc))
     except RecursionError:
         return bad(None, "the JSON is nested too deeply to be fio output (not a fio result).")
-    client = "client_stats" in obj and "jobs" not in obj
-    names = [j.get("jobname") for j in jobs if isinstance(j, dict)]
-    ts = obj.get("timestamp")
-    ctx = {
-        "run_id": run_id, "source_file": source_file, "host": host, "groups": groups or {},
-        "fio_version": None if obj.get("fio version") is None else str(obj.get("fio version")),
-        "timestamp": ts if type(ts) is int and 0 <= ts < 2**63 else None,
-        "client": client, "unattributable": client and ALL_CLIENTS in names,
-        "disk": _disk_ios(obj, client),
-    }
-    counts: dict[tuple, int] = {}
-    for j in jobs:
-        if isinstance(j, dict):
-            k = tuple(str(j.get(x)) for x in ("jobname", "groupid", "hostname", "port"))
-            counts[k] = counts.get(k, 0) + 1
-    ctx["name_count"] = counts
-    for i, job in enumerate(jobs):
-        if not isinstance(job, dict):
-            bad(None, f"job entry {i} is not an object (wrong schema).")
+    except Exception as exc:  # noqa: BLE001 - a malformed file must never stop the batch
+        return bad(None, f"the file's fields have an unexpected form ({type(exc).__name__}).")
+    sink.recognised += 1
+    ctx = {"run_id": run_id, "source_file": source_file, "host": host, "groups": groups or {}}
+    for e in res.entries:
+        if e.aggregate:  # client/server aggregate of the entries above
             continue
-        if job.get("jobname") == ALL_CLIENTS:  # client/server aggregate of the entries above
+        if e.error is not None:
+            bad(e.name, e.error)
             continue
-        ctx["key"] = tuple(str(job.get(x)) for x in ("jobname", "groupid", "hostname", "port"))
         try:
-            _job_rows(obj, job, i, ctx, sink)
-        except BadJob as exc:
-            bad(job.get("jobname"), str(exc))
-        except Exception as exc:  # noqa: BLE001 - a malformed job must never stop the batch
-            bad(job.get("jobname"), f"the job's fields have an unexpected form ({type(exc).__name__}).")
-    if not jobs:
+            _entry_rows(e, res, ctx, sink)
+        except EntryError as exc:
+            bad(e.name, str(exc))
+    if not res.entries:
         bad(None, "the file's job list is empty (no fio result).")
 
 
@@ -456,10 +249,10 @@ def _strings(values: Any, take: np.ndarray | None = None) -> Any:
 
 def _hist_frame(sink: _Sink) -> pd.DataFrame:
     n = np.array([len(b) for b in sink.hist_bins], dtype=np.int64)
-    meta = list(zip(*sink.hist_meta)) if sink.hist_meta else [()] * 6
+    meta = list(zip(*sink.hist_meta)) if sink.hist_meta else [()] * 7
     take = np.repeat(np.arange(len(n)), n)
     out = {}
-    for name, col in zip(HIST_FIELDS[:6], meta):
+    for name, col in zip(HIST_FIELDS[:7], meta):
         if name == "job_index":
             out[name] = np.array(col, dtype=np.int64)[take]
         else:
@@ -485,6 +278,7 @@ class Batch:
     histograms: pd.DataFrame
     quarantine: pd.DataFrame
     files: int
+    recognised: int = 0
 
 
 def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict,
@@ -501,7 +295,12 @@ def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
     for path, rel in items:
         try:
             with open(path, "rb") as fh:
-                data = fh.read()
+                if os.fstat(fh.fileno()).st_size <= BIG_FILE:
+                    data = fh.read()
+                else:  # a big binary file (a fio target, an image) is not read further than its start
+                    data = fh.read(SNIFF_BYTES)
+                    if b"\0" not in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                        data += fh.read()
         except OSError as exc:
             sink.files += 1
             sink.bad.append((run_id, rel, None, f"the file cannot be read ({exc.strerror or exc})."))
@@ -511,7 +310,8 @@ def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
 
 
 def _frames(sink: _Sink, flags: bool = True) -> Batch:
-    return Batch(_results_frame(sink.rows, flags), _hist_frame(sink), _quarantine_frame(sink.bad), sink.files)
+    return Batch(_results_frame(sink.rows, flags), _hist_frame(sink), _quarantine_frame(sink.bad), sink.files,
+                 sink.recognised)
 
 
 def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
@@ -546,18 +346,28 @@ def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = N
 
 # --- files, runs, entry points -------------------------------------------------------------------
 
-def raw_files(path: Path) -> list[Path]:
-    """``path`` itself when it is a file; else every ``*.json`` below it (recursive, manifest excluded)."""
+def raw_files(path: Path, glob: str | None = None) -> list[Path]:
+    """``path`` itself when it is a file; else every candidate file below it (see :func:`_files`)."""
     path = Path(path)
     if path.is_file():
         return [path]
-    return [path / rel for rel, _ in _json_files(str(path))]
+    return [path / rel for rel, _ in _files(str(path), glob)]
 
 
-def _json_files(root: str) -> list[tuple[str, bool]]:
-    """(path relative to ``root``, is a symlink) of the raw files below ``root``, in Path order: what
-    ``Path(root).rglob("*.json")`` finds (symlinked folders not entered, unreadable ones skipped) less
-    hidden files and the manifest, with one scandir per folder instead of a stat per file."""
+def _skipped(name: str) -> bool:
+    """Files never considered here: hidden files (the lab's job files and temporaries, editor and VCS
+    files), the lab's own run manifest and Parquet datasets, and fio's per-window logs
+    (``<prefix>_bw.1.log``, ``_clat_hist.1.log.gz``, ...): those are read by
+    :mod:`helpers.ingest.timeseries` into the timeseries dataset, not results."""
+    return name.startswith(".") or name == MANIFEST_NAME or name.endswith(".parquet") or \
+        parse_log_name(name) is not None
+
+
+def _files(root: str, glob: str | None = None) -> list[tuple[str, bool]]:
+    """(path relative to ``root``, is a symlink) of every candidate file below ``root``, whatever its
+    name -- fio results are recognised by content -- in path order: regular files (symlinked folders
+    not entered, hidden folders and unreadable ones skipped, see :func:`_skipped`), restricted to
+    those whose name or relative path matches ``glob`` when given; one scandir per folder."""
     found: list[tuple[tuple[str, ...], bool]] = []
     stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
     while stack:
@@ -569,22 +379,24 @@ def _json_files(root: str) -> list[tuple[str, bool]]:
             continue
         for e in entries:
             name = e.name
-            if name.endswith(".json") and name != MANIFEST_NAME and not name.startswith("."):
-                try:
-                    if e.is_file():
-                        found.append(((*parts, name), e.is_symlink()))
-                except OSError:
-                    pass
             try:
-                if e.is_dir() and not e.is_symlink():
-                    stack.append((e.path, (*parts, name)))
+                if e.is_dir():
+                    if not e.is_symlink() and not name.startswith("."):
+                        stack.append((e.path, (*parts, name)))
+                    continue
+                if _skipped(name) or not e.is_file():
+                    continue
+                rel = (*parts, name)
+                if glob is not None and not (fnmatch.fnmatch(name, glob) or fnmatch.fnmatch("/".join(rel), glob)):
+                    continue
+                found.append((rel, e.is_symlink()))
             except OSError:
                 pass
     found.sort(key=lambda f: f[0])
     return [("/".join(p), link) for p, link in found]
 
 
-def _items(paths: list[Path]) -> list[tuple[str, str]]:
+def _items(paths: list[Path], glob: str | None = None) -> list[tuple[str, str]]:
     paths = [Path(p) for p in paths]
     bases = [p if p.is_dir() else p.parent for p in paths]
     base = Path(os.path.commonpath([str(b.resolve()) for b in bases])) if bases else Path(".")
@@ -595,7 +407,7 @@ def _items(paths: list[Path]) -> list[tuple[str, str]]:
             out.append((str(p), p.name if len(paths) == 1 else _rel(str(p), os.path.islink(p), base, rel_dirs)))
             continue
         sp = str(p)
-        for rel, link in _json_files(sp):
+        for rel, link in _files(sp, glob):
             f = rel if sp == "." else os.path.join(sp, rel)  # str(p / rel)
             out.append((f, _rel(f, link, base, rel_dirs)))
     return out
@@ -615,8 +427,12 @@ def _rel(f: str, link: bool, base: Path, rel_dirs: dict[str, str]) -> str:
 
 def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None, keep: bool = True,
                  host: str | None = None, groups: dict | None = None, batch_files: int = BATCH_FILES,
-                 workers: int | None = None) -> IngestResult:
+                 workers: int | None = None, glob: str | None = None) -> IngestResult:
     """Ingest files and folders (recursive) as one run.
+
+    Every file below a folder is considered, whatever its name (fio results are recognised by content;
+    ``glob`` restricts the search to names or relative paths matching it); each file that is not a
+    fio result gets a quarantine line with the reason.
 
     With ``out``, each dataset's ``run_id`` partition in ``out`` is replaced (histograms and quarantine
     streamed batch by batch, results written once after the run's validity flags).  With ``keep`` the
@@ -624,9 +440,9 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     batch size, plus the run's result rows -- not its parsed JSON or histograms).
     """
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    items = _items(paths)
+    items = _items(paths, glob)
     res, hist, quar = [], [], []
-    files = hrows = 0
+    files = hrows = recognised = 0
     writers = {}
     empty = _empty()  # typed empty frames
     if out is not None:
@@ -637,6 +453,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
         # per job and direction) are kept, so the validity flags are computed once over the whole run
         for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False):
             files += b.files
+            recognised += b.recognised
             hrows += len(b.histograms)
             quar.append(b.quarantine)
             res.append(b.results)
@@ -663,7 +480,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     return IngestResult(
         results=results if keep else empty.results, quarantine=_concat(quar) if quar else empty.quarantine,
         files=files, histograms=_concat(hist) if hist else empty.histograms,
-        rows=None if keep else rows, histogram_rows=hrows,
+        rows=None if keep else rows, histogram_rows=hrows, recognised=recognised,
     )
 
 
@@ -687,8 +504,12 @@ def ingest_run(run_dir: Path, run_id: str | None = None) -> IngestResult:
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir) if run_dir.is_dir() else {}
     run_id = run_id or manifest.get("run_id") or (run_dir.name if run_dir.is_dir() else run_dir.stem)
-    groups = {k: (v.get("parameters") or {}).get("group") for k, v in (manifest.get("points") or {}).items()}
-    return ingest_paths([run_dir], run_id, host=manifest.get("host"), groups=groups)
+    return ingest_paths([run_dir], run_id, host=manifest.get("host"), groups=manifest_groups(manifest))
+
+
+def manifest_groups(manifest: dict) -> dict[str, str | None]:
+    """{point id: its sweep group} from a run manifest ({} for foreign folders without one)."""
+    return {k: (v.get("parameters") or {}).get("group") for k, v in (manifest.get("points") or {}).items()}
 
 
 def write_ingest(result: IngestResult, run_id: str, processed_dir: Path = config.PROCESSED_DIR) -> None:
@@ -729,7 +550,10 @@ def quarantine_report(q: pd.DataFrame, limit: int = 50) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m helpers.ingest", description=__doc__.splitlines()[0])
-    ap.add_argument("paths", nargs="+", type=Path, help="fio JSON files or folders (searched recursively)")
+    ap.add_argument("paths", nargs="+", type=Path,
+                    help="fio result files or folders (searched recursively; every file, recognised by content)")
+    ap.add_argument("--glob", default=None, metavar="PATTERN",
+                    help="consider only files whose name or relative path matches PATTERN (e.g. '*.out')")
     ap.add_argument("--out", type=Path, default=config.PROCESSED_DIR, help="processed data folder")
     ap.add_argument("--run", default=None,
                     help="run id for all PATHs together (default: one run per PATH, named by its manifest "
@@ -741,20 +565,26 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {p} does not exist.", file=sys.stderr)
             return 2
     groups = [(args.run, args.paths)] if args.run else [(run_id_of(p), [p]) for p in args.paths]
-    files = rows = hrows = 0
+    files = rows = hrows = recognised = 0
     quarantined = []
     for run_id, paths in groups:
         manifest = read_manifest(paths[0]) if len(paths) == 1 and paths[0].is_dir() else {}
-        pg = {k: (v.get("parameters") or {}).get("group") for k, v in (manifest.get("points") or {}).items()}
-        res = ingest_paths(paths, run_id, out=args.out, keep=False, host=manifest.get("host"), groups=pg,
-                           workers=args.workers)
+        res = ingest_paths(paths, run_id, out=args.out, keep=False, host=manifest.get("host"),
+                           groups=manifest_groups(manifest), workers=args.workers, glob=args.glob)
         files, rows, hrows = files + res.files, rows + res.rows, hrows + (res.histogram_rows or 0)
+        recognised += res.recognised
         quarantined.append(res.quarantine)
     q = _concat(quarantined)
     runs = ", ".join(r for r, _ in groups)
     print(f"{files} files, {rows} rows, {len(q)} quarantined ({hrows} histogram bins; run {runs}) -> {args.out}")
     for line in quarantine_report(q):
         print(line)
+    if not recognised:
+        where = ", ".join(str(p) for p in args.paths)
+        looked = f"{files} file{'s' if files != 1 else ''}" + (f" matching {args.glob!r}" if args.glob else "")
+        print(f"error: nothing in {where} was recognised as fio output ({looked} considered, none holds a fio "
+              "result; see the quarantine lines above).", file=sys.stderr)
+        return 1
     return 0
 
 

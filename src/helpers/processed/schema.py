@@ -6,6 +6,7 @@ checks that the ingest output has exactly these columns.
 
 from __future__ import annotations
 
+from helpers.fio.reader import PERCENTILE_KEYS
 from helpers.processed.validity import FLAG_COLUMNS
 
 # (column, pandas dtype, description). Units are in the column names.
@@ -18,7 +19,8 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("group", "string", "Sweep group from the profile (qd, blocksize, mix, ...); <NA> for foreign files."),
     ("job_name", "string", "fio jobname."),
     ("job_index", "int64", "Position of the job entry in the file's job list (distinguishes numjobs clones)."),
-    ("rw", "string", "fio rw mode of the job (read, randwrite, randrw, ...), without ':N' suffixes."),
+    ("rw", "string", "fio rw mode of the job (read, randwrite, randrw, ...), without ':N' suffixes. Like every "
+     "configuration column (bs_bytes to direct): <NA> when the file does not state it, see config_note."),
     ("direction", "string", "I/O direction of this row: read, write or trim."),
     ("bs_bytes", "int64", "Block size of this direction in bytes (per-direction bs like '4k,16k' resolved)."),
     ("iodepth", "int64", "Configured queue depth per job (fio default 1)."),
@@ -31,11 +33,14 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("group_reporting", "bool", "True when fio aggregated all clones into this entry."),
     ("runtime_s", "float64", "Measured runtime of this direction in seconds (fio's runtime, ms / 1000)."),
     ("io_bytes", "int64", "Bytes transferred in this direction (fio 2.x wrote KiB here: multiplied by 1024)."),
-    ("total_ios", "int64", "I/Os completed in this direction."),
+    ("total_ios", "int64", "I/Os completed in this direction; <NA> for fio before 2.1.14, which did not write it "
+     "(a direction did I/O when io_bytes or iops is positive)."),
     ("iops", "float64", "I/O operations per second in this direction."),
     ("bw_bytes_per_s", "float64", "Bandwidth in bytes per second (fio bw_bytes; fio 2.x files have only "
      "'bw' in KiB/s, multiplied by 1024)."),
-    ("lat_mean_us", "float64", "Mean total latency (submission + completion) in microseconds."),
+    ("lat_mean_us", "float64", "Mean total latency (submission + completion) in microseconds. Every latency column "
+     "is NaN when fio did not measure that latency (a block with N = 0, or all zeros in fio 2.x: gtod_reduce=1, "
+     "slat on synchronous engines), never 0."),
     ("lat_stddev_us", "float64", "Standard deviation of total latency in microseconds."),
     ("lat_min_us", "float64", "Minimum total latency in microseconds."),
     ("lat_max_us", "float64", "Maximum total latency in microseconds."),
@@ -47,37 +52,38 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("clat_p99_us", "float64", "99th percentile completion latency in microseconds."),
     ("clat_p99_9_us", "float64", "99.9th percentile completion latency in microseconds."),
     ("clat_p99_99_us", "float64", "99.99th percentile completion latency in microseconds."),
-    ("lat_p50_us", "float64", "50th percentile total latency (submission + completion) in microseconds, from "
-     "fio's lat_ns percentiles (written when the job ran with lat_percentiles=1, as the lab's sweeps do); NaN "
-     "when the file has only completion-latency percentiles."),
-    ("lat_p90_us", "float64", "90th percentile total latency in microseconds (NaN without lat_percentiles=1)."),
-    ("lat_p95_us", "float64", "95th percentile total latency in microseconds (NaN without lat_percentiles=1)."),
-    ("lat_p99_us", "float64", "99th percentile total latency in microseconds (NaN without lat_percentiles=1)."),
-    ("lat_p99_9_us", "float64", "99.9th percentile total latency in microseconds (NaN without lat_percentiles=1)."),
-    ("lat_p99_99_us", "float64", "99.99th percentile total latency in microseconds (NaN without "
-     "lat_percentiles=1)."),
+    ("lat_p50_us", "float64", "50th percentile total latency (submission + completion) in microseconds: fio's "
+     "lat_ns percentiles, written when the job ran with lat_percentiles=1; NaN otherwise."),
+    ("lat_p90_us", "float64", "90th percentile total latency in microseconds (lat_percentiles=1; else NaN)."),
+    ("lat_p95_us", "float64", "95th percentile total latency in microseconds (lat_percentiles=1; else NaN)."),
+    ("lat_p99_us", "float64", "99th percentile total latency in microseconds (lat_percentiles=1; else NaN)."),
+    ("lat_p99_9_us", "float64", "99.9th percentile total latency in microseconds (lat_percentiles=1; else NaN)."),
+    ("lat_p99_99_us", "float64", "99.99th percentile total latency in microseconds (lat_percentiles=1; else NaN)."),
     ("usr_cpu_pct", "float64", "fio user CPU in percent of one CPU (job level, same for each direction row)."),
     ("sys_cpu_pct", "float64", "fio system CPU in percent of one CPU (job level)."),
     ("timestamp_s", "int64", "fio's Unix timestamp of the result (seconds)."),
     ("disk_read_ios", "Int64", "Read I/Os the kernel counted on the disks of the file's top-level disk_util list "
-     "(summed over its entries; <NA> when the file has none). For client/server files only the entries of "
-     "the row's host:port, and a disk repeated once per client connection is counted once (its largest "
-     "count), never summed. Far fewer than total_ios on reads suggests the page cache served them."),
+     "(summed over its entries; <NA> when the file has none), each I/O once at the top of a device stack: "
+     "when the list holds stacked devices (entries with fio's aggr_* fields, e.g. dm-0 or md0), only those "
+     "count, not the member disks fio lists beside them (sda under dm-0 carries the same I/Os again). For "
+     "client/server files only the entries of the row's host:port, and a disk repeated once per client "
+     "connection is counted once (its largest count), never summed. Far fewer than total_ios on reads "
+     "suggests the page cache served them (flag_page_cache uses these top-level numbers)."),
     ("disk_write_ios", "Int64", "Write I/Os counted on the disks of disk_util, summed like disk_read_ios."),
     ("disk_read_merges", "Int64", "Read requests the kernel merged into others (disk_util read_merges, summed "
      "like disk_read_ios): disk_read_ios + disk_read_merges approximates the reads fio issued to the device."),
     ("disk_write_merges", "Int64", "Write requests merged (disk_util write_merges, summed like disk_read_ios)."),
+    ("source_format", "string", "The fio output format the row was read from: json, json+ (JSON with latency "
+     "bins), normal (fio's human-readable text) or terse (--minimal)."),
+    ("rounded_columns", "string", "Comma-separated names of this row's columns that the source printed rounded "
+     "(text output such as 'IOPS=45.2k': exact only to the printed digits); <NA> for JSON, which is exact."),
+    ("config_note", "string", "Why configuration columns are <NA>, in one sentence (e.g. 'options not recorded by "
+     "this fio version' for fio before 2.3, or a client/server option the file cannot attribute to this "
+     "client); <NA> when the file states the whole configuration (fio's defaults for options it omits)."),
 ] + FLAG_COLUMNS
 
-PERCENTILES: dict[str, str] = {  # fio key -> column
-    "50.000000": "clat_p50_us",
-    "90.000000": "clat_p90_us",
-    "95.000000": "clat_p95_us",
-    "99.000000": "clat_p99_us",
-    "99.900000": "clat_p99_9_us",
-    "99.990000": "clat_p99_99_us",
-}
-LAT_PERCENTILES: dict[str, str] = {k: v.replace("clat_", "lat_") for k, v in PERCENTILES.items()}  # lat_ns
+PERCENTILES: dict[str, str] = {k: f"clat_{v}_us" for k, v in PERCENTILE_KEYS.items()}  # fio key -> column
+LAT_PERCENTILES: dict[str, str] = {k: f"lat_{v}_us" for k, v in PERCENTILE_KEYS.items()}  # total latency
 
 QUARANTINE_COLUMNS: list[tuple[str, str, str]] = [
     ("run_id", "string", "Run identifier."),
@@ -94,8 +100,11 @@ HISTOGRAM_COLUMNS: list[tuple[str, str, str]] = [
     ("job_name", "string", "fio jobname."),
     ("job_index", "int64", "Position of the job entry in the file (joins with results with source_file)."),
     ("direction", "string", "read, write or trim."),
-    ("bin_ns", "int64", "Completion latency of the bin in nanoseconds: fio's json+ 'bins' key (the bin's "
-     "representative value, the value fio itself reports as a percentile)."),
+    ("latency", "string", "Which latency the bins count: 'lat' (total latency, submission + completion; fio "
+     "writes these bins when the job ran with lat_percentiles=1, and they are then kept instead of the clat "
+     "bins) or 'clat' (completion latency only, fio's default)."),
+    ("bin_ns", "int64", "Latency of the bin in nanoseconds (of the kind named in 'latency'): fio's json+ 'bins' "
+     "key (the bin's representative value, the value fio itself reports as a percentile)."),
     ("count", "int64", "I/Os that fell into this bin (fio only writes bins with a non-zero count)."),
 ]
 
@@ -171,7 +180,7 @@ def document() -> str:
         "",
         markdown(RESULT_COLUMNS),
         "",
-        "## histograms (json+ completion-latency bins, long form)",
+        "## histograms (json+ latency bins, long form; one latency per job entry and direction)",
         "",
         "Percentiles and the CDF are computed from it by `helpers.fio.histogram` with fio's own convention "
         "(the p-th percentile is the first bin whose cumulative count reaches p % of the I/Os).",

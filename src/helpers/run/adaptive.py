@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from helpers.fio.json_output import parse_fio_bytes
+from helpers.fio.reader import point_totals, read_result
 from helpers.run.profiles import AdaptiveSettings, qd_ladder
 
 
@@ -32,21 +33,9 @@ class Step:
 
 
 def point_metrics(raw: Path) -> dict[str, float]:
-    """Total IOPS (all directions; all hosts in client/server mode) and mean completion latency (µs)."""
-    obj = parse_fio_bytes(Path(raw).read_bytes())[-1]
-    jobs = obj.get("jobs") if "jobs" in obj else obj.get("client_stats", [])
-    agg = [j for j in jobs if j.get("jobname") == "All clients"]
-    if not agg:
-        agg = [j for j in jobs if j.get("jobname") != "All clients"]
-    iops = 0.0
-    lat_weighted = 0.0
-    for j in agg:
-        for d in ("read", "write", "trim"):
-            x = j.get(d) or {}
-            i = float(x.get("iops", 0.0))
-            iops += i
-            lat_weighted += i * float((x.get("clat_ns") or {}).get("mean", 0.0)) / 1000.0
-    return {"iops": iops, "lat_mean_us": lat_weighted / iops if iops else float("nan")}
+    """Total IOPS (all directions; all hosts in client/server mode) and mean completion latency (µs),
+    read by the one fio reader (fio 2.x µs keys and 3.x ns keys alike)."""
+    return point_totals(read_result(parse_fio_bytes(Path(raw).read_bytes())))
 
 
 def _flat_run(ladder: list[Step], gain: float) -> int:

@@ -16,6 +16,7 @@ import socket
 from pathlib import Path
 
 from helpers.errors import LabError
+from helpers.fio import reader
 from helpers.fio.json_output import parse_fio_bytes
 
 DEFAULT_PORT = 8765
@@ -66,10 +67,4 @@ def check_hosts(hosts: list[str], timeout_s: float = 3.0) -> None:
 
 def client_entries(raw: Path) -> dict[str, str]:
     """{job_index: 'hostname:port'} for every per-host entry of a client/server raw file."""
-    obj = parse_fio_bytes(Path(raw).read_bytes())[-1]
-    out = {}
-    for i, job in enumerate(obj.get("client_stats") or []):
-        if job.get("jobname") == "All clients":
-            continue
-        out[str(i)] = f"{job.get('hostname')}:{job.get('port', DEFAULT_PORT)}"
-    return out
+    return reader.client_entries(reader.read_result(parse_fio_bytes(Path(raw).read_bytes())), DEFAULT_PORT)

@@ -28,10 +28,10 @@ import yaml
 
 from helpers import config
 from helpers.errors import LabError
+from helpers.fio.options import MIXED_MODES
 from helpers.fio.units import format_bytes, parse_size
 
 RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite")
-MIXED_MODES = ("rw", "readwrite", "randrw")
 WRITE_MODES = ("write", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite")
 IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixaio", "mmap")
 

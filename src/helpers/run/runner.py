@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from helpers.fio.binary import find_fio
+from helpers.fio.options import DIRECTIONS
 from helpers.fio.units import format_bytes
 from helpers.run.profiles import Point
 
@@ -205,8 +206,8 @@ class SettleMonitor:
             job = obj["jobs"][0]
             if job.get("elapsed", 0) <= self.ramp_s:
                 continue
-            ios = sum(job.get(d, {}).get("total_ios", 0) for d in ("read", "write", "trim"))
-            ms = max(job.get(d, {}).get("runtime", 0) for d in ("read", "write", "trim"))
+            ios = sum(job.get(d, {}).get("total_ios", 0) for d in DIRECTIONS)
+            ms = max(job.get(d, {}).get("runtime", 0) for d in DIRECTIONS)
             samples.append((ios, ms, job.get("elapsed", 0)))
         self.iops = [(b[0] - a[0]) * 1000.0 / (b[1] - a[1]) for a, b in zip(samples, samples[1:])
                      if b[1] > a[1] and b[0] >= a[0]]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from helpers.fio.json_output import parse_fio_bytes
+from helpers.fio.reader import PERCENTILE_KEYS, read_result
 from helpers.run.profiles import SloSearchSettings
 
 
@@ -31,6 +32,7 @@ class RateStep:
     latency_us: float
     meets: bool
     kind: str = "ladder"  # "ladder" or "bisect"
+    latency: str = "clat"  # which latency latency_us is: "lat" (total) or "clat" (completion), see point_tail
 
 
 def percentile_key(percentile: float) -> str:
@@ -38,23 +40,19 @@ def percentile_key(percentile: float) -> str:
 
 
 def point_tail(raw: Path, percentile: float = 99.0) -> dict[str, float]:
-    """Total IOPS (all directions, jobs and hosts) and the worst direction's completion-latency
-    percentile in µs (NaN when fio did not report it) of one raw fio output file."""
-    obj = parse_fio_bytes(Path(raw).read_bytes())[-1]
-    jobs = obj.get("jobs") if "jobs" in obj else obj.get("client_stats", [])
-    jobs = [j for j in jobs if j.get("jobname") != "All clients"]
-    iops, worst = 0.0, float("nan")
-    key = percentile_key(percentile)
-    for j in jobs:
-        for d in ("read", "write", "trim"):
-            x = j.get(d) or {}
-            if not float(x.get("total_ios", x.get("iops", 0)) or 0):
-                continue
-            iops += float(x.get("iops", 0.0))
-            v = ((x.get("clat_ns") or {}).get("percentile") or {}).get(key)
-            if v is not None:
-                worst = float(v) / 1000.0 if math.isnan(worst) else max(worst, float(v) / 1000.0)
-    return {"iops": iops, "latency_us": worst}
+    """Total IOPS (all directions, jobs and hosts) and the worst direction's latency percentile in µs of one
+    raw fio output file, read by the one fio reader: total latency when fio measured its percentiles
+    (lat_percentiles=1, as the lab's points do), else completion latency -- the latency the analysis holds
+    against the SLO (helpers.analysis.slo).  NaN when fio reported neither."""
+    data = Path(raw).read_bytes()
+    result = read_result(parse_fio_bytes(data), data)
+    i = list(PERCENTILE_KEYS).index(percentile_key(percentile))
+    dirs = [x for e in result.entries if not e.aggregate and not e.error for x in e.directions]
+    use_lat = any(not math.isnan(x.lat_pct_us[i]) for x in dirs)
+    values = [x.lat_pct_us[i] if use_lat else x.clat_pct_us[i] for x in dirs]
+    values = [v for v in values if not math.isnan(v)]
+    return {"iops": sum(x.iops for x in dirs), "latency_us": max(values) if values else float("nan"),
+            "latency": "lat" if use_lat else "clat"}
 
 
 def meets(rate: float, achieved: float, latency_us: float, s: SloSearchSettings) -> bool:
@@ -99,7 +97,8 @@ def summary(history: list[RateStep], s: SloSearchSettings, point_seconds: float)
            "capacity_rate_iops": lo, "first_failing_rate_iops": hi,
            "device_seconds": round(len(history) * point_seconds, 2),
            "grid_points": grid_points, "grid_device_seconds": round(grid_points * point_seconds, 2)}
-    lab = f"p{s.percentile:g} completion latency"
+    total = any(h.latency == "lat" for h in history)
+    lab = f"p{s.percentile:g} {'total latency' if total else 'completion latency (clat)'}"
     if lo is None:
         out["reason"] = (f"no offered load down to {min(h.rate for h in history) if history else s.start_rate:,} IOPS "
                          f"met {lab} <= {s.slo_us:g} us with the achieved rate >= {s.saturation_fraction:.0%} of offered.")

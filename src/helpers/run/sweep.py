@@ -621,7 +621,8 @@ class _SweepContext:
                     break
                 m = slo_search.point_tail(self.raw(point), so.percentile)
                 history.append(slo_search.RateStep(rate, m["iops"], m["latency_us"],
-                                                   slo_search.meets(rate, m["iops"], m["latency_us"], so), kind))
+                                                   slo_search.meets(rate, m["iops"], m["latency_us"], so), kind,
+                                                   m["latency"]))
             if history and "error" not in summary.get(series, {}):
                 summary[series] = slo_search.summary(history, so, p0.runtime_s + p0.ramp_s)
             write_manifest(self.plan.run_dir, self.manifest)
