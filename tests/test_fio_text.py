@@ -501,3 +501,62 @@ def test_pasted_with_indentation_or_log_prefixes(runs):
     assert parse_fio_text(logged.encode()) == want
     terse = "\n".join(f"2026-11-23 15:{i:02d}:07 INFO {ln}" for i, ln in enumerate(runs["terse5"].splitlines()))
     assert parse_fio_text(terse.encode()) == parse_fio_text(runs["terse5"].encode())
+
+
+# --- end to end: the same runs as JSON, normal and terse files with arbitrary names, through the ingest CLI ---
+
+COMPARED = ["iops", "bw_bytes_per_s", "io_bytes", "total_ios", "runtime_s", "lat_mean_us", "clat_mean_us",
+            "slat_mean_us", "clat_p50_us", "clat_p99_us", "lat_p50_us", "lat_p99_us"]
+
+
+def test_ingest_cli_reads_json_normal_terse_and_quarantines_the_rest(runs, tmp_path):
+    """Issue 11: a folder of fio JSON, normal text, terse v5 and v3 and junk, named anything: every text row
+    agrees with the JSON row of the same job within what the text printed (exactly where it printed an
+    exact number -- latencies to the nanosecond --, within 2 % where rounded_columns names the column),
+    and every other file is quarantined."""
+    import json as _json
+
+    import pandas as pd
+
+    from helpers.ingest import core as ingest
+
+    src = tmp_path / "archive"
+    (src / "deep").mkdir(parents=True)
+    (src / "result").write_text(_json.dumps(runs["json5"]))
+    (src / "deep" / "run3.log").write_text(_json.dumps(runs["json3"]))
+    (src / "pasted.txt").write_text(runs["normal"])
+    (src / "terse.out").write_text(runs["terse5"] + "\n")
+    (src / "deep" / "t3").write_text(runs["terse3"] + "\n")
+    (src / "notes.md").write_text("# my fio notes\nnothing to see\n")
+    (src / "image.bin").write_bytes(b"\x89PNG\0\0" + bytes(range(256)))
+    out = tmp_path / "processed"
+    assert ingest.main([str(src), "--out", str(out), "--run", "mixed"]) == 0
+    q = pd.read_parquet(out / "quarantine")
+    assert sorted(q["source_file"]) == ["image.bin", "notes.md"]
+    df = pd.read_parquet(out / "results")
+    fmt = df.groupby("source_file")["source_format"].first().to_dict()
+    assert fmt == {"result": "json", "deep/run3.log": "json", "pasted.txt": "normal", "terse.out": "terse",
+                   "deep/t3": "terse"}
+    key = ["job_name", "job_index", "direction"]
+    for text_file, json_file in (("pasted.txt", "result"), ("terse.out", "result"), ("deep/t3", "deep/run3.log")):
+        truth = df[df["source_file"] == json_file].set_index(key)
+        text = df[df["source_file"] == text_file].set_index(key)
+        assert set(text.index) == set(truth.index), text_file
+        for k, row in text.iterrows():
+            rounded = set(str(row["rounded_columns"]).split(",")) if pd.notna(row["rounded_columns"]) else set()
+            latpct_terse = text_file != "pasted.txt" and k[0] == "e-latpct"
+            if latpct_terse:  # terse holds total latency there and cannot say so: the row must say it
+                assert "terse percentiles taken as completion latency" in str(row["config_note"]), row["config_note"]
+            for col in COMPARED:
+                if latpct_terse and "_p" in col:
+                    continue
+                got, want = row[col], truth.loc[k, col]
+                if pd.isna(got):
+                    continue  # the text does not carry it: NA, never a guess
+                assert pd.notna(want), (text_file, k, col, got)
+                # not rounded: exact, latencies to the nanosecond the text prints (e.g. avg=1870.27 nsec)
+                # rounded: 3 significant digits (within 2 %), or whole µs for latencies terse prints as integers
+                # (a 0.748 µs cached-read percentile is printed "0")
+                us = col.endswith("_us")
+                rel, abs_ = (0.02, 1.0 if us else 0.0) if col in rounded else (1e-6, 1e-3 if us else 0.0)
+                assert float(got) == pytest.approx(float(want), rel=rel, abs=abs_), (text_file, k, col, rounded)

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from helpers.analysis.slo import slo_table
+from helpers.analysis.slo import latency_column, slo_table
 from helpers.errors import LabError
 from helpers.ingest.core import ingest_run
 from helpers.run import slo_search, sweep
@@ -88,6 +88,6 @@ def test_real_slo_search_agrees_with_ingest_and_analysis(tmp_path, scratch_dir, 
     for step in res["steps"]:  # the search's own reading of each raw file agrees with the ingest's
         r = by_rate.loc[float(step["rate"])]
         assert step["achieved_iops"] == pytest.approx(r["iops"], rel=1e-6)
-        assert step["latency_us"] == pytest.approx(r["clat_p99_us"], rel=1e-6)
+        assert step["latency_us"] == pytest.approx(r[latency_column(rows)[0]], rel=1e-6)  # the SLO latency
     table = slo_table(rows, slo_us=2000).set_index("mode").loc["open loop (rate)"]
     assert table["at_rate_iops"] == res["capacity_rate_iops"]  # the analysis finds the same load

@@ -46,6 +46,8 @@ PERCENTILE_KEYS: dict[str, str] = {
     "99.900000": "p99_9", "99.990000": "p99_99",
 }
 NOT_RECORDED = "options not recorded by this fio version"
+TERSE_PERCENTILES_ASSUMED = ("terse percentiles taken as completion latency (clat), as fio documents them; fio >= 3.1 "
+                             "writes total latency there when the job set lat_percentiles=1, which terse does not record")
 DISK_FIELDS = ("read_ios", "write_ios", "read_merges", "write_merges")
 _NO_DISK = (None, None, None, None)
 _NAN6 = (NAN,) * len(PERCENTILE_KEYS)
@@ -252,6 +254,7 @@ class Entry:
     disk: tuple = _NO_DISK
     source_format: str = "json"
     rounded_columns: str | None = None
+    text_note: str | None = None  # what a text source leaves open about this entry's numbers (see _entry)
     error: str | None = None  # why this entry is not a data point (one sentence)
 
 
@@ -518,6 +521,8 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
         e.source_format = str(text.get("format"))
         rounded = text.get("rounded") or []
         e.rounded_columns = ",".join(str(c) for c in rounded)
+        if str(text.get("percentiles", "")).startswith("clat assumed"):
+            e.text_note = (TERSE_PERCENTILES_ASSUMED if e.source_format == "terse" else None)
     if not e.aggregate:
         fmt = e.source_format if e.source_format in ("normal", "terse") else None
         key = None

@@ -137,7 +137,7 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
     group = ctx["groups"].get(point)
     head = (ctx["run_id"], host, res.fio_version, ctx["source_file"], point, group, name, entry.index, c.rw)
     tail = (entry.usr_cpu_pct, entry.sys_cpu_pct, res.timestamp, *entry.disk, entry.source_format,
-            entry.rounded_columns, c.note)
+            entry.rounded_columns, "; ".join(n for n in (c.note, entry.text_note) if n) or None)
     rows = []
     for x in entry.directions:
         d = x.direction

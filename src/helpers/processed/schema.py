@@ -79,7 +79,8 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
      "(text output such as 'IOPS=45.2k': exact only to the printed digits); <NA> for JSON, which is exact."),
     ("config_note", "string", "Why configuration columns are <NA>, in one sentence (e.g. 'options not recorded by "
      "this fio version' for fio before 2.3, or a client/server option the file cannot attribute to this "
-     "client); <NA> when the file states the whole configuration (fio's defaults for options it omits)."),
+     "client), and what a text source leaves open (terse percentiles taken as completion latency); <NA> when "
+     "the file states the whole configuration (fio's defaults for options it omits)."),
 ] + FLAG_COLUMNS
 
 PERCENTILES: dict[str, str] = {k: f"clat_{v}_us" for k, v in PERCENTILE_KEYS.items()}  # fio key -> column
