@@ -75,13 +75,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.notebooks)
     items.sort(key=_heavy)  # stable: file order within each class
     if any(HEAVY_FIXTURES & set(getattr(it, "fixturenames", ())) for it in items):
-        import tempfile
-        import threading
+        _start_sample_reports(config._tmp_path_factory)
 
-        base = Path(tempfile.mkdtemp(prefix="lab-sample-", dir=config._tmp_path_factory.getbasetemp()))
-        thread = threading.Thread(target=_build_sample_reports, args=(base,), daemon=True)
-        _background.update(base=base, thread=thread)
-        thread.start()
+
+def _start_sample_reports(tmp_path_factory) -> None:
+    """Build the sample reports in a background thread (kernels are processes: this overlaps other tests)."""
+    import tempfile
+    import threading
+
+    if "thread" in _background:
+        return
+    base = Path(tempfile.mkdtemp(prefix="lab-sample-", dir=tmp_path_factory.getbasetemp()))
+    thread = threading.Thread(target=_build_sample_reports, args=(base,), daemon=True)
+    _background.update(base=base, thread=thread)
+    thread.start()
 
 
 def _build_sample_reports(base: Path) -> None:
@@ -108,11 +115,10 @@ def _build_sample_reports(base: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def sample_reports() -> dict:
+def sample_reports(tmp_path_factory) -> dict:
     """The bundled sample run (operation x bs x QD grid): every analysis notebook executed with its default
     run_id and exported, plus the interactive notebooks executed (built in the background)."""
-    if "thread" not in _background:
-        pytest.skip("the sample reports were not started for this session")
+    _start_sample_reports(tmp_path_factory)  # no-op when collection already started it
     _background["thread"].join()
     if "error" in _background:
         raise _background["error"]
@@ -127,6 +133,8 @@ def smoke_run(tmp_path_factory, scratch_dir) -> dict:
     from helpers import config
     from helpers.report import pipeline
     from helpers.run.manifest import read_manifest
+
+    _start_sample_reports(tmp_path_factory)  # overlaps the smoke sweep (no-op when already started)
 
     tmp = tmp_path_factory.mktemp("smoke")
     raw, executed = tmp / "raw", tmp / "executed"
