@@ -47,3 +47,26 @@ def test_latest_raw_run_is_the_newest_manifest(tmp_path):
         (tmp_path / name / "manifest.json").write_text("{}")
         os.utime(tmp_path / name / "manifest.json", (1000 + i, 1000 + i))
     assert manifest.latest_raw_run(tmp_path) == "a-new"
+
+
+def test_rows_whose_files_state_no_workload_are_left_out_of_the_views_with_one_sentence(tmp_path):
+    """Issue 11 point 2: fio 2.1.3 wrote no option blocks, so its rows have no rw/bs/iodepth; the views get
+    only rows they can place, and the page says in one sentence how many were left out and why."""
+    from pathlib import Path
+
+    from helpers import analysis
+    from helpers.ingest import core as ingest
+
+    data_dir = Path(__file__).parent / "data" / "fio"
+    ingest.ingest_paths([data_dir / "legacy" / "fio-2.1.3.out", data_dir / "json" / "randread-qd4.json"], "mixed",
+                        out=tmp_path)
+    data = runs.load_results("mixed", tmp_path)
+    assert len(data.results) == 1 and data.results["rw"].notna().all()
+    assert len(data.left_out) == 2
+    note = data.left_out_note
+    assert note.startswith("2 of 3 result rows from 1 file are left out of these views")
+    assert "options not recorded by this fio version" in note and "\n" not in note
+    for view in (analysis.qd_series, analysis.blocksize_series, analysis.grid, analysis.distribution,
+                 analysis.device_card, analysis.with_units):
+        view(data.results)  # every view runs on what it is given
+    assert analysis.left_out_sentence(data.left_out.iloc[0:0]) == ""

@@ -68,7 +68,15 @@ from helpers.analysis.littles import LinearFit, fit_linear_region, linear_region
 from helpers.analysis.mix import mix_series
 from helpers.analysis.openloop import offered_rate, openloop_table
 from helpers.analysis.overview import distribution, grid, held_constant, held_section, pick_held
-from helpers.analysis.points import latency_columns, operations, totals, with_latency, with_units
+from helpers.analysis.points import (
+    latency_columns,
+    left_out_sentence,
+    operations,
+    split_configured,
+    totals,
+    with_latency,
+    with_units,
+)
 from helpers.analysis.qd import qd_series, qd_table
 from helpers.analysis.repeats import aggregate_repeats, mean_ci
 from helpers.analysis.runpair import (
@@ -103,3 +111,4 @@ __all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_sample
 __all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capacity", "slo_table"]  # SLO (issue 13)
 __all__ += ["consistency", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
 __all__ += ["WriteCliff", "find_write_cliff", "sustained_write_cliffs", "write_cliff_sentence"]  # issue 12
+__all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)

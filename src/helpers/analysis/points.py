@@ -94,12 +94,43 @@ def operation_label(rw: str, mix: float) -> str:
     return rw if rw not in MIXED_MODES or pd.isna(mix) else f"{rw} {mix:.0f}% read"
 
 
+# What the views need to place a row: a row whose file does not state one of these (fio < 2.3 wrote no
+# option blocks, terse text states none; see the results' config_note) cannot be put on any view's axes.
+CONFIG_COLUMNS = ["rw", "bs_bytes", "iodepth", "numjobs"]
+
+
+def split_configured(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(rows whose configuration is known, rows left out of the views because their file does not state
+    it).  The views are built from the first; :func:`left_out_sentence` explains the second."""
+    cols = [c for c in CONFIG_COLUMNS if c in df.columns]
+    if df.empty or not cols:
+        return df, df.iloc[0:0]
+    known = df[cols].notna().all(axis=1)
+    return df[known], df[~known]
+
+
+def left_out_sentence(left_out: pd.DataFrame, total_rows: int | None = None) -> str:
+    """One sentence saying how many rows the views leave out and why ('' when none)."""
+    if left_out is None or left_out.empty:
+        return ""
+    why = "their files do not state the workload"
+    if "config_note" in left_out.columns:
+        notes = sorted(set(left_out["config_note"].dropna().astype(str)))
+        if notes:
+            why += f" ({'; '.join(notes[:2])}{'; ...' if len(notes) > 2 else ''})"
+    of = f" of {total_rows:,}" if total_rows is not None else ""
+    files = left_out["source_file"].nunique() if "source_file" in left_out.columns else None
+    src = f" from {files:,} file{'s' if files != 1 else ''}" if files else ""
+    return (f"{len(left_out):,}{of} result rows{src} are left out of these views: {why}, and a view cannot "
+            f"place a row without its operation, block size, queue depth and job count.")
+
+
 def with_units(df: pd.DataFrame) -> pd.DataFrame:
     """Copy of ``df`` with ``mb_per_s``, ``mib_per_s``, ``bs_label``, ``operation`` and ``flagged``."""
     out = with_latency(df)
     out["mb_per_s"] = out["bw_bytes_per_s"] / MB
     out["mib_per_s"] = out["bw_bytes_per_s"] / MIB
-    out["bs_label"] = [format_bytes(b) for b in out["bs_bytes"]]
+    out["bs_label"] = [format_bytes(b) if pd.notna(b) else "bs not stated" for b in out["bs_bytes"]]
     out["operation"] = [operation_label(r, m) for r, m in zip(out["rw"], out["rwmixread_pct"])]
     out["flagged"] = is_flagged(out)
     if "flag_reasons" not in out.columns:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from helpers import config
 from helpers.analysis.flags import flagged_rows
+from helpers.analysis.points import left_out_sentence, split_configured
 from helpers.analysis.timeseries import with_unstable
 from helpers.errors import LabError
 from helpers.ingest.core import ingest
@@ -93,6 +94,13 @@ class RunData:
     results: pd.DataFrame
     quarantine: pd.DataFrame
     raw_dir: Path | None = None  # where the runs' manifests are looked for first (see raw_dirs_for)
+    left_out: pd.DataFrame | None = None  # result rows whose files do not state the workload (not in results)
+
+    @property
+    def left_out_note(self) -> str:
+        """One sentence: how many rows the views leave out and why ('' when none)."""
+        total = len(self.results) + (0 if self.left_out is None else len(self.left_out))
+        return left_out_sentence(self.left_out, total)
 
     @property
     def histograms(self) -> pd.DataFrame:
@@ -140,8 +148,9 @@ def load_results(run_id: str | list[str] = "latest", processed_dir: str | Path =
     """Resolve ``run_id`` (see :func:`resolve_runs`) and load its results and quarantine tables; manifests
     are looked for in ``raw_dir`` first (see :func:`raw_dirs_for`) when asked for."""
     pdir, ids = resolve_runs(run_id, processed_dir)
-    data = RunData(pdir, ids, store.load(pdir, config.RESULTS_DATASET, ids),
-                   store.load(pdir, config.QUARANTINE_DATASET, ids), Path(raw_dir) if raw_dir else None)
+    results, left_out = split_configured(store.load(pdir, config.RESULTS_DATASET, ids))
+    data = RunData(pdir, ids, results, store.load(pdir, config.QUARANTINE_DATASET, ids),
+                   Path(raw_dir) if raw_dir else None, left_out)
     if len(data.timeseries):  # points whose IOPS never settled are flagged in every view (flag_unstable)
         data.results = with_unstable(data.results, data.timeseries)
     return data
