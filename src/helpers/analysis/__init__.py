@@ -57,6 +57,7 @@ Run comparison (issue 13)::
     ``slo_card_sentence(results, slo_us)`` for the device card.
 """
 
+from helpers.analysis.adaptive import adaptive_steps
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.card import DeviceCard, device_card
 from helpers.analysis.cliff import WriteCliff, find_write_cliff, sustained_write_cliffs, write_cliff_sentence
@@ -112,3 +113,4 @@ __all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capaci
 __all__ += ["consistency", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
 __all__ += ["WriteCliff", "find_write_cliff", "sustained_write_cliffs", "write_cliff_sentence"]  # issue 12
 __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)
+__all__ += ["adaptive_steps"]  # the sweep notebook's record of adaptive searches

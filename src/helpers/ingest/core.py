@@ -52,7 +52,7 @@ from helpers.fio.text_output import parse_fio_text
 from helpers.ingest.timeseries import ingest_timeseries
 from helpers.processed import schema, store
 from helpers.processed.validity import FLAG_COLUMNS, add_flags
-from helpers.run.manifest import MANIFEST_NAME, latest_raw_run, read_manifest
+from helpers.run.manifest import MANIFEST_NAME, read_manifest
 
 BATCH_FILES = 256  # files per batch: bounds memory (one batch of parsed JSON per worker)
 POOL_MIN_FILES = 2 * BATCH_FILES  # below this a process pool costs more than it saves
@@ -525,12 +525,6 @@ def ingest(run_id: str, raw_dir: Path = config.RAW_DIR, processed_dir: Path = co
     write_ingest(result, run_id, processed_dir)
     ingest_timeseries([Path(raw_dir) / run_id], run_id, processed_dir)  # fio logs (helpers.ingest.timeseries)
     return result
-
-
-def ingest_from_parameters(run_id: str = "", raw_dir: str = "", processed_dir: str = "") -> IngestResult:
-    """Notebook parameters ("" meaning "the default"; run "" = newest raw run) -> :func:`ingest`."""
-    rdir = Path(raw_dir) if raw_dir else config.RAW_DIR
-    return ingest(run_id or latest_raw_run(rdir), rdir, Path(processed_dir) if processed_dir else config.PROCESSED_DIR)
 
 
 def run_id_of(path: Path) -> str:

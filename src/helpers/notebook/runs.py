@@ -18,7 +18,7 @@ from helpers.analysis.flags import flagged_rows
 from helpers.analysis.points import left_out_sentence, split_configured
 from helpers.analysis.timeseries import with_unstable
 from helpers.errors import LabError
-from helpers.ingest.core import ingest
+from helpers.ingest.core import IngestResult, ingest
 from helpers.processed import store
 from helpers.run.manifest import (
     latest_raw_run,  # noqa: F401  (re-exported for notebooks)
@@ -154,3 +154,10 @@ def load_results(run_id: str | list[str] = "latest", processed_dir: str | Path =
     if len(data.timeseries):  # points whose IOPS never settled are flagged in every view (flag_unstable)
         data.results = with_unstable(data.results, data.timeseries)
     return data
+
+
+def ingest_from_parameters(run_id: str = "", raw_dir: str = "", processed_dir: str = "") -> IngestResult:
+    """The ingest notebook's parameters ("" meaning "the default"; run "" = the newest raw run) ->
+    :func:`helpers.ingest.ingest`."""
+    rdir = Path(raw_dir) if raw_dir else config.RAW_DIR
+    return ingest(run_id or latest_raw_run(rdir), rdir, Path(processed_dir) if processed_dir else config.PROCESSED_DIR)
