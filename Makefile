@@ -84,11 +84,11 @@ browser-deps: ## install Chromium for the browser tests when possible (root + ap
 	    echo "installing chromium with apt-get (browser tests)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || true; \
 	  else echo "chromium is not installed: browser tests will be skipped."; fi; }
 
-test: setup browser-deps ## every test: unit, real fio, each notebook executed once, reports, browser (10 slowest printed)
-	$(BIN)/python -m pytest -q
+test: setup browser-deps ## every test on two workers: unit, real fio, each notebook executed once, reports, browser (10 slowest printed)
+	$(BIN)/python -m pytest -q -n 2
 
 test-fast: setup ## the inner loop: leaves out notebooks, browser and slow tests
-	$(BIN)/python -m pytest -q -m "not notebooks and not browser and not slow"
+	$(BIN)/python -m pytest -q -n 2 -m "not notebooks and not browser and not slow"
 
 bench-adaptive: setup ## adaptive QD search vs the full 1..1024 grid, 3 rounds, on a scratch file (about 3 min)
 	$(BIN)/python benchmarks/bench_adaptive.py

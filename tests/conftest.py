@@ -40,8 +40,8 @@ def scratch_dir(tmp_path_factory) -> Path:
 
     d = tmp_path_factory.mktemp("scratch")
     m = mount_of(d)
-    if m and m["fstype"] in MEMORY_FILESYSTEMS:
-        d = _ROOT / "build" / "test-scratch"
+    if m and m["fstype"] in MEMORY_FILESYSTEMS:  # one folder per xdist worker: file names repeat across them
+        d = _ROOT / "build" / "test-scratch" / os.environ.get("PYTEST_XDIST_WORKER", "main")
         d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -59,11 +59,32 @@ HEAVY_FIXTURES = {"smoke_reports", "sample_reports"}
 FIO_FIXTURES = {"fio_path", "fio_servers", "smoke_run", "smoke_processed", "smoke_reports", "modes_reports"}
 NOTEBOOK_FIXTURES = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports"}  # they execute notebooks
 _background: dict = {}
+# With pytest-xdist (make test runs two workers), the modules whose tests use one of these run in the same
+# worker, so each notebook is still executed once per session; other tests are spread a module at a time.
+SESSION_CHAIN = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports"}
+SESSION_FILES = {"tests/test_notebooks.py", "tests/test_reports.py", "tests/test_runs.py", "tests/test_browser.py"}
+SESSION_GROUP = "session-notebooks"
 
 
 def _heavy(item) -> int:
     """Sort key: unit tests first, then notebook tests, then browser tests."""
     return 2 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("notebooks") else 0
+
+
+def _in_xdist_worker(config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _uses_chain(item) -> bool:
+    return bool(set(getattr(item, "fixturenames", ())) & SESSION_CHAIN)
+
+
+def _xdist_order(item) -> int:
+    """With two workers: the session chain first (its worker starts at once), then modules that run fio or
+    notebooks (long), then the quick unit modules, which fill the gaps at the end."""
+    if _uses_chain(item):
+        return 0
+    return 1 if item.get_closest_marker("fio") or item.get_closest_marker("notebooks") else 2
 
 
 def pytest_collection_modifyitems(config, items):
@@ -73,9 +94,32 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.fio)
         if used & NOTEBOOK_FIXTURES:
             item.add_marker(pytest.mark.notebooks)
+    if _in_xdist_worker(config):
+        stray = sorted({it.nodeid.split("::")[0] for it in items if _uses_chain(it)} - SESSION_FILES)
+        if stray:
+            raise pytest.UsageError(f"{', '.join(stray)} use(s) the session notebooks: add to SESSION_FILES in "
+                                    "tests/conftest.py so they run in the worker that builds them, once")
+        items.sort(key=_xdist_order)  # stable: file order within each class
+        return  # the worker that gets the chain starts the sample reports (smoke_run / sample_reports)
     items.sort(key=_heavy)  # stable: file order within each class
     if any(HEAVY_FIXTURES & set(getattr(it, "fixturenames", ())) for it in items):
         _start_sample_reports(config._tmp_path_factory)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``make test`` runs two xdist workers.  Work is handed out a module at a time (module fixtures run once),
+    and every module that reads the session's executed notebooks goes to one worker as one unit, so each
+    notebook is still executed once per session."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SessionScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return SESSION_GROUP if module in SESSION_FILES else module
+
+    config.option.loadscopereorder = False  # keep the order the workers collected (see _xdist_order)
+    return SessionScheduling(config, log)
 
 
 def _start_sample_reports(tmp_path_factory) -> None:

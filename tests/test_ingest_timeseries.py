@@ -63,7 +63,9 @@ def test_lab_point_percentiles_and_few_ios(lab_point):
     df, results = lab_point["ts"], lab_point["results"]
     h = df[df["hist_ios"].notna()]
     assert len(h) >= 4
-    np.testing.assert_allclose(h["hist_ios"].astype(float), RATE, rtol=0.05)
+    # fio's log windows jitter by a few ms, so neighbouring windows trade I/Os (521, 498, ... seen on a busy box)
+    np.testing.assert_allclose(h["hist_ios"].astype(float), RATE, rtol=0.1)
+    assert abs(h["hist_ios"].astype(float).mean() - RATE) <= 0.05 * RATE
     assert (h["clat_p50_us"] <= h["clat_p99_us"]).all() and (h["clat_p99_us"] <= h["clat_p99_9_us"]).all()
     # ~500 I/Os a window: p50 is sound, p99 has 5 beyond it and p99.9 0.5 (flagged, by results' own rule)
     assert (h["unreliable_percentiles"] == "clat_p99_us,clat_p99_9_us").all() and h["flag_few_ios"].all()

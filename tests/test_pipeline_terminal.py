@@ -52,20 +52,42 @@ def _renders(stderr: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
+def _resume_args(line: str) -> list[str]:
+    """'make sweep RUN=x TARGET=y ...' -> the pipeline flags the Makefile would pass for those variables."""
+    words = shlex.split(line)
+    assert words[:2] == ["make", "sweep"]
+    by_var = {o.make_var: o for o in options.MAKE_OPTIONS}
+    return [f"{by_var[w.split('=', 1)[0]].cli_flag}={w.split('=', 1)[1]}" for w in words[2:]]
+
+
 @pytest.fixture(scope="module")
-def live(tmp_path_factory, scratch_dir, fio_path):
-    """``pipeline sweep`` of the smoke profile, as ``make sweep PROFILE=smoke SIZE=64m`` runs it."""
-    base = tmp_path_factory.mktemp("live")
-    proc = _run(base, "sweep", "--profile=smoke", "--size=64m", "--run=live", f"--target={scratch_dir / 'live.bin'}",
-                "--runtime=0", "--hosts=", "--dry-run=")
-    assert proc.returncode == 0, proc.stderr
-    return {"base": base, "proc": proc}
+def interrupted(tmp_path_factory, scratch_dir, fio_path):
+    """``pipeline sweep`` of the smoke profile on 64 MiB, as ``make sweep PROFILE=smoke SIZE=64m`` runs it (empty
+    make variables passed as empty flags), stopped by Ctrl-C during its third point, then resumed with the
+    command its message prints.  One sweep of 7 points serves the progress, notebook and Ctrl-C checks."""
+    base = tmp_path_factory.mktemp("intr")
+    target = scratch_dir / "intr.bin"
+    proc = _pipeline(base, "sweep", "--profile=smoke", "--size=64m", "--run=intr", f"--target={target}",
+                     "--runtime=1", "--hosts=", "--dry-run=", start_new_session=True)
+    run_dir = base / "data" / "raw" / "intr"
+    stopped = wait_for(lambda: running_point(run_dir, min_done=2), timeout=120)
+    fio = int(wait_for(lambda: json.loads(Path(run_dir / ".sweep.progress").read_text()).get("pid"), timeout=10))
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the foreground process group
+    out, err = proc.communicate(timeout=60)
+    first = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    at_stop = {"manifest": manifest(run_dir), "fio_alive": pid_alive(fio),
+               "done": {p.name: p.stat().st_mtime_ns for p in run_dir.glob("*.json") if p.name != "manifest.json"}}
+    resume = next((ln for ln in err.splitlines() if ln.startswith("resume with: ")), "")[len("resume with: "):]
+    again = _run(base, "sweep", *_resume_args(resume)) if resume else None
+    return {"base": base, "target": target, "run_dir": run_dir, "stopped": stopped, "first": first,
+            "at_stop": at_stop, "resume": resume, "again": again}
 
 
-def test_progress_reaches_the_terminal_and_updates_while_fio_runs(live):
-    renders = _renders(live["proc"].stderr)
+def test_progress_reaches_the_terminal_and_updates_while_fio_runs(interrupted):
+    assert interrupted["again"] is not None and interrupted["again"].returncode == 0, interrupted["first"].stderr
+    renders = _renders(interrupted["first"].stderr) + _renders(interrupted["again"].stderr)
     assert renders and renders[-1][:2] == (7, 7) and "complete" in renders[-1][3]
-    assert {d for d, *_ in renders} >= {0, 3, 6, 7}  # points done / total, point after point
+    assert {d for d, *_ in renders} >= {0, 2, 3, 6, 7}  # points done / total, point after point, both runs
     assert all(t == 7 for _, t, _, _ in renders)
     # within one point (same count) the elapsed time moves on: the bar is redrawn while fio runs
     within = {}
@@ -77,49 +99,34 @@ def test_progress_reaches_the_terminal_and_updates_while_fio_runs(live):
     assert "ETA 00:" in rest and "now: randread 4k QD1 x1" in rest and "now: randrw 4k QD8 x1 70% read" in rest
 
 
-def test_executed_sweep_notebook_ends_with_the_final_count(live):
-    nb = nbformat.read(live["base"] / "reports" / "live" / "notebooks" / "00-sweep.ipynb", as_version=4)
+def test_executed_sweep_notebook_ends_with_the_final_count(interrupted):
+    nb = nbformat.read(interrupted["base"] / "reports" / "intr" / "notebooks" / "00-sweep.ipynb", as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
-    assert "run live: 7 of 7 points measured (7 ok, 0 failed)" in text
-    assert "0/7" not in text  # no progress widget frozen at its first state
+    assert "run intr: 7 of 7 points measured (7 ok, 0 failed)" in text
+    assert "0/7" not in text and "2/7" not in text  # no progress widget frozen at its first state
 
 
-def test_no_kernel_tcp_warning_reaches_the_terminal(live):
-    assert "without encryption" not in live["proc"].stderr + live["proc"].stdout
-    assert "Traceback" not in live["proc"].stderr
+def test_no_kernel_tcp_warning_reaches_the_terminal(interrupted):
+    for proc in (interrupted["first"], interrupted["again"]):
+        assert "without encryption" not in proc.stderr + proc.stdout
+    assert "Traceback" not in interrupted["again"].stderr
 
 
-def _resume_args(line: str) -> list[str]:
-    """'make sweep RUN=x TARGET=y ...' -> the pipeline flags the Makefile would pass for those variables."""
-    words = shlex.split(line)
-    assert words[:2] == ["make", "sweep"]
-    by_var = {o.make_var: o for o in options.MAKE_OPTIONS}
-    return [f"{by_var[w.split('=', 1)[0]].cli_flag}={w.split('=', 1)[1]}" for w in words[2:]]
-
-
-def test_ctrl_c_is_one_clean_message_with_the_exact_resume_command(tmp_path, scratch_dir, fio_path):
-    target = scratch_dir / "intr.bin"
-    proc = _pipeline(tmp_path, "sweep", "--profile=smoke", "--size=64m", "--run=intr", f"--target={target}",
-                     "--runtime=1", start_new_session=True)
-    run_dir = tmp_path / "data" / "raw" / "intr"
-    stopped = wait_for(lambda: running_point(run_dir, min_done=2), timeout=120)
-    fio = int(wait_for(lambda: json.loads(Path(run_dir / ".sweep.progress").read_text()).get("pid"), timeout=10))
-    os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the foreground process group
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+def test_ctrl_c_is_one_clean_message_with_the_exact_resume_command(interrupted):
+    first, at_stop, stopped, target = (interrupted[k] for k in ("first", "at_stop", "stopped", "target"))
+    err = first.stderr
+    assert first.returncode == 130, err
     for noise in ("Traceback", "ZMQ", "zmq", "Kernel", "asyncio", "KeyboardInterrupt"):
         assert noise not in err, err
     message = err[err.index("interrupted:"):]
     assert f"interrupted: sweep intr stopped during point {stopped}; 2 of 7 points are done" in message
-    resume = next(ln for ln in message.splitlines() if ln.startswith("resume with: "))[len("resume with: "):]
-    assert resume == f"make sweep TARGET={target} PROFILE=smoke RUN=intr RUNTIME=1 SIZE=64m"
+    assert interrupted["resume"] == f"make sweep TARGET={target} PROFILE=smoke RUN=intr RUNTIME=1 SIZE=64m"
     assert message.rstrip().endswith("then build the reports with: make reports RUN=intr")
-    assert manifest(run_dir)["status"] == "interrupted" and manifest(run_dir)["points"][stopped]["status"] == \
-        "interrupted"
-    assert not pid_alive(fio)  # the kernel (and its fio) ended
-    done = {p.name: p.stat().st_mtime_ns for p in run_dir.glob("*.json") if p.name != "manifest.json"}
+    assert at_stop["manifest"]["status"] == "interrupted"
+    assert at_stop["manifest"]["points"][stopped]["status"] == "interrupted"
+    assert not at_stop["fio_alive"]  # the kernel (and its fio) ended
     # the printed command resumes: the rest is measured, the finished points are not measured again
-    again = _run(tmp_path, "sweep", *_resume_args(resume))
+    again, run_dir, done = interrupted["again"], interrupted["run_dir"], at_stop["done"]
     assert again.returncode == 0, again.stderr
     m = manifest(run_dir)
     assert m["status"] == "complete" and len(m["points"]) == 7 and m["resumes"]

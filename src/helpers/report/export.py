@@ -13,10 +13,8 @@ import os
 import re
 from pathlib import Path
 
-import nbformat
 import plotly.io as pio
 import plotly.offline
-from nbconvert import HTMLExporter
 
 from helpers import config
 from helpers.run.manifest import read_manifest
@@ -55,8 +53,8 @@ def _figure_html(fig: dict) -> str:
                        config={"displaylogo": False}, validate=False)
 
 
-def plotly_outputs_to_html(nb: nbformat.NotebookNode) -> int:
-    """Give every plotly JSON output an HTML rendering (no plotly.js in it); returns how many."""
+def plotly_outputs_to_html(nb) -> int:
+    """Give every plotly JSON output (of an nbformat notebook ``nb``) an HTML rendering (no plotly.js in it); returns how many."""
     n = 0
     for cell in nb.cells:
         for out in cell.get("outputs", []):
@@ -73,6 +71,9 @@ def export_html(executed: Path, out_html: Path, reports_dir: Path | None = None)
     """Export an executed notebook without code cells, using the offline template (no CDN scripts); the
     page loads the shared ``assets/plotly.min.js`` of ``reports_dir`` (default: two folders up from the
     page, ``reports/<run>/page.html``) by a relative path."""
+    import nbformat  # nbconvert/nbformat load when a page is exported, not with the command line
+    from nbconvert import HTMLExporter
+
     reports_dir = Path(reports_dir) if reports_dir is not None else Path(out_html).parent.parent
     js = write_plotly_js(reports_dir)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,

@@ -22,9 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import papermill as pm
 from tqdm import tqdm
-from traitlets.config import Config
 
 from helpers import config
 from helpers.errors import LabError
@@ -48,7 +46,10 @@ _IPC_COUNTER = itertools.count()
 # The kernel's own log goes to the user's terminal: keep it to fatal errors.  A failing cell is reported
 # by the pipeline from the executed notebook; an interrupted cell would otherwise add "KeyboardInterrupt
 # caught in kernel" lines.
-KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
+# The kernel's own log and asyncio's shutdown chatter ("Task was destroyed but it is pending!" when Ctrl-C
+# stops a kernel mid-message) stay out of the user's terminal; errors in cells still reach the pipeline.
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL",
+                    "--IPKernelApp.exec_lines=import logging as _logging; _logging.getLogger('asyncio').setLevel(50)"]
 
 
 class Interrupted(Exception):
@@ -67,10 +68,13 @@ def interactive_notebooks(notebooks_dir: Path = config.NOTEBOOKS_DIR) -> list[Pa
     return sorted(p for p in notebooks_dir.glob("9[0-9]-*.ipynb"))
 
 
-def kernel_config() -> Config:
+def kernel_config():
     """Kernels talk to the pipeline over local IPC sockets (files), not TCP: nothing listens on a port,
     and ipykernel has no reason for its 'Kernel is running over TCP without encryption' warning.  The
     socket path is short (AF_UNIX paths are limited to ~107 bytes) and unique per kernel."""
+    # Jupyter's machinery loads only when a notebook runs (the CLI's refusals stay fast)
+    from traitlets.config import Config
+
     ip = Path(tempfile.gettempdir()) / f"ssdlab-kernel-{os.getpid()}-{next(_IPC_COUNTER)}"
     return Config({"KernelManager": {"transport": "ipc", "ip": str(ip)}})
 
@@ -143,6 +147,9 @@ class _CtrlC:
 def execute(notebook: Path, out: Path, parameters: dict[str, Any]) -> Path:
     """Run ``notebook`` with papermill into ``out``; a failing cell becomes one LabError sentence, Ctrl-C
     becomes :class:`Interrupted`."""
+    import papermill as pm  # ~1-2 s of imports (nbformat, jsonschema): paid when a notebook runs, not when
+    # the command line refuses its arguments in one sentence
+
     with _CtrlC() as ctrl_c:
         if _CtrlC.presses:  # Ctrl-C was pressed while another notebook ran: start no new one
             raise Interrupted(notebook.name)
