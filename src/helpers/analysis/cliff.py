@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import ruptures as rpt
 
 CLIFF_RATIO = 0.7  # a drop to below 70 % of the rate before it is a cliff (noise here is ~9 % CV)
 MERGE_PCT = 15.0  # neighbouring segments closer than 15 % are one phase
@@ -71,6 +70,9 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) 
     sigma = max(float(np.median(np.abs(np.diff(z)))) / (0.6745 * np.sqrt(2)), 0.01)
     jump = max(1, n // 2000)  # bounds the cost on very long series; position error <= n/2000 windows
     min_size = max(2, n // 200)
+    # heavy (~0.3-1 s): imported where used, so a notebook kernel that never calls this starts faster
+    import ruptures as rpt
+
     bkps = rpt.Binseg(model="l2", min_size=min_size, jump=jump).fit(z.reshape(-1, 1)).predict(
         pen=3 * sigma**2 * np.log(n))
     bounds = [0, *bkps]

@@ -35,7 +35,6 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from kneed import KneeLocator
 
 from helpers.analysis.points import percentile_latency
 
@@ -91,6 +90,9 @@ def isotonic_increasing(y, w=None) -> np.ndarray:
 
 def _kneedle(x: np.ndarray, y: np.ndarray, S: float, curve: str) -> tuple[int | None, str]:
     """Index of the knee in (x, y) (x strictly increasing) and how it was found."""
+    # heavy (~0.3-1 s): imported where used, so a notebook kernel that never calls this starts faster
+    from kneed import KneeLocator
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         kl = KneeLocator(x, y, S=S, curve=curve, direction="increasing", interp_method="interp1d")

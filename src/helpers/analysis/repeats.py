@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 CONFIG_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
                "ioengine", "direct", "rate_iops"]  # rate_iops: open-loop loads are different points
@@ -24,6 +23,9 @@ def mean_ci(values, confidence: float = 0.95) -> tuple[float, float, float, int]
     m = float(v.mean())
     if n < 2:
         return m, float("nan"), float("nan"), 1
+    # heavy (~0.3-1 s): imported where used, so a notebook kernel that never calls this starts faster
+    from scipy import stats
+
     half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * v.std(ddof=1) / np.sqrt(n))
     return m, m - half, m + half, n
 

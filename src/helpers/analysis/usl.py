@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import curve_fit
 
 KAPPA_ZERO = 1e-9  # κ below this (after normalising throughput) is reported as 0
 # the fitted curve is drawn beyond the measured range only when the fit is credible there:
@@ -95,6 +94,8 @@ def fit_usl(n, throughput, y_err=None) -> UslFit:
     (``n_star`` None and the reason "no retrograde region observed" otherwise).  Never raises
     on short input: fewer than 3 distinct N give NaN parameters and a reason.
     """
+    from scipy.optimize import curve_fit  # heavy (~0.5 s): imported where used, so kernels start faster
+
     n = np.asarray(n, dtype=float)
     y = np.asarray(throughput, dtype=float)
     ok = np.isfinite(n) & np.isfinite(y) & (n > 0)
