@@ -32,7 +32,7 @@ def _temperature_traces(t: pd.DataFrame, x) -> list[go.Scatter]:
     """The temperature of one point's captures at ``x`` (time or GB written) and its warning threshold."""
     phase = t["phase"].astype(str).to_numpy()
     traces = [go.Scatter(x=x, y=t["temperature_c"], mode="lines+markers", name=TEMPERATURE_AXIS,
-                         line={"color": TEMPERATURE_COLOR, "width": 1, "shape": "hv"},
+                         line={"color": TEMPERATURE_COLOR, "width": 1},
                          marker={"size": 6, "color": TEMPERATURE_COLOR}, customdata=phase,
                          hovertemplate="device temperature %{y:g} °C (%{customdata} the point)<extra></extra>")]
     warn = t["warning_temp_c"].dropna()
@@ -145,7 +145,7 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
             fig.add_trace(trace, row=1, col=1, secondary_y=True)
             owner.append(pi)
     fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=1, rangemode="tozero", secondary_y=False)
-    fig.update_yaxes(title_text=TEMPERATURE_AXIS, row=1, col=1, secondary_y=True, showgrid=False)
+    fig.update_yaxes(title_text=TEMPERATURE_AXIS, row=1, col=1, secondary_y=True, showgrid=False, tickmode="auto")
     fig.update_yaxes(title_text="Latency (µs, log)", type="log", row=2, col=1)
     fig.update_xaxes(title_text="Time since the end of the ramp (s; end of each fio log window)", row=2, col=1)
     suffix = " (long series drawn as min/max per bucket for display; analysis uses every window)" if reduced_any else ""
@@ -272,7 +272,7 @@ def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WIND
     fig.update_layout(layouts[0], template=TEMPLATE, height=480, margin={"b": 110})
     fig.update_xaxes(title_text="Data written (GB, decimal: 1 GB = 10^9 bytes)", rangemode="tozero")
     fig.update_yaxes(title_text="Write throughput per window (MB/s, decimal)", rangemode="tozero", secondary_y=False)
-    fig.update_yaxes(title_text=TEMPERATURE_AXIS, secondary_y=True, showgrid=False)
+    fig.update_yaxes(title_text=TEMPERATURE_AXIS, secondary_y=True, showgrid=False, tickmode="auto")
     if len(groups) > 1:
         fig.update_layout(updatemenus=[{"type": "dropdown", "x": 1.0, "xanchor": "right", "y": 1.18,
                                         "buttons": [{"label": p, "method": "update",

@@ -14,6 +14,7 @@ give an empty dataset; why a run has none is the manifest's ``health.note``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -29,8 +30,14 @@ _DTYPES = schema.dtypes(schema.HEALTH_COLUMNS)
 VERDICT_COLUMNS = ["point_id", "throttled", "throttle_reason"]
 
 
-def empty_frame() -> pd.DataFrame:
+@functools.lru_cache(maxsize=1)
+def _empty() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t, _ in schema.HEALTH_COLUMNS})
+
+
+def empty_frame() -> pd.DataFrame:
+    """The typed empty health frame (a fresh copy: building it costs more than the walk that finds no file)."""
+    return _empty().copy()
 
 
 def is_health_file(name: str) -> bool:
@@ -116,6 +123,8 @@ def throttle_verdicts(health: pd.DataFrame) -> pd.DataFrame:
 
 def throttled_points(health: pd.DataFrame) -> dict[str, str]:
     """{point id: reason} of the points whose captures say the device throttled (what the flag needs)."""
+    if health is None or health.empty:
+        return {}
     v = throttle_verdicts(health)
     v = v[v["throttled"].fillna(False).astype(bool)]
     return dict(zip(v["point_id"].astype(str), v["throttle_reason"].astype(str)))
