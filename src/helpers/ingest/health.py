@@ -99,21 +99,17 @@ def health_frame(paths: list[Path] | Path, run_id: str) -> pd.DataFrame:
     return df.sort_values(["source_file", "t_s"], kind="stable").reset_index(drop=True)
 
 
-def _capture(row: pd.Series) -> dict:
-    """One health row back as the parsed capture :func:`throttle_check` reads."""
-    if pd.notna(row["error"]):
-        return {"error": row["error"]}
-    return {c: (None if pd.isna(row[c]) else row[c].item() if hasattr(row[c], "item") else row[c])
-            for c in ("temperature_c", "warning_temp_c", "thermal_transitions", "warning_temp_min")}
-
-
 def throttle_verdicts(health: pd.DataFrame) -> pd.DataFrame:
     """One row per point with health captures: ``throttled`` (boolean, <NA> when the captures cannot tell)
     and ``throttle_reason`` (the sentence of :func:`helpers.run.smart.throttle_check`)."""
     rows = []
     if health is not None and len(health):
         for point, g in health.sort_values("t_s", kind="stable").groupby("point_id", sort=True):
-            caps = {ph: [_capture(r) for _, r in g[g["phase"] == ph].iterrows()] for ph in ("before", "during", "after")}
+            caps: dict[str, list[dict]] = {"before": [], "during": [], "after": []}
+            for r in g.to_dict("records"):  # back to the parsed captures throttle_check reads
+                err = r.pop("error")
+                cap = {"error": err} if pd.notna(err) else {k: None if pd.isna(v) else v for k, v in r.items()}
+                caps.setdefault(r["phase"], []).append(cap)
             throttled, why = throttle_check(caps["before"][0] if caps["before"] else None,
                                             caps["after"][-1] if caps["after"] else None, caps["during"])
             rows.append({"point_id": point, "throttled": throttled, "throttle_reason": why})
