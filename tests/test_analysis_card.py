@@ -263,9 +263,11 @@ def test_identity_names_device_target_host_and_software_from_the_manifest():
 
     m = read_manifest(config.SAMPLE_RAW_DIR / "sample-quick-vm")  # a real manifest: a file on a VM's vda
     ident = device_card(rows([{}]), manifest=m).identity
-    assert list(ident) == ["device model", "capacity", "kernel device", "target", "host", "kernel", "fio version",
-                           "profile", "date"]
+    assert list(ident) == ["device model", "capacity", "kernel device", "device health", "target", "host", "kernel",
+                           "fio version", "profile", "date"]
     assert ident["device model"] == "not reported by the kernel (a virtual disk)"
+    assert ident["device health"] == ("no SMART/health data: this run was recorded before the lab read the "
+                                      "device's health.")
     assert ident["kernel device"] == "/dev/vda, a virtual disk" and is_virtual_disk(m)
     assert ident["target"] == "file /tmp/fiot/sample.bin on ext4 (/dev/vda mounted at /), 256m used"
     assert (ident["host"], ident["kernel"], ident["fio version"], ident["profile"]) == (

@@ -34,6 +34,7 @@ RESULTS_DATASET = "results"
 HISTOGRAM_DATASET = "histograms"
 QUARANTINE_DATASET = "quarantine"
 TIMESERIES_DATASET = "timeseries"
+HEALTH_DATASET = "health"
 
 
 def fio_binary() -> str:

@@ -63,6 +63,7 @@ from helpers.analysis.card import DeviceCard, device_card
 from helpers.analysis.cliff import WriteCliff, find_write_cliff, sustained_write_cliffs, write_cliff_sentence
 from helpers.analysis.compare import common_points, run_metrics, spec_comparison, spec_warning
 from helpers.analysis.flags import flag_sentences, flag_table, flagged_rows
+from helpers.analysis.health import health_note, temperature_at_gb, temperature_series
 from helpers.analysis.hosts import host_table, label_hosts, multi_host_rows
 from helpers.analysis.knee import Knee, find_knee, knee_table
 from helpers.analysis.littles import LinearFit, fit_linear_region, linear_region_table, littles_law
@@ -114,3 +115,4 @@ __all__ += ["consistency", "point_series", "stall_windows", "with_unstable"]  # 
 __all__ += ["WriteCliff", "find_write_cliff", "sustained_write_cliffs", "write_cliff_sentence"]  # issue 12
 __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)
 __all__ += ["adaptive_steps"]  # the sweep notebook's record of adaptive searches
+__all__ += ["health_note", "temperature_at_gb", "temperature_series"]  # device temperature (issue 12)

@@ -9,6 +9,7 @@ import pandas as pd
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.cliff import write_cliff_sentence
 from helpers.analysis.flags import flagged_rows
+from helpers.analysis.health import health_summary
 from helpers.analysis.knee import find_knee
 from helpers.analysis.points import percentile_latency, with_units
 from helpers.analysis.slo import slo_card_sentence
@@ -17,7 +18,8 @@ from helpers.fio.units import format_bytes
 
 KB4 = 4096
 FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
-               "flag_short_run": "run too short", "flag_repeat_spread": "repeats spread widely"}
+               "flag_short_run": "run too short", "flag_repeat_spread": "repeats spread widely",
+               "flag_throttled": "thermal throttling"}
 
 
 @dataclass
@@ -154,9 +156,10 @@ def target_kind(manifest: dict) -> str | None:
     return None if not path else "block device" if path.startswith("/dev/") else "file"
 
 
-def device_identity(manifest: dict | None) -> dict[str, str]:
-    """What a run measured, from its manifest: device model, capacity, kernel device, target (file or
-    device, filesystem), host, kernel, fio version, profile and date.  Unknown facts say so."""
+def device_identity(manifest: dict | None, health: pd.DataFrame | None = None) -> dict[str, str]:
+    """What a run measured, from its manifest: device model, capacity, kernel device, its health during the
+    run (with the run's ``health`` captures: the temperature range; :func:`helpers.analysis.health_summary`),
+    target (file or device, filesystem), host, kernel, fio version, profile and date.  Unknown facts say so."""
     if not manifest:
         return {"run": "no manifest found for this run: device, target and host are unknown"}
     t = manifest.get("target") or {}
@@ -178,6 +181,7 @@ def device_identity(manifest: dict | None) -> dict[str, str]:
         "device model": str(model),
         "capacity": f"{cap / 1e9:,.1f} GB ({cap / 2**30:,.1f} GiB)" if cap else "unknown",
         "kernel device": kdev,
+        "device health": health_summary(manifest, health),
         "target": f"{kind} {t.get('path', '?')}{where}{size_text}",
         "host": str(manifest.get("host") or "unknown"),
         "kernel": str(manifest.get("kernel") or "unknown"),
@@ -188,11 +192,13 @@ def device_identity(manifest: dict | None) -> dict[str, str]:
 
 
 def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
-                slo_us: float | None = None, timeseries: pd.DataFrame | None = None) -> DeviceCard:
+                slo_us: float | None = None, timeseries: pd.DataFrame | None = None,
+                health: pd.DataFrame | None = None) -> DeviceCard:
     """Headline metrics of one run (prefers unflagged points) and its findings; ``manifest`` (the run's
-    sweep manifest) names the device, target, host and software the numbers were measured on; with
-    ``slo_us`` the findings end with the 4k random-read SLO capacity (most IOPS with p99 <= slo_us); with the
-    run's ``timeseries``, a sustained-write point adds its write-cliff sentence."""
+    sweep manifest) names the device, target, host and software the numbers were measured on (and, with the
+    run's ``health`` captures, the device temperature during the run); with ``slo_us`` the findings end with
+    the 4k random-read SLO capacity (most IOPS with p99 <= slo_us); with the run's ``timeseries``, a
+    sustained-write point adds its write-cliff sentence."""
     d = with_units(df)
     rr = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["direction"] == "read")]
     rw = d[(d["rw"] == "randwrite") & (d["bs_bytes"] == KB4) & (d["direction"] == "write")]
@@ -222,7 +228,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
         knee_qd, reason = knee.knee_qd, knee.reason
     metrics.append(Metric("Throughput stops growing beyond", knee_qd, "QD",
                           "4k random read, Kneedle on IOPS vs log2 QD" if knee_qd is not None else reason))
-    card = DeviceCard(metrics, knee_qd, reason, identity=device_identity(manifest) if manifest is not None else {})
+    card = DeviceCard(metrics, knee_qd, reason,
+                      identity=device_identity(manifest, health) if manifest is not None else {})
     card.findings = findings(d, card, knee)
     if slo_us is not None and len(df):
         card.findings.append(slo_card_sentence(df, slo_us))

@@ -12,7 +12,8 @@ ID_COLUMNS = ["run_id", "point_id", "direction", "rw", "bs_bytes", "iodepth", "n
 # sentence of a raised flag when the data carries no sentence of its own for it
 FLAG_SENTENCES = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
                   "flag_short_run": "run too short for steady state",
-                  "flag_repeat_spread": "repeats of this point vary widely"}
+                  "flag_repeat_spread": "repeats of this point vary widely",
+                  "flag_throttled": "the device reported thermal throttling"}
 
 
 def _bool_flags(df: pd.DataFrame) -> list[str]:

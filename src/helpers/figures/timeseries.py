@@ -2,7 +2,10 @@
 
 Input is :func:`helpers.analysis.timeseries.point_series` output (and :func:`consistency` for the
 table).  Long series are reduced FOR DISPLAY ONLY (min and max of each bucket of windows, so stalls
-and spikes stay visible; the title says so); the analysis always uses every window.
+and spikes stay visible; the title says so); the analysis always uses every window.  With the run's
+``health`` rows (the health dataset) the device temperature is drawn on a secondary y axis, with the drive's
+warning temperature when known; a point without any says why in one sentence (``health_note``, from
+:func:`helpers.analysis.health_note`).
 """
 
 from __future__ import annotations
@@ -13,12 +16,39 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from helpers.analysis.cliff import SUSTAINED_GROUP, find_write_cliff, gb_written
+from helpers.analysis.health import temperature_at_gb, temperature_series
 from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, message_figure
 
 DISPLAY_MAX_WINDOWS = 1500  # above this many windows per trace the display shows min/max per bucket
 POINT = ["run_id", "point_id", "source_file"]
 NO_LOGS = ("This run has no fio time-series logs (points recorded before per-window logging, foreign files "
            "without *_iops/*_clat_hist logs, or the bundled sample run).")
+TEMPERATURE_AXIS = "device temperature (°C)"
+TEMPERATURE_COLOR = "#e6550d"
+NO_POINT_TEMPERATURE = "no device temperature was captured during this point."
+
+
+def _temperature_traces(t: pd.DataFrame, x) -> list[go.Scatter]:
+    """The temperature of one point's captures at ``x`` (time or GB written) and its warning threshold."""
+    phase = t["phase"].astype(str).to_numpy()
+    traces = [go.Scatter(x=x, y=t["temperature_c"], mode="lines+markers", name=TEMPERATURE_AXIS,
+                         line={"color": TEMPERATURE_COLOR, "width": 1},
+                         marker={"size": 6, "color": TEMPERATURE_COLOR}, customdata=phase,
+                         hovertemplate="device temperature %{y:g} °C (%{customdata} the point)<extra></extra>")]
+    warn = t["warning_temp_c"].dropna()
+    if len(warn) and len(x):
+        w = float(warn.iloc[0])
+        traces.append(go.Scatter(x=[min(x), max(x)], y=[w, w], mode="lines", name=f"warning temperature {w:g} °C",
+                                 line={"color": TEMPERATURE_COLOR, "dash": "dash", "width": 1},
+                                 hovertemplate=f"the drive's warning temperature: {w:g} °C<extra></extra>"))
+    return traces
+
+
+def _missing_temperature(has: bool, temps: pd.DataFrame | None, health_note: str) -> str:
+    """The one sentence a point without temperature shows ('' when it has some or nobody asked)."""
+    if has:
+        return ""
+    return health_note or (NO_POINT_TEMPERATURE if temps is not None and len(temps) else "")
 
 
 def display_reduce(x, y, max_windows: int = DISPLAY_MAX_WINDOWS) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -51,17 +81,22 @@ def _label(key, multi_run: bool) -> str:
 
 def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
                       max_windows: int = DISPLAY_MAX_WINDOWS,
-                      title: str = "Throughput and latency over time") -> go.Figure:
-    """Top: IOPS per window; bottom: mean total latency per window and the window's p99 / p99.9 completion
-    latency from fio's histogram log (open symbols: too few I/Os in the window for that percentile).
-    The ramp (before 0 s; fio does not log it) is shaded.  A dropdown picks the point."""
+                      title: str = "Throughput and latency over time", health: pd.DataFrame | None = None,
+                      health_note: str = "") -> go.Figure:
+    """Top: IOPS per window and, with ``health`` rows, the device temperature on a secondary y axis; bottom:
+    mean total latency per window and the window's p99 / p99.9 completion latency from fio's histogram log
+    (open symbols: too few I/Os in the window for that percentile).  The ramp (before 0 s; fio does not log
+    it) is shaded.  A dropdown picks the point; a point without temperature shows ``health_note``."""
     if series is None or series.empty:
         return message_figure(NO_LOGS)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=("IOPS per window", "Latency per window (µs, log)"))
+                        subplot_titles=("IOPS per window", "Latency per window (µs, log)"),
+                        specs=[[{"secondary_y": True}], [{}]])  # yaxis2: temperature; yaxis3: latency
+    temps = temperature_series(health, series) if health is not None else None
     points = list(series.groupby(POINT, sort=True, dropna=False))
     multi_run = series["run_id"].nunique() > 1
     owner: list[int] = []
+    has_temp = [False] * len(points)
     reduced_any = False
     notes = {}
     if summary is not None and not summary.empty:
@@ -103,7 +138,14 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
                     hovertemplate=f"{direction} {label} clat: %{{y:,.1f}} µs at %{{x:g}} s, "
                                   "%{customdata[0]:,.0f} I/Os in the window<extra></extra>"), row=2, col=1)
                 owner.append(pi)
-    fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=1, rangemode="tozero")
+        run, point, _ = points[pi][0]
+        t = temps[(temps["run_id"] == run) & (temps["point_id"] == point)] if temps is not None else None
+        has_temp[pi] = t is not None and len(t) > 0
+        for trace in _temperature_traces(t, t["time_s"].to_numpy()) if has_temp[pi] else []:
+            fig.add_trace(trace, row=1, col=1, secondary_y=True)
+            owner.append(pi)
+    fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=1, rangemode="tozero", secondary_y=False)
+    fig.update_yaxes(title_text=TEMPERATURE_AXIS, row=1, col=1, secondary_y=True, showgrid=False, tickmode="auto")
     fig.update_yaxes(title_text="Latency (µs, log)", type="log", row=2, col=1)
     fig.update_xaxes(title_text="Time since the end of the ramp (s; end of each fio log window)", row=2, col=1)
     suffix = " (long series drawn as min/max per bucket for display; analysis uses every window)" if reduced_any else ""
@@ -113,10 +155,11 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
         ramp = float(g["ramp_s"].iloc[0]) if "ramp_s" in g and pd.notna(g["ramp_s"].iloc[0]) else 0.0
         shapes = []
         if ramp > 0:
-            for yref in ("y domain", "y2 domain"):
+            for yref in ("y domain", "y3 domain"):
                 shapes.append({"type": "rect", "xref": "x", "yref": yref, "x0": -ramp, "x1": 0, "y0": 0, "y1": 1,
                                "fillcolor": "lightgrey", "opacity": 0.4, "line": {"width": 0}})
-        text = "<br>".join(notes.get(key, []))
+        lines = [*notes.get(key, []), _missing_temperature(has_temp[pi], temps, health_note)]
+        text = "<br>".join(x for x in lines if x)
         ann = [a for a in fig.layout.annotations[:2]]  # the subplot titles
         anns = [a.to_plotly_json() for a in ann]
         if ramp > 0:
@@ -125,15 +168,15 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
         if text:
             anns.append({"text": text, "x": 0, "xref": "paper", "y": -0.22, "yref": "paper", "showarrow": False,
                          "align": "left", "xanchor": "left", "font": {"size": 11}})
-        return {"shapes": shapes, "annotations": anns,
+        return {"shapes": shapes, "annotations": anns, "yaxis2.visible": has_temp[pi],
                 "title": {"text": f"{title}: {_label(key, multi_run)}{suffix}"}}
 
     masks = [[o == pi for o in owner] for pi in range(len(points))]
     for trace, visible in zip(fig.data, masks[0]):
         trace.visible = visible
     first = layout_for(0)
-    fig.update_layout(template=TEMPLATE, height=640, margin={"b": 150, "t": 90}, legend={"groupclick": "toggleitem"},
-                      **first)
+    fig.update_layout(first, template=TEMPLATE, height=640, margin={"b": 150, "t": 90},
+                      legend={"groupclick": "toggleitem"})
     if len(points) > 1:
         fig.update_layout(updatemenus=[{
             "type": "dropdown", "x": 1.0, "xanchor": "right", "y": 1.16, "yanchor": "top", "showactive": True,
@@ -175,16 +218,20 @@ NO_SUSTAINED = ("This run has no sustained-write point with logs (run the sustai
                 "make sweep PROFILE=sustained-write).")
 
 
-def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WINDOWS) -> go.Figure:
+def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WINDOWS,
+                       health: pd.DataFrame | None = None, health_note: str = "") -> go.Figure:
     """Write throughput (MB/s) against GB written for each sustained-write point, the phases found by
     :func:`helpers.analysis.find_write_cliff` as horizontal lines and the cliff as a dashed vertical line;
-    the title is the finding.  A dropdown picks the point when there are several."""
+    the title is the finding.  With ``health`` rows the device temperature (placed at the GB written when each
+    capture was taken) is drawn on a secondary y axis; a point without shows ``health_note``.  A dropdown
+    picks the point when there are several."""
     if series is None or series.empty:
         return message_figure(NO_SUSTAINED)
     w = series[series["point_id"].astype(str).str.startswith(SUSTAINED_GROUP) & (series["direction"] == "write")]
     if w.empty:
         return message_figure(NO_SUSTAINED)
-    fig = go.Figure()
+    temps = temperature_series(health, series) if health is not None else None
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
     groups = list(w.groupby(["run_id", "point_id"], sort=True))
     multi_run = w["run_id"].nunique() > 1
     owner, layouts = [], []
@@ -208,15 +255,24 @@ def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WIND
         if c.cliff_gb is not None:
             shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": c.cliff_gb, "x1": c.cliff_gb,
                            "y0": 0, "y1": 1, "line": {"dash": "dash", "color": "black"}})
+        t = temps[(temps["run_id"] == run) & (temps["point_id"] == point)] if temps is not None else None
+        has_temp = t is not None and len(t) > 0
+        for trace in _temperature_traces(t, temperature_at_gb(t, g)) if has_temp else []:
+            fig.add_trace(trace, row=1, col=1, secondary_y=True)
+            owner.append(i)
         label = f"{run}: {point}" if multi_run else str(point)
         note = " (drawn as min/max per bucket; analysis uses every window)" if red else ""
-        layouts.append({"shapes": shapes, "title": {"text": f"{label}: {c.reason}{note}"}})
+        missing = _missing_temperature(has_temp, temps, health_note)
+        layouts.append({"shapes": shapes, "title": {"text": f"{label}: {c.reason}{note}"}, "yaxis2.visible": has_temp,
+                        "annotations": [{"text": missing, "x": 0, "xref": "paper", "y": -0.25, "yref": "paper",
+                                         "showarrow": False, "xanchor": "left", "font": {"size": 11}}] if missing else []})
     masks = [[o == i for o in owner] for i in range(len(groups))]
     for trace, visible in zip(fig.data, masks[0]):
         trace.visible = visible
-    fig.update_layout(template=TEMPLATE, height=480, **layouts[0])
+    fig.update_layout(layouts[0], template=TEMPLATE, height=480, margin={"b": 110})
     fig.update_xaxes(title_text="Data written (GB, decimal: 1 GB = 10^9 bytes)", rangemode="tozero")
-    fig.update_yaxes(title_text="Write throughput per window (MB/s, decimal)", rangemode="tozero")
+    fig.update_yaxes(title_text="Write throughput per window (MB/s, decimal)", rangemode="tozero", secondary_y=False)
+    fig.update_yaxes(title_text=TEMPERATURE_AXIS, secondary_y=True, showgrid=False, tickmode="auto")
     if len(groups) > 1:
         fig.update_layout(updatemenus=[{"type": "dropdown", "x": 1.0, "xanchor": "right", "y": 1.18,
                                         "buttons": [{"label": p, "method": "update",

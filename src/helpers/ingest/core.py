@@ -49,6 +49,7 @@ from helpers.fio.json_output import FioParseError, parse_fio_bytes
 from helpers.fio.logs import parse_log_name
 from helpers.fio.reader import EntryError, read_result
 from helpers.fio.text_output import parse_fio_text
+from helpers.ingest.health import health_frame, ingest_health, is_health_file, throttled_points
 from helpers.ingest.timeseries import ingest_timeseries
 from helpers.processed import schema, store
 from helpers.processed.validity import FLAG_COLUMNS, add_flags
@@ -89,6 +90,7 @@ class IngestResult:
     rows: int | None = None  # when results were streamed to disk and not kept
     histogram_rows: int | None = None
     recognised: int = 0  # files that hold a fio result
+    health: pd.DataFrame | None = None  # SMART/health captures (helpers.ingest.health)
 
     def summary(self) -> str:
         rows = len(self.results) if self.rows is None else self.rows
@@ -224,10 +226,11 @@ def _results_frame(rows: list[tuple], flags: bool = True) -> pd.DataFrame:
     return _flagged(df) if flags else df
 
 
-def _flagged(df: pd.DataFrame) -> pd.DataFrame:
+def _flagged(df: pd.DataFrame, throttled: dict[str, str] | None = None) -> pd.DataFrame:
     """The validity flag columns added, in schema order.  Applied to a whole run's rows at once: the
-    repeat flag compares every row of the run with the same configuration, whatever the batches."""
-    df = add_flags(df)
+    repeat flag compares every row of the run with the same configuration, whatever the batches;
+    ``throttled``: the points whose device throttled (:func:`helpers.ingest.health.throttled_points`)."""
+    df = add_flags(df, throttled)
     for col in FLAG_NAMES:
         dtype = _DTYPES[col]
         df[col] = df[col].fillna(False).astype(bool) if dtype == "bool" else df[col].astype(dtype)
@@ -356,11 +359,12 @@ def raw_files(path: Path, glob: str | None = None) -> list[Path]:
 
 def _skipped(name: str) -> bool:
     """Files never considered here: hidden files (the lab's job files and temporaries, editor and VCS
-    files), the lab's own run manifest and Parquet datasets, and fio's per-window logs
-    (``<prefix>_bw.1.log``, ``_clat_hist.1.log.gz``, ...): those are read by
-    :mod:`helpers.ingest.timeseries` into the timeseries dataset, not results."""
+    files), the lab's own run manifest and Parquet datasets, fio's per-window logs
+    (``<prefix>_bw.1.log``, ``_clat_hist.1.log.gz``, ...) and the lab's SMART/health captures
+    (``<point>.health.jsonl``): those are read by :mod:`helpers.ingest.timeseries` and
+    :mod:`helpers.ingest.health` into their own datasets, not results."""
     return name.startswith(".") or name == MANIFEST_NAME or name.endswith(".parquet") or \
-        parse_log_name(name) is not None
+        parse_log_name(name) is not None or is_health_file(name)
 
 
 def _files(root: str, glob: str | None = None) -> list[tuple[str, bool]]:
@@ -441,6 +445,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     """
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     items = _items(paths, glob)
+    health = health_frame(paths, run_id)  # the device's health captures: the throttling flag reads them
     res, hist, quar = [], [], []
     files = hrows = recognised = 0
     writers = {}
@@ -462,7 +467,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
             if writers:
                 writers[config.HISTOGRAM_DATASET].write(b.histograms)
                 writers[config.QUARANTINE_DATASET].write(b.quarantine)
-        results = _flagged(_concat(res)) if res else empty.results
+        results = _flagged(_concat(res), throttled_points(health)) if res else empty.results
         del res
         if writers:
             writers[config.RESULTS_DATASET].write(results)
@@ -474,13 +479,14 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
         for w in writers.values():
             w.abort()
         raise
-    if out is not None:  # fio's per-window logs next to the JSON (helpers.ingest.timeseries, issue 12)
+    if out is not None:  # fio's per-window logs and the health captures next to the JSON (issue 12)
         ingest_timeseries(paths, run_id, out)
+        ingest_health(health, run_id, out)
     rows = len(results)
     return IngestResult(
         results=results if keep else empty.results, quarantine=_concat(quar) if quar else empty.quarantine,
         files=files, histograms=_concat(hist) if hist else empty.histograms,
-        rows=None if keep else rows, histogram_rows=hrows, recognised=recognised,
+        rows=None if keep else rows, histogram_rows=hrows, recognised=recognised, health=health,
     )
 
 
@@ -517,6 +523,8 @@ def write_ingest(result: IngestResult, run_id: str, processed_dir: Path = config
     if result.histograms is not None:
         store.write_run(processed_dir, config.HISTOGRAM_DATASET, run_id, result.histograms)
     store.write_run(processed_dir, config.QUARANTINE_DATASET, run_id, result.quarantine)
+    if result.health is not None:
+        ingest_health(result.health, run_id, processed_dir)
 
 
 def ingest(run_id: str, raw_dir: Path = config.RAW_DIR, processed_dir: Path = config.PROCESSED_DIR) -> IngestResult:

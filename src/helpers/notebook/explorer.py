@@ -158,12 +158,13 @@ def explorer(points: pd.DataFrame):
 
 class TimeseriesExplorer:
     """Time inside a point: a point dropdown and a stall-threshold slider; the figure shows the point's IOPS
-    and latency over time and the text its consistency summary (recomputed for the threshold)."""
+    and latency over time (and the device temperature with the runs' ``health`` rows, else ``health_note``)
+    and the text its consistency summary (recomputed for the threshold)."""
 
-    def __init__(self, ts: pd.DataFrame):
+    def __init__(self, ts: pd.DataFrame, health: pd.DataFrame | None = None, health_note: str = ""):
         import ipywidgets as w
 
-        self.ts = ts
+        self.ts, self.health, self.health_note = ts, health, health_note
         self.series = point_series(ts)
         keys = self.series[["run_id", "point_id", "source_file"]].drop_duplicates()
         multi = keys["run_id"].nunique() > 1
@@ -192,15 +193,16 @@ class TimeseriesExplorer:
         pick = (self.ts["run_id"] == run) & (self.ts["source_file"] == source)
         ts = self.ts[pick]
         summary = consistency(ts, stall_fraction=self.stall.value)
-        self.figure = timeseries_figure(point_series(ts), summary)
+        self.figure = timeseries_figure(point_series(ts), summary, health=self.health, health_note=self.health_note)
         self.info.value = "<br>".join(f"<b>{r.direction}</b>: {r.summary}" for r in summary.itertuples())
         self.output.clear_output(wait=True)
         with self.output:
             self.figure.show()
 
 
-def timeseries_explorer(ts: pd.DataFrame):
-    """The time-series explorer for a ``timeseries`` table, or one sentence when the runs have no logs."""
+def timeseries_explorer(ts: pd.DataFrame, health: pd.DataFrame | None = None, health_note: str = ""):
+    """The time-series explorer for a ``timeseries`` table (with the runs' health captures and the sentence
+    saying why there are none), or one sentence when the runs have no logs."""
     if ts is None or ts.empty:
         return message_figure(NO_LOGS)
-    return TimeseriesExplorer(ts).widget
+    return TimeseriesExplorer(ts, health, health_note).widget

@@ -15,6 +15,7 @@ import pandas as pd
 
 from helpers import config
 from helpers.analysis.flags import flagged_rows
+from helpers.analysis.health import health_note
 from helpers.analysis.points import left_out_sentence, split_configured
 from helpers.analysis.timeseries import with_unstable
 from helpers.errors import LabError
@@ -127,6 +128,23 @@ class RunData:
         if not hasattr(self, "_timeseries"):
             self._timeseries = store.load(self.processed_dir, config.TIMESERIES_DATASET, self.run_ids)
         return self._timeseries
+
+    @property
+    def health(self) -> pd.DataFrame:
+        """SMART/health captures of the chosen runs (empty DataFrame when the runs have none)."""
+        if not hasattr(self, "_health"):
+            self._health = store.load(self.processed_dir, config.HEALTH_DATASET, self.run_ids)
+        return self._health
+
+    @property
+    def health_note(self) -> str:
+        """Why the chosen runs have no device temperature, one sentence per run without ('' when all have):
+        :func:`helpers.analysis.health_note` on each run's manifest and captures."""
+        notes = {r: health_note(self.manifests[r], self.health[self.health["run_id"] == r]) for r in self.run_ids}
+        missing = {r: n for r, n in notes.items() if n}
+        if len(self.run_ids) == 1:
+            return next(iter(missing.values()), "")
+        return " ".join(f"Run {r}: {n}" for r, n in missing.items())
 
     @property
     def summary(self) -> pd.DataFrame:

@@ -141,12 +141,35 @@ TIMESERIES_COLUMNS: list[tuple[str, str, str]] = [
     ("flag_few_ios", "bool", "True when at least one of the window's percentiles is unreliable (see above)."),
 ]
 
+HEALTH_COLUMNS: list[tuple[str, str, str]] = [
+    ("run_id", "string", "Run identifier."),
+    ("point_id", "string", "Sweep point id, as in results (the health file is <point_id>.health.jsonl)."),
+    ("source_file", "string", "The point's health file, relative to the ingested folder: every capture kept "
+     "verbatim (the tool's argv, exit status, stdout and stderr), one JSON line each."),
+    ("phase", "string", "When the capture was taken: 'before' (just before fio started), 'during' (long points: "
+     "every 10 s while fio ran) or 'after'."),
+    ("t_s", "float64", "Seconds since fio was launched (the ramp included; negative before it). Time-series "
+     "views draw it against the end of the ramp: t_s minus the point's ramp_s."),
+    ("source", "string", "The tool that read the device: nvme-cli (nvme smart-log -o json) or smartctl "
+     "(smartctl -j -a)."),
+    ("temperature_c", "float64", "Device temperature in °C (the NVMe composite temperature; nvme-cli prints "
+     "Kelvin, converted); NaN when the capture gave none."),
+    ("warning_temp_c", "float64", "The drive's own warning temperature threshold in °C, when the output carries "
+     "it (smartctl's nvme_composite_temperature_threshold); NaN otherwise."),
+    ("critical_temp_c", "float64", "The drive's critical temperature threshold in °C, when reported."),
+    ("thermal_transitions", "Int64", "The drive's lifetime count of thermal-management transitions (sum over "
+     "TMT1/TMT2) at this capture: the point's transitions are its growth."),
+    ("warning_temp_min", "Int64", "The drive's lifetime minutes above its warning temperature at this capture."),
+    ("error", "string", "Why this capture gave no health data, in one sentence (<NA> when it did)."),
+]
+
 DATASETS = {"results": "RESULT_COLUMNS", "histograms": "HISTOGRAM_COLUMNS", "quarantine": "QUARANTINE_COLUMNS",
-            "timeseries": "TIMESERIES_COLUMNS"}
+            "timeseries": "TIMESERIES_COLUMNS", "health": "HEALTH_COLUMNS"}
 
 
 def columns_of(dataset: str) -> list[tuple[str, str, str]]:
-    """The column table of a processed dataset ('results', 'histograms', 'quarantine' or 'timeseries')."""
+    """The column table of a processed dataset ('results', 'histograms', 'quarantine', 'timeseries' or
+    'health')."""
     return globals()[DATASETS[dataset]]
 
 
@@ -199,6 +222,15 @@ def document() -> str:
         "`write_*_log` option in the JSON). Every window is kept: nothing is downsampled here.",
         "",
         markdown(TIMESERIES_COLUMNS),
+        "",
+        "## health (SMART / health captures of the target's device: one row per capture)",
+        "",
+        "From the `<point_id>.health.jsonl` files a lab sweep writes next to a point's JSON when the target's "
+        "device has a source (nvme-cli or smartctl): before and after every point, and every 10 s while a long "
+        "point runs. The results' `flag_throttled` is read from these rows. Runs without a source have no rows; "
+        "the run manifest's `health.note` says why in one sentence.",
+        "",
+        markdown(HEALTH_COLUMNS),
         "",
     ])
 

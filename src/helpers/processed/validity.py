@@ -4,10 +4,14 @@ Each flag is a boolean column; ``flag_reasons`` joins one sentence per raised po
 mark such points), and ``unreliable_percentiles`` names the percentile columns with too few I/Os behind
 them (views mark those percentiles only: IOPS and mean latency of such a point are still sound).
 Computed at ingest time (:func:`add_flags` on the results frame) so the processed data carries
-them into every view.  The thresholds are module constants, documented where defined.
+them into every view.  The thresholds are module constants, documented where defined.  Every flag is read
+from the rows' own fields except ``flag_throttled``: the device's thermal throttling during a point comes from
+the point's SMART/health captures, whose verdicts ingest passes in (:mod:`helpers.ingest.health`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -42,8 +46,14 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
     ("flag_short_run", "bool", "Measured runtime below 3 s: too short for steady state."),
     ("flag_repeat_spread", "bool",
      "A repeated point (same configuration measured more than once) whose IOPS vary by more than 10 % (CV)."),
+    ("flag_throttled", "bool",
+     "The target's device reported thermal throttling during the point: its thermal-management transition "
+     "count or its minutes above the warning temperature grew, or its temperature reached its warning threshold, "
+     "between the SMART/health captures taken before, during and after the point (see the health dataset). "
+     "False when the run has no health data (the manifest's health.note says why)."),
     ("flag_reasons", "string",
-     "One sentence per raised point-level flag (page cache, CPU-bound, short run, repeat spread), joined with '; ' "
+     "One sentence per raised point-level flag (page cache, CPU-bound, short run, repeat spread, thermal "
+     "throttling), joined with '; ' "
      "(empty when the point is trustworthy). Too few I/Os affects only the percentiles named in "
      "unreliable_percentiles, not the point's throughput, so it is not listed here."),
 ]
@@ -95,9 +105,10 @@ def _texts(mask: pd.Series, make) -> list[str | None]:
     return out
 
 
-def add_flags(df: pd.DataFrame) -> pd.DataFrame:
+def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Return ``df`` with the flag columns of :data:`FLAG_COLUMNS` added (from the rows' own fields;
-    the repeat flag compares rows with the same configuration).  Column-wise: no per-row pandas access."""
+    the repeat flag compares rows with the same configuration; ``throttled`` maps the point ids whose device
+    throttled to the sentence saying so).  Column-wise: no per-row pandas access."""
     out = df.copy()
     lat = _num(out, "lat_mean_us")
     total = _num(out, "total_ios")
@@ -119,6 +130,9 @@ def add_flags(df: pd.DataFrame) -> pd.DataFrame:
     cv = repeat_cv(out)
     spread = cv > REPEAT_CV
     lat_a, total_a, disk_a, cpu_a, run_a, cv_a = (x.to_numpy() for x in (lat, total, disk, cpu, runtime, cv))
+    throttled = dict(throttled or {})
+    points = out["point_id"].astype("object").to_numpy() if "point_id" in out.columns else np.full(len(out), None)
+    hot = pd.Series([p in throttled for p in points], index=out.index, dtype=bool)
 
     reasons = [
         _texts(buffered, "buffered I/O (direct=0): the page cache may serve it"),
@@ -129,6 +143,7 @@ def add_flags(df: pd.DataFrame) -> pd.DataFrame:
         _texts(short, lambda ps: [f"ran {run_a[i]:.1f} s: too short for steady state (< {MIN_RUNTIME_S:g} s)"
                                   for i in ps]),
         _texts(spread, lambda ps: [f"repeats of this point vary by {100 * cv_a[i]:.0f} % (CV) in IOPS" for i in ps]),
+        _texts(hot, lambda ps: [throttled[points[i]] for i in ps]),
     ]
     out["flag_page_cache"] = (buffered | too_fast | not_on_disk).astype(bool)
     out["flag_cpu_bound"] = cpu_bound.astype(bool)
@@ -136,6 +151,7 @@ def add_flags(df: pd.DataFrame) -> pd.DataFrame:
     out["flag_few_ios"] = few_ios
     out["flag_short_run"] = short.astype(bool)
     out["flag_repeat_spread"] = spread.astype(bool)
+    out["flag_throttled"] = hot
     out["flag_reasons"] = pd.Series(["; ".join(t for t in row if t) for row in zip(*reasons)] if len(out) else [],
                                     index=out.index, dtype="string")
     return out

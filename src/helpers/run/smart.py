@@ -1,27 +1,36 @@
-"""SMART / health of the target's device before and after points: temperature, thermal throttling, wear.
+"""SMART / health of the target's device before, during and after points: temperature, thermal throttling, wear.
 
 Sources, in order: ``nvme smart-log -o json /dev/nvmeX`` (nvme-cli) for NVMe disks, else
 ``smartctl -j -a /dev/X`` (smartmontools 7+).  When neither exists for the target (a virtio disk, a
 file on tmpfs, no tools installed, no permission) :func:`health_source` returns one sentence and the
 sweep goes on without health data.
 
+Every capture of a point is kept verbatim (the tool's argv, exit status, stdout and stderr) as one JSON
+line of ``data/raw/<RUN>/<point_id>.health.jsonl`` (:class:`PointHealth`): ``phase`` ``before`` (just
+before fio starts), ``during`` (long points -- planned :data:`LONG_POINT_S` or more, or size-based such as
+the sustained write -- every :data:`SAMPLE_EVERY_S` seconds while fio runs) and ``after``, with ``t_s``,
+seconds since fio was launched (the ramp included; negative before).  Ingest parses them again
+(:mod:`helpers.ingest.health`), so a parser fix reaches old runs.
+
 Parsed fields (``Health``): temperature (°C; nvme-cli prints the NVMe composite temperature in
 Kelvin), the drive's warning/critical temperature thresholds when the output has them, minutes spent
 above them (``warning_temp_time``/``critical_comp_time``), thermal-management transition counts
 (``thm_temp1_trans_count`` ... in nvme-cli), percentage used, bytes written (NVMe data units are
-1000 x 512 bytes) and media errors.  :func:`throttle_check` compares two captures: a point throttled
+1000 x 512 bytes) and media errors.  :func:`throttle_check` reads a point's captures: the point throttled
 when the transition counts or the minutes above the warning temperature grew, or the temperature
-reached the warning threshold.
+reached the warning threshold, before, during or after it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +42,8 @@ KELVIN_ABOVE = 200  # an NVMe composite temperature above 200 is Kelvin (nvme-cl
 TIMEOUT_S = 15
 LONG_POINT_S = 60.0  # points planned this long (or size-based ones) are sampled while they run ...
 SAMPLE_EVERY_S = 10.0  # ... every 10 s
+HEALTH_SUFFIX = ".health.jsonl"  # <point_id>.health.jsonl next to the point's JSON: its captures, verbatim
+PHASES = ("before", "during", "after")
 
 
 @dataclass
@@ -89,9 +100,17 @@ def parse_nvme_smart_log(doc: dict) -> Health:
 
 
 def parse_smartctl(doc: dict) -> Health:
-    """``smartctl -j -a`` output (smartmontools 7 JSON): NVMe health log or ATA attributes."""
+    """``smartctl -j -a`` output (smartmontools 7 JSON): NVMe health log or ATA attributes.  ValueError with
+    smartctl's own message when it could not read the device (exit status bit 1 or 2, no health in the output:
+    this VM's virtio disk gives "/dev/vda: Unable to detect device type")."""
     if not isinstance(doc, dict) or "smartctl" not in doc:
         raise ValueError("not a smartctl JSON document.")
+    meta = doc.get("smartctl") if isinstance(doc.get("smartctl"), dict) else {}
+    status = _int(meta.get("exit_status")) or 0
+    if status & 0b11 and not ({"temperature", "nvme_smart_health_information_log", "ata_smart_attributes"} & set(doc)):
+        errors = [m.get("string") for m in meta.get("messages") or [] if isinstance(m, dict) and m.get("string")]
+        raise ValueError(f"the device could not be read (exit status {status}"
+                         f"{': ' + '; '.join(map(str, errors)) if errors else ''}).")
     h = Health("smartctl")
     temp = doc.get("temperature") or {}
     h.temperature_c = _celsius(temp.get("current")) if isinstance(temp, dict) else None
@@ -136,61 +155,139 @@ def health_source(target: Path) -> tuple[list[str], str] | str:
             "is installed.")
 
 
+def capture_raw(source: tuple[list[str], str]) -> dict[str, Any]:
+    """Run the source once and keep what it printed, verbatim: argv, parser, returncode, stdout, stderr
+    (returncode None and ``stderr`` the reason when it could not run at all)."""
+    argv, kind = source
+    out: dict[str, Any] = {"argv": list(argv), "parser": kind}
+    try:
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return {**out, "returncode": None, "stdout": "", "stderr": str(exc)}
+    return {**out, "returncode": res.returncode, "stdout": res.stdout, "stderr": res.stderr}
+
+
+def _first_line(text: Any) -> str:
+    return next((line.strip() for line in str(text or "").splitlines() if line.strip()), "")
+
+
+def parse_capture(raw: dict[str, Any]) -> dict[str, Any]:
+    """A :func:`capture_raw` record -> the parsed health (``Health.to_dict()``) or {'error': sentence}: the
+    parser's reason when the tool printed JSON, else the tool's own first line (stderr first)."""
+    argv = " ".join(map(str, raw.get("argv") or [])) or "the health tool"
+    code = raw.get("returncode")
+    try:
+        doc = json.loads(raw.get("stdout") or "")
+    except ValueError:
+        said = _first_line(raw.get("stderr")) or _first_line(raw.get("stdout")) or "no output"
+        status = "" if code in (0, None) else f"exit status {code}: "
+        return {"error": f"{argv} gave no health data ({status}{said.rstrip('.')[:160]})."}
+    try:
+        return (parse_nvme_smart_log(doc) if raw.get("parser") == "nvme" else parse_smartctl(doc)).to_dict()
+    except (ValueError, TypeError, AttributeError) as exc:
+        return {"error": f"{argv} gave no health data: {_first_line(exc)[:200]}"}
+
+
 def capture(source: tuple[list[str], str]) -> dict[str, Any]:
     """Run the source once: the parsed health (dict) or {'error': sentence}."""
-    argv, kind = source
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S)
-        doc = json.loads(out.stdout)
-        health = parse_nvme_smart_log(doc) if kind == "nvme" else parse_smartctl(doc)
-    except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        return {"error": f"{' '.join(argv)} gave no health data ({str(exc).splitlines()[0][:120]})."}
-    return health.to_dict()
+    return parse_capture(capture_raw(source))
 
 
-def throttle_check(before: dict | None, after: dict | None) -> tuple[bool | None, str]:
-    """(throttled, sentence) from two captures; (None, sentence) when they cannot tell."""
+def _changes(captures: list[dict]) -> tuple[list[str], float | None, float | None]:
+    """(reasons, first temperature, highest temperature) of a point's parsed captures in time order."""
+    ok = [c for c in captures if c and "error" not in c]
+    reasons: list[str] = []
+    trans = [c.get("thermal_transitions") for c in ok if c.get("thermal_transitions") is not None]
+    if len(trans) >= 2 and max(trans) > trans[0]:
+        reasons.append(f"thermal-management transitions +{max(trans) - trans[0]}")
+    mins = [c.get("warning_temp_min") for c in ok if c.get("warning_temp_min") is not None]
+    more = max(mins) - mins[0] if len(mins) >= 2 else 0  # the drive's minutes-above-warning counter grew
+    temps = [c.get("temperature_c") for c in ok if c.get("temperature_c") is not None]
+    warn = next((c.get("warning_temp_c") for c in ok if c.get("warning_temp_c") is not None), None)
+    hottest = max(temps) if temps else None
+    if more > 0 or (hottest is not None and warn is not None and hottest >= warn):
+        reasons.append("above warning temperature" + (f" {warn:g} °C" if warn is not None else "")
+                       + (f" for {more} more min" if more > 0 else ""))
+    return reasons, (temps[0] if temps else None), hottest
+
+
+def throttle_check(before: dict | None, after: dict | None,
+                   during: Iterable[dict] = ()) -> tuple[bool | None, str]:
+    """(throttled, sentence) from a point's parsed captures (before, the samples taken while it ran, after);
+    (None, sentence) when they cannot tell.  The sentence holds no '; ' (it joins a row's flag_reasons)."""
     if not before or not after or "error" in before or "error" in after:
         return None, "no health data before and after the point."
-    reasons = []
-    tb, ta = before.get("thermal_transitions"), after.get("thermal_transitions")
-    if tb is not None and ta is not None and ta > tb:
-        reasons.append(f"the drive made {ta - tb} thermal-management transition(s)")
-    wb, wa = before.get("warning_temp_min"), after.get("warning_temp_min")
-    if wb is not None and wa is not None and wa > wb:
-        reasons.append(f"it spent {wa - wb} more minute(s) above its warning temperature")
-    temp, warn = after.get("temperature_c"), after.get("warning_temp_c") or before.get("warning_temp_c")
-    if temp is not None and warn is not None and temp >= warn:
-        reasons.append(f"it reached {temp:g} °C, at or above its warning temperature {warn:g} °C")
-    t0 = before.get("temperature_c")
-    change = f" ({t0:g} -> {temp:g} °C)" if t0 is not None and temp is not None else ""
+    reasons, first, hottest = _changes([before, *during, after])
+    change = f" ({first:g} -> {hottest:g} °C)" if first is not None and hottest is not None else ""
     if reasons:
-        return True, "thermal throttling likely: " + "; ".join(reasons) + change + "."
+        return True, "thermal throttling: " + ", ".join(reasons) + change
     return False, f"no thermal throttling reported{change}."
 
 
-class HealthSampler:
-    """Captures the health every ``every_s`` seconds in a background thread while a long point runs
-    (``with HealthSampler(source) as s: ...``; ``s.samples``: [{t_s, temperature_c, thermal_transitions}])."""
+class PointHealth:
+    """The health captures of one point, written to ``path`` (``<point_id>.health.jsonl``) verbatim::
 
-    def __init__(self, source: tuple[list[str], str], every_s: float):
-        self.source, self.every_s = source, every_s
-        self.samples: list[dict[str, Any]] = []
+        h = PointHealth(source, path, sample_every_s=10.0)   # None: before and after only
+        h.before(); h.start()      # then launch fio
+        ...                        # samples every 10 s in a background thread while fio runs
+        entry = h.finish()         # the after capture, the file, the manifest entry
+
+    ``t_s`` of each line counts from :meth:`start` (fio's launch).  :meth:`abandon` stops the sampler and
+    writes nothing (an interrupted point is measured again)."""
+
+    def __init__(self, source: tuple[list[str], str], path: Path, sample_every_s: float | None = None):
+        self.source, self.path, self.every_s = source, Path(path), sample_every_s
+        self.records: list[tuple[str, float, str, dict]] = []  # (phase, monotonic time, wall time, raw)
+        self.t0: float | None = None
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
 
-    def _run(self) -> None:
-        t0 = time.monotonic()
+    def _capture(self, phase: str) -> None:
+        at, wall = time.monotonic(), time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        raw = capture_raw(self.source)
+        with self._lock:
+            self.records.append((phase, at, wall, raw))
+
+    def before(self) -> None:
+        self._capture("before")
+
+    def start(self) -> None:
+        self.t0 = time.monotonic()
+        if self.every_s:
+            self._thread = threading.Thread(target=self._sample, daemon=True)
+            self._thread.start()
+
+    def _sample(self) -> None:
         while not self._stop.wait(self.every_s):
-            h = capture(self.source)
-            if "error" not in h:
-                self.samples.append({"t_s": round(time.monotonic() - t0, 1), "temperature_c": h.get("temperature_c"),
-                                     "thermal_transitions": h.get("thermal_transitions")})
+            self._capture("during")
 
-    def __enter__(self) -> HealthSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
+    def _join(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=TIMEOUT_S + 5)
+        if self._thread is not None:
+            self._thread.join(timeout=TIMEOUT_S + 5)
+
+    def abandon(self) -> None:
+        self._join()
+
+    def lines(self) -> list[dict[str, Any]]:
+        t0 = self.t0 if self.t0 is not None else (self.records[0][1] if self.records else 0.0)
+        with self._lock:
+            recs = sorted(self.records, key=lambda r: r[1])
+        return [{"phase": phase, "t_s": round(at - t0, 2), "at": wall, **raw} for phase, at, wall, raw in recs]
+
+    def finish(self) -> dict[str, Any]:
+        """Stop sampling, capture ``after``, write the file (atomically); the point's manifest entry:
+        file, captures per phase, the parsed before/after and the throttling verdict."""
+        self._join()
+        self._capture("after")
+        lines = self.lines()
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        tmp.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        os.replace(tmp, self.path)
+        parsed = [(line["phase"], parse_capture(line)) for line in lines]
+        before = next((p for ph, p in parsed if ph == "before"), None)
+        after = next((p for ph, p in reversed(parsed) if ph == "after"), None)
+        throttled, why = throttle_check(before, after, [p for ph, p in parsed if ph == "during"])
+        return {"file": self.path.name, "captures": {ph: sum(1 for q, _ in parsed if q == ph) for ph in PHASES},
+                "before": before, "after": after, "throttled": throttled, "reason": why}

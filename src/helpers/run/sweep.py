@@ -53,7 +53,7 @@ from helpers.run.runner import (
     run_fio,
     run_point,
 )
-from helpers.run.smart import HealthSampler, capture, health_source, throttle_check
+from helpers.run.smart import HEALTH_SUFFIX, PointHealth, health_source
 from helpers.run.steady_state import check_steady_state
 from helpers.run.system import describe_host, describe_target
 from helpers.run.target import Target, prepare_target, read_sidecar, small_target_warning, write_sidecar
@@ -522,30 +522,29 @@ class _SweepContext:
         pts[point.point_id] = {**entry, "status": "running", "started": now_iso()}
         write_manifest(plan.run_dir, self.manifest)
         self.tracker.write(current=point)
-        before = capture(self.health_source) if self.health_source else None
-        sampler = HealthSampler(self.health_source, smart.SAMPLE_EVERY_S) if before is not None and (
-            point.volume is not None or point.runtime_s + point.ramp_s >= smart.LONG_POINT_S) else None
-        if sampler:
-            sampler.__enter__()
+        health = None
+        if self.health_source:  # long points are also sampled while fio runs (helpers.run.smart)
+            long = point.volume is not None or point.runtime_s + point.ramp_s >= smart.LONG_POINT_S
+            health = PointHealth(self.health_source, plan.run_dir / f"{point.point_id}{HEALTH_SUFFIX}",
+                                 smart.SAMPLE_EVERY_S if long else None)
+            health.before()
+            health.start()
         try:
             res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
                             read_only=plan.read_only, hosts=plan.hosts or None,
                             on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id), stop=self.stop)
-        finally:
-            if sampler:
-                sampler.__exit__(None, None, None)
+        except BaseException:
+            if health:
+                health.abandon()
+            raise
         pts[point.point_id] = {
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
         }
         if res.settled_s is not None:  # ended early: its IOPS had settled (settle_windows)
             pts[point.point_id]["settled_after_s"] = res.settled_s
-        if before is not None:
-            after = capture(self.health_source)
-            throttled, why = throttle_check(before, after)
-            pts[point.point_id]["health"] = {"before": before, "after": after, "throttled": throttled, "reason": why}
-            if sampler is not None:  # long points: sampled while they ran
-                pts[point.point_id]["health"]["samples"] = sampler.samples
+        if health:  # the captures verbatim in <point>.health.jsonl; here what they say
+            pts[point.point_id]["health"] = health.finish()
         if res.logs:  # fio's per-window logs, stored verbatim (large ones gzipped) next to the raw JSON
             pts[point.point_id]["logs"] = res.logs
             pts[point.point_id]["log_settings"] = {"log_avg_msec": point.log_avg_msec,
