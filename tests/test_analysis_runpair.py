@@ -279,3 +279,17 @@ def test_several_runs_on_one_side_measure_the_drift_for_a_single_run_on_the_othe
     assert row["drift"] == "history" and row["history_runs"] == 4 and row["verdict"] == "slower"
     g = runpair.compare_runs(runpair.repeat_samples(r), ["H0", "H1"], ["H2", "H3"], metrics=["iops"]).table.iloc[0]
     assert g["drift"] == "runs as samples" and (g["n_base"], g["n_new"]) == (2, 2)
+
+
+def test_history_must_span_the_time_between_the_compared_runs():
+    # base and new a day apart; the other runs were all made within one minute: drift at the scale of a day
+    # is not in their spread
+    s = runpair.repeat_samples(rows(repeated("A", "a", [1000, 1010, 990], [100, 99, 101], **QD4)
+                                    + repeated("B", "b", [800, 808, 792], [125, 124, 126], t0=86_400, **QD4)))
+    recent = runpair.repeat_samples(history_runs([1000, 1010, 995, 1005], t0=86_300))
+    row = runpair.compare_runs(s, "A", "B", metrics=["iops"], history=recent).table.iloc[0]
+    assert row["drift"] == "not measured" and row["verdict"] == "drift not measured"
+    assert "the other runs of the point span 30 s, less than the 1.0 days between the compared runs" in row["reason"]
+    spread = runpair.repeat_samples(history_runs([1000, 1010, 995, 1005], t0=0))
+    spread["time_s"] += spread["run_id"].str[1].astype(int) * 40_000  # runs 11 h apart: 1.4 days in all
+    assert runpair.compare_runs(s, "A", "B", metrics=["iops"], history=spread).table.iloc[0]["drift"] == "history"

@@ -316,13 +316,14 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
     return RunComparison(base, new, table, unmatched, summarize(table, unmatched), metrics)
 
 
-def _compare_point(gm: pd.DataFrame, history: dict[str, dict[str, np.ndarray]], metric: Metric,
+def _compare_point(gm: pd.DataFrame, history: dict[str, dict[str, tuple[np.ndarray, float]]], metric: Metric,
                    confidence: float, run_noise: float) -> dict:
     """One table row's numbers: pick the samples, decide where the between-run part comes from,
     compare."""
     a, b, kind, (ta, tb) = _pick(gm)
     method = "series" if kind == "interval" else "independent"
     hib = metric.higher_is_better
+    short = ""  # why other runs of the point could not measure the drift
     if kind == "run":
         c, drift = compare_samples(a, b, confidence, hib, method), DRIFT_RUNS
     elif interleaved(ta, tb):
@@ -332,22 +333,27 @@ def _compare_point(gm: pd.DataFrame, history: dict[str, dict[str, np.ndarray]], 
         # repeat, not windows: its mean is what counts)
         other = "repeat" if kind == "interval" else "interval"
         mine, theirs = history.get(kind, {}), history.get(other, {})
-        runs = [(mine[r], method) if r in mine else (theirs[r], "series" if other == "interval" else "independent")
+        runs = [(*mine[r], method) if r in mine else (*theirs[r], "series" if other == "interval" else "independent")
                 for r in dict.fromkeys([*mine, *theirs])]
         # a side with several runs of the point holds run-to-run evidence too
         for sd in ("base", "new"):
-            per_run = gm[(gm["side"] == sd) & (gm["kind"] == kind) & gm["value"].notna()].groupby("run_id")["value"]
-            if per_run.ngroups >= 2:
-                runs += [(v.to_numpy(dtype=float), method) for _, v in per_run]
-        rv = run_variance(runs, method)
-        c = compare_samples(a, b, confidence, hib, method, history=rv, run_noise=run_noise)
+            ok = (gm["side"] == sd) & (gm["kind"] == kind) & gm["value"].notna()
+            if gm.loc[ok, "run_id"].nunique() >= 2:
+                runs += [(v["value"].to_numpy(dtype=float), v["time_s"].mean(), method)
+                         for _, v in gm[ok].groupby("run_id")]
+        rv = run_variance([(v, m) for v, _, m in runs], method)
+        short = _history_too_short([t for _, t, _ in runs], ta, tb) if rv is not None else ""
+        c = compare_samples(a, b, confidence, hib, method, history=None if short else rv, run_noise=run_noise)
         drift = c.drift if c.drift in (DRIFT_HISTORY, DRIFT_ASSUMED) else DRIFT_NOT_MEASURED
     verdict, reason = c.verdict, c.reason
     if drift == DRIFT_NOT_MEASURED and verdict in ("faster", "slower"):
         verdict = UNPROVEN
-        reason = (f"{c.text()} is beyond the within-run noise ({reason[0].lower()}{reason[1:-1]}), but run-to-run "
-                  "drift was not measured: the runs were not interleaved in time, there are not two other runs of "
-                  "this point (history) and no run_noise was stated, so drift alone could explain it.")
+        why = short or "there are not two other runs of this point (history)"
+        reason = (f"{c.text()} is beyond the within-run noise ({reason[:-1]}), but run-to-run "
+                  f"drift was not measured: the runs were not interleaved in time, {why}, and no run_noise was "
+                  "stated, so drift alone could explain it.")
+    elif short:
+        reason = reason[:-1] + f"; {short}."
     elif drift == DRIFT_INTERLEAVED:
         reason = reason[:-1] + "; the runs were interleaved in time, so drift shows in the samples' spread."
     elif drift == DRIFT_RUNS:
@@ -358,9 +364,30 @@ def _compare_point(gm: pd.DataFrame, history: dict[str, dict[str, np.ndarray]], 
             "run_cv_pct": 100 * c.run_cv, "history_runs": c.history_runs, "reason": reason}
 
 
+def _history_too_short(run_times: list[float], ta: np.ndarray, tb: np.ndarray) -> str:
+    """Why the history cannot stand for the drift between the compared runs ('' when it can): the
+    spread of run means over a span of time shows drift at scales up to that span, so the other runs
+    must span at least the time between the compared runs (when both are known)."""
+    t = np.array([x for x in run_times if np.isfinite(x)], dtype=float)
+    ta, tb = ta[np.isfinite(ta)], tb[np.isfinite(tb)]
+    gap = abs(float(tb.mean()) - float(ta.mean())) if len(ta) and len(tb) else float("nan")
+    if len(t) < 2 or not np.isfinite(gap) or t.max() - t.min() >= gap:
+        return ""
+    return (f"the other runs of the point span {_duration(t.max() - t.min())}, less than the {_duration(gap)} "
+            "between the compared runs, so they do not show drift at that scale and are not used")
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
+
+
 def _history_by_point(history: pd.DataFrame | None, keys: list[str], metrics: list[str],
-                      exclude: set[str]) -> dict[tuple, dict[str, dict[str, np.ndarray]]]:
-    """{(*key, metric): {kind: {run_id: values}}} of the history samples (rows of ``exclude`` dropped)."""
+                      exclude: set[str]) -> dict[tuple, dict[str, dict[str, tuple[np.ndarray, float]]]]:
+    """{(*key, metric): {kind: {run_id: (values, mean time)}}} of the history samples (rows of ``exclude``
+    dropped)."""
     if history is None or history.empty:
         return {}
     h = history[~history["run_id"].isin(exclude) & history["metric"].isin(metrics) & history["value"].notna()]
@@ -370,8 +397,11 @@ def _history_by_point(history: pd.DataFrame | None, keys: list[str], metrics: li
     if missing:
         raise ValueError(f"the history samples lack the configuration column(s) {', '.join(missing)}.")
     out: dict[tuple, dict[str, dict[str, np.ndarray]]] = {}
+    if "time_s" not in h.columns:
+        h = h.assign(time_s=np.nan)
     for (*key, metric, kind, run), g in h.groupby([*keys, "metric", "kind", "run_id"], dropna=False, sort=False):
-        out.setdefault(_hashable((*key, metric)), {}).setdefault(kind, {})[run] = g["value"].to_numpy(dtype=float)
+        out.setdefault(_hashable((*key, metric)), {}).setdefault(kind, {})[run] = (
+            g["value"].to_numpy(dtype=float), float(g["time_s"].mean()))
     return out
 
 
