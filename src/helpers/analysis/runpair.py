@@ -27,7 +27,9 @@ from (column ``drift``):
   side's samples fall strictly inside the other side's time span), so a drift of the disk hits both
   alike and shows in the samples' spread (the A/A false-alarm rate of interleaved runs was 2 %);
 * ``history``: >= 2 other runs of the point (the ``history`` samples: same configuration, and the
-  caller picks the same host and target) give the variance of a run's mean from run to run;
+  caller picks the same host and target) give the variance of a run's mean from run to run, when
+  they span at least the time between the compared runs (a spread over one minute says nothing
+  about drift over a day);
 * ``assumed``: a stated ``run_noise`` (SD of a run's mean between runs, fraction of the mean);
 * ``not measured``: none of these.  The interval is the within-run one; if it excludes 1 the
   verdict is "drift not measured", never "faster" or "slower": a single pair of runs back to back

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -125,7 +127,11 @@ def forest_figure(table: pd.DataFrame, summary: str = "", title: str = "Change p
         fig.add_vline(x=0, line_dash="dash", line_color="#444", row=1, col=i + 1)
         fig.update_xaxes(title_text="change, new vs base (%)", range=[-cap, cap], row=1, col=i + 1)
     fig.update_yaxes(categoryorder="array", categoryarray=points[::-1], type="category")
-    fig.update_layout(title={"text": title + (f"<br><sup>{summary}</sup>" if summary else "")}, template=TEMPLATE,
-                      height=160 + 28 * len(points), legend={"orientation": "h", "y": 1.0, "x": 1.0, "xanchor": "right", "yanchor": "bottom"},
-                      margin={"l": 10, "t": 110})
+    lines = textwrap.wrap(summary, 170) if summary else []  # a long summary wraps instead of running off the page
+    sub = "".join(f"<br><sup>{line}</sup>" for line in lines)
+    top = 110 + 16 * max(len(lines) - 1, 0)
+    fig.update_layout(title={"text": title + sub}, template=TEMPLATE,
+                      height=top + 80 + max(28 * len(points), 100),  # a plot area of at least 100 px
+                      legend={"orientation": "h", "y": 1.0, "x": 1.0, "xanchor": "right", "yanchor": "bottom"},
+                      margin={"l": 10, "t": top})
     return fig

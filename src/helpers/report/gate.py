@@ -162,6 +162,9 @@ def html_page(c: RunComparison, max_regression_pct: float, failed: bool) -> str:
                  else "<p>None: every point was measured in both runs.</p>")
     status = (f"FAILED: at least one point is significantly worse than {max_regression_pct:g} %" if failed
               else f"PASSED: no point is significantly worse than {max_regression_pct:g} %")
+    n_unproven = int(c.table["verdict"].eq(UNPROVEN).sum()) if len(c.table) else 0
+    if n_unproven:
+        status += f" ({n_unproven} point-metric(s) changed by more than the within-run noise: drift not measured)"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Compare {html.escape(', '.join(c.new))} vs {html.escape(', '.join(c.base))}</title>
 <style>body{{font-family:system-ui,sans-serif;margin:1.5rem}} table{{border-collapse:collapse;font-size:.85rem}}
