@@ -144,9 +144,9 @@ def drift_advice(c: RunComparison) -> str:
     return (f"Note: {n} point-metric(s) changed beyond the within-run noise, but run-to-run drift was not measured "
             "(single runs one after the other, no earlier runs of these points on this host in the processed folder), "
             "so they are marked 'drift not measured' and cannot fail the gate: measure the drift by comparing >= 2 "
-            "runs a side (BASE1,BASE2 NEW1,NEW2), by keeping >= 2 earlier runs of the same profile on this host in "
-            "the processed folder (a calibration: run the base profile twice more), or by interleaving the runs; or "
-            "state one as an assumption with --run-noise 5%.")
+            "runs a side (BASE1,BASE2 NEW1,NEW2), by keeping >= 2 other runs of the same profile on this host in "
+            "the processed folder that span at least the time between BASE and NEW (a calibration: run the base "
+            "profile twice more), or by interleaving the runs; or state one as an assumption with --run-noise 5%.")
 
 
 def html_page(c: RunComparison, max_regression_pct: float, failed: bool) -> str:
