@@ -11,14 +11,17 @@ from figdata import rows
 from helpers.analysis import runpair
 from helpers.analysis.samples import compare_samples
 
+T0 = 1_795_000_000  # a fio timestamp (Unix seconds); 0 means "unknown"
 
-def repeated(run: str, prefix: str, iops: list[float], lat: list[float], **cfg) -> list[dict]:
-    """One row per repeat (its own raw file), point names chosen by ``prefix`` (never used to match)."""
+
+def repeated(run: str, prefix: str, iops: list[float], lat: list[float], t0: int = 0, **cfg) -> list[dict]:
+    """One row per repeat (its own raw file), point names chosen by ``prefix`` (never used to match); the
+    repeats end at fio timestamps T0 + t0, + 2, + 4, ... (runs with t0 0 and 1 are interleaved in time)."""
     out = []
     for i, (x, m) in enumerate(zip(iops, lat)):
         pid = f"{prefix}-r{i}" if i else prefix
         out.append({"run_id": run, "point_id": pid, "source_file": f"{pid}.json", "iops": x, "lat_mean_us": m,
-                    "total_ios": int(x), **cfg})
+                    "total_ios": int(x), "timestamp_s": T0 + t0 + 2 * i, **cfg})
     return out
 
 
@@ -28,13 +31,15 @@ QD16 = {**QD4, "iodepth": 16}
 
 @pytest.fixture
 def pair() -> pd.DataFrame:
+    """Runs A and B with their repeats interleaved in time (A r0, B r0, A r1, ...)."""
     a = (repeated("A", "grid-randread-bs4k-qd4-nj1", [1000, 1010, 990], [100, 99, 101], **QD4)
          + repeated("A", "grid-randread-bs4k-qd16-nj1", [3000, 3100, 2900], [300, 290, 310], **QD16)
          + repeated("A", "grid-read-bs1m-qd1-nj1", [100, 101, 99], [1e4, 1e4, 1e4],
                     rw="read", direction="read", bs_bytes=1 << 20, iodepth=1))
-    b = (repeated("B", "qd-randread-bs4k-qd4-nj1", [800, 808, 792], [125, 124, 126], **QD4)
-         + repeated("B", "qd-randread-bs4k-qd16-nj1", [3050, 2950, 3000], [295, 305, 300], **QD16)
-         + repeated("B", "qd-randread-bs4k-qd8-nj1", [2000, 2000, 2001], [200, 200, 200], **{**QD4, "iodepth": 8}))
+    b = (repeated("B", "qd-randread-bs4k-qd4-nj1", [800, 808, 792], [125, 124, 126], t0=1, **QD4)
+         + repeated("B", "qd-randread-bs4k-qd16-nj1", [3050, 2950, 3000], [295, 305, 300], t0=1, **QD16)
+         + repeated("B", "qd-randread-bs4k-qd8-nj1", [2000, 2000, 2001], [200, 200, 200], t0=1,
+                    **{**QD4, "iodepth": 8}))
     return rows(a + b)
 
 
@@ -55,6 +60,7 @@ def test_repeats_give_ratio_interval_and_verdict(pair):
     assert iops["ratio"] == pytest.approx(0.8) and iops["verdict"] == "slower"
     assert (iops["low"], iops["high"]) == (pytest.approx(ref.low), pytest.approx(ref.high))
     assert iops["method"] == "independent" and (iops["n_base"], iops["n_new"]) == (3, 3)
+    assert iops["drift"] == "interleaved" and "interleaved in time" in iops["reason"]
     lat = t.loc[("4k randread QD4", "lat_mean")]
     assert lat["ratio"] == pytest.approx(1.25) and lat["verdict"] == "slower"  # latency up = slower
     assert t.loc[("4k randread QD16", "iops"), "verdict"] == "within noise"
@@ -107,12 +113,18 @@ def test_interval_samples_use_the_series_method():
                                     "window_end_s": np.arange(1.0, 61.0), "iops": mean + x,
                                     "bytes_per_s": (mean + x) * 4096, "lat_mean_us": 4e6 / (mean + x)}))
     ts = pd.concat(frames, ignore_index=True)
-    c = runpair.run_comparison(res, None, ["A", "B"], metrics=["iops"], timeseries=ts)
+    # two single 60 s runs one after the other: three earlier runs (one result each) measure the drift
+    history = rows([{"run_id": f"H{k}", "source_file": f"h{k}.json", "iops": v} for k, v in enumerate([1000, 1020, 985])])
+    c = runpair.run_comparison(res, None, ["A", "B"], metrics=["iops"], timeseries=ts, history_results=history)
     row = c.table.iloc[0]
     assert row["method"] == "series" and row["n_base"] == 60 and row["verdict"] == "slower"
+    assert row["drift"] == "history" and row["history_runs"] == 3
     assert row["low"] <= 0.7 <= row["high"]
-    ref = compare_samples(ts.loc[ts.run_id == "A", "iops"], ts.loc[ts.run_id == "B", "iops"], method="series")
+    ref = compare_samples(ts.loc[ts.run_id == "A", "iops"], ts.loc[ts.run_id == "B", "iops"], method="series",
+                          history=[[1000.0], [1020.0], [985.0]])
     assert row["ratio"] == pytest.approx(ref.ratio) and row["high"] == pytest.approx(ref.high)
+    alone = runpair.run_comparison(res, None, ["A", "B"], metrics=["iops"], timeseries=ts).table.iloc[0]
+    assert alone["drift"] == "not measured" and alone["verdict"] == "drift not measured"
 
 
 def test_repeats_win_over_interval_samples_when_both_exist(pair):
@@ -132,7 +144,7 @@ def test_single_samples_give_ratios_only_and_the_summary_says_so():
 
 def test_a_throttled_run_matches_when_rate_is_left_out_of_the_keys():
     r = rows(repeated("A", "a", [1000, 1010, 990], [1, 1, 1], **QD4)
-             + repeated("B", "b", [700, 701, 699], [1, 1, 1], **QD4, rate_iops=700.0))
+             + repeated("B", "b", [700, 701, 699], [1, 1, 1], t0=1, **QD4, rate_iops=700.0))
     s = runpair.repeat_samples(r)
     assert runpair.compare_runs(s, "A", "B").table.empty  # an offered rate is another point
     keys = [k for k in runpair.MATCH_KEYS if k != "rate_iops"]
@@ -193,3 +205,91 @@ def test_run_level_samples_keep_the_false_alarm_rate_when_runs_drift():
     pooled = np.mean([compare_samples(t[0].ravel(), t[1].ravel()).verdict != "within noise" for t in x])
     by_run = np.mean([compare_samples(t[0].mean(1), t[1].mean(1)).verdict != "within noise" for t in x])
     assert by_run <= 0.10 and pooled > 0.3, (by_run, pooled)
+
+
+# --- run-to-run drift: where the between-run part of the interval comes from ------------------------
+
+
+def back_to_back(**b_cfg) -> pd.DataFrame:
+    """Run A's three repeats, then run B's (B 20 % slower at QD4), as two runs one after the other."""
+    return rows(repeated("A", "a", [1000, 1010, 990], [100, 99, 101], **QD4)
+                + repeated("B", "b", [800, 808, 792], [125, 124, 126], t0=10, **QD4, **b_cfg))
+
+
+def history_runs(levels: list[float], t0: int = -100) -> pd.DataFrame:
+    return rows([r for k, lv in enumerate(levels)
+                 for r in repeated(f"H{k}", f"h{k}", [lv, lv * 1.01, lv * 0.99], [1e5 / lv] * 3, t0=t0 - 10 * k, **QD4)])
+
+
+def test_interleaved_in_time():
+    assert runpair.interleaved([0, 2, 4], [1, 3, 5])  # A r0, B r0, A r1, ...
+    assert runpair.interleaved([0, 3], [1, 4])
+    assert not runpair.interleaved([0, 1, 2], [3, 4, 5])  # back to back
+    assert not runpair.interleaved([0, 1, 3], [3, 4, 5])  # touching at one timestamp second
+    assert not runpair.interleaved([0, 0, 0], [0, 0, 0])  # unknown order (no timestamps)
+    assert not runpair.interleaved([0, np.nan, 4], [1, 3, 5]) and not runpair.interleaved([0], [1, 2])
+    assert not runpair.interleaved(np.arange(20.0), np.arange(19.5, 40))  # overlapping at the edge only
+
+
+def test_back_to_back_runs_without_history_do_not_claim_a_change():
+    c = runpair.compare_runs(runpair.repeat_samples(back_to_back()), "A", "B", metrics=["iops", "lat_mean"])
+    t = c.table.set_index("metric")
+    assert set(t["drift"]) == {"not measured"} and set(t["verdict"]) == {"drift not measured"}
+    ref = compare_samples([1000, 1010, 990], [800, 808, 792])  # the within-run interval is still shown
+    assert (t.loc["iops", "low"], t.loc["iops", "high"]) == (pytest.approx(ref.low), pytest.approx(ref.high))
+    assert "beyond the within-run noise" in t.loc["iops", "reason"] and "drift alone could explain it" in t.loc["iops", "reason"]
+    assert c.regressions(0).empty  # never a regression
+    assert c.summary.startswith("0 of 1 points within noise; 1 point(s) changed beyond the within-run noise (e.g. "
+                                "4k randread QD4 mean lat +25 %) but run-to-run drift was not measured")
+    assert "not measured" in runpair.drift_sentence(c.table)
+
+
+def test_history_runs_measure_the_drift():
+    s = runpair.repeat_samples(back_to_back())
+    calm = runpair.repeat_samples(history_runs([1000, 1010, 995, 1005]))  # runs within ~0.6 % of each other
+    c = runpair.compare_runs(s, "A", "B", metrics=["iops"], history=calm)
+    row = c.table.iloc[0]
+    assert row["drift"] == "history" and row["history_runs"] == 4 and row["verdict"] == "slower"
+    assert row["run_cv_pct"] == pytest.approx(100 * np.std([1000, 1010, 995, 1005], ddof=1) / 1002.5, rel=1e-6)
+    assert "4 earlier runs" in row["reason"] and list(c.regressions(5)["point"]) == ["4k randread QD4"]
+    wild = runpair.repeat_samples(history_runs([1000, 700, 1300, 850]))  # runs ±25 % apart: -20 % is noise
+    assert runpair.compare_runs(s, "A", "B", metrics=["iops"], history=wild).table.iloc[0]["verdict"] == "within noise"
+    other = runpair.repeat_samples(history_runs([1000, 1010, 995]).assign(iodepth=8))  # another point: unused
+    assert runpair.compare_runs(s, "A", "B", metrics=["iops"], history=other).table.iloc[0]["drift"] == "not measured"
+    # the compared runs themselves are never their own history
+    assert runpair.compare_runs(s, "A", "B", metrics=["iops"], history=s).table.iloc[0]["drift"] == "not measured"
+    assert "from earlier runs of the same points (4 runs; run-to-run SD 0.6 %" in runpair.drift_sentence(c.table)
+
+
+def test_a_stated_run_noise_is_used_when_nothing_measured_it():
+    s = runpair.repeat_samples(back_to_back())
+    row = runpair.compare_runs(s, "A", "B", metrics=["iops"], run_noise=0.05).table.iloc[0]
+    assert row["drift"] == "assumed" and row["run_cv_pct"] == pytest.approx(5.0) and row["verdict"] == "slower"
+    assert runpair.compare_runs(s, "A", "B", metrics=["iops"], run_noise=0.15).table.iloc[0]["verdict"] == "within noise"
+    # interleaved runs need no assumption: drift is in the samples
+    inter = runpair.compare_runs(s.assign(time_s=np.where(s["run_id"] == "A", s["time_s"], s["time_s"] - 9)),
+                                 "A", "B", metrics=["iops"], run_noise=0.15).table.iloc[0]
+    assert inter["drift"] == "interleaved" and inter["verdict"] == "slower"
+
+
+def test_several_runs_on_one_side_measure_the_drift_for_a_single_run_on_the_other():
+    r = pd.concat([history_runs([1000, 1010, 995, 1005], t0=0), back_to_back().query("run_id == 'B'")])
+    c = runpair.compare_runs(runpair.repeat_samples(r), ["H0", "H1", "H2", "H3"], "B", metrics=["iops"])
+    row = c.table.iloc[0]
+    assert row["drift"] == "history" and row["history_runs"] == 4 and row["verdict"] == "slower"
+    g = runpair.compare_runs(runpair.repeat_samples(r), ["H0", "H1"], ["H2", "H3"], metrics=["iops"]).table.iloc[0]
+    assert g["drift"] == "runs as samples" and (g["n_base"], g["n_new"]) == (2, 2)
+
+
+def test_history_must_span_the_time_between_the_compared_runs():
+    # base and new a day apart; the other runs were all made within one minute: drift at the scale of a day
+    # is not in their spread
+    s = runpair.repeat_samples(rows(repeated("A", "a", [1000, 1010, 990], [100, 99, 101], **QD4)
+                                    + repeated("B", "b", [800, 808, 792], [125, 124, 126], t0=86_400, **QD4)))
+    recent = runpair.repeat_samples(history_runs([1000, 1010, 995, 1005], t0=86_300))
+    row = runpair.compare_runs(s, "A", "B", metrics=["iops"], history=recent).table.iloc[0]
+    assert row["drift"] == "not measured" and row["verdict"] == "drift not measured"
+    assert "the other runs of the point span 30 s, less than the 1.0 days between the compared runs" in row["reason"]
+    spread = runpair.repeat_samples(history_runs([1000, 1010, 995, 1005], t0=0))
+    spread["time_s"] += spread["run_id"].str[1].astype(int) * 40_000  # runs 11 h apart: 1.4 days in all
+    assert runpair.compare_runs(s, "A", "B", metrics=["iops"], history=spread).table.iloc[0]["drift"] == "history"

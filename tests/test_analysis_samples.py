@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from helpers.analysis import compare_samples
-from helpers.analysis.samples import long_run_variance, verdict_of
+from helpers.analysis.samples import long_run_variance, run_variance, verdict_of
 
 SEEDS = 400
 BAND = (0.91, 0.985)
@@ -148,3 +148,83 @@ def test_coverage_of_few_independent_repeats(n):
     assert {r.method for r in res} == {"independent"}
     power = np.mean([r.verdict == "slower" for r in res])  # -30 % at 9 % CV
     assert power > {3: 0.75, 5: 0.97}[n], power
+
+
+# --- run-to-run drift: a random run effect on top of within-run noise -------------------------------
+
+
+def runs_with_drift(rng: np.random.Generator, trials: int, runs: int, n: int, mean: float, run_cv: float,
+                    cv: float, phi: float = 0.0) -> np.ndarray:
+    """(trials, runs, n): each run's level is mean × (1 + N(0, run_cv)) (drift between runs), its n samples
+    AR(1) noise of marginal CV ``cv`` around that level (phi 0: independent repeats)."""
+    level = mean * (1 + rng.normal(0, run_cv, (trials, runs, 1)))
+    return level * ar1(rng, trials * runs, n, phi, 1.0, cv).reshape(trials, runs, n)
+
+
+def test_history_gives_the_run_to_run_variance_by_hand():
+    hist = [[90.0, 92.0, 88.0], [100.0, 101.0, 99.0], [110.0, 108.0, 112.0]]  # run means 90, 100, 110
+    rv = run_variance(hist)
+    assert (rv.runs, rv.df) == (3, 2.0)
+    assert rv.cv2 == pytest.approx(np.var([0.9, 1.0, 1.1], ddof=1))  # relative to the grand mean 100
+    assert rv.within_cv2 == pytest.approx(np.mean([4 / 3, 1 / 3, 4 / 3]) / 100**2)  # s² / n of each run
+    a, b = [100.0, 102.0, 98.0], [80.0, 81.0, 79.0]
+    r = compare_samples(a, b, history=hist)
+    # each side: S² mean² plus the excess of its own s²/n over the history's average (a: 4/3 vs 1 -> 1/3)
+    va = rv.cv2 * 100**2 + (4 / 3 - rv.within_cv2 * 100**2)
+    vb = rv.cv2 * 80**2 + max(1 / 3 - rv.within_cv2 * 80**2, 0)
+    crit = float(__import__("scipy").stats.t.ppf(0.975, r.df))
+    for theta in (r.low, r.high):
+        assert abs(80 - theta * 100) / math.sqrt(vb + theta**2 * va) == pytest.approx(crit, rel=1e-9)
+    assert r.drift == "history" and r.history_runs == 3 and r.run_cv == pytest.approx(0.1)
+    assert "3 earlier runs (SD 10.0 % of the mean" in r.reason
+    assert r.verdict == "within noise"  # -20 % against a 10 % run-to-run SD measured on 3 runs: cannot tell
+    assert compare_samples(a, b).verdict == "slower"  # the within-run interval alone would claim it
+
+
+def test_a_stated_run_noise_is_added_and_named_an_assumption():
+    a, b = [100.0, 102.0, 98.0], [80.0, 81.0, 79.0]
+    r = compare_samples(a, b, run_noise=0.05)
+    va, vb = 4 / 3 + 0.05**2 * 100**2, 1 / 3 + 0.05**2 * 80**2
+    z = float(__import__("scipy").stats.norm.ppf(0.975))
+    assert r.df > 100  # the stated part has infinite degrees of freedom and dominates the variance
+    theta = r.high
+    crit = float(__import__("scipy").stats.t.ppf(0.975, r.df)) if math.isfinite(r.df) else z
+    assert abs(80 - theta * 100) / math.sqrt(vb + theta**2 * va) == pytest.approx(crit, rel=1e-6)
+    assert r.drift == "assumed" and r.run_cv == 0.05 and "assumed run-to-run SD of 5 %" in r.reason
+    with pytest.raises(ValueError, match="run_noise"):
+        compare_samples(a, b, run_noise=-0.1)
+    # with history too, the larger variance wins: a tiny stated floor does not narrow a measured drift
+    hist = [[90.0, 92.0, 88.0], [100.0, 101.0, 99.0], [110.0, 108.0, 112.0]]
+    assert compare_samples(a, b, history=hist, run_noise=0.001).drift == "history"
+    assert compare_samples(a, b, history=hist[:1]).drift == "within-run only"  # one run: no run-to-run variance
+
+
+@pytest.mark.parametrize("n_hist", [3, 8])
+def test_run_drift_coverage_false_alarms_and_power_with_history(n_hist):
+    # 10 % SD between runs, 3 % within a run, 3 repeats: the within-run interval alone covers ~40 %
+    rng = np.random.default_rng(30 + n_hist)
+    base = runs_with_drift(rng, SEEDS, n_hist + 2, 3, 1000.0, 0.10, 0.03)
+    new = runs_with_drift(rng, SEEDS, 1, 3, 600.0, 0.10, 0.03)[:, 0]
+    hist, a, a2 = base[:, :n_hist], base[:, n_hist], base[:, n_hist + 1]
+    ab = [compare_samples(x, y, history=list(h)) for x, y, h in zip(a, new, hist)]
+    cov = np.mean([r.low <= 0.6 <= r.high for r in ab])
+    assert BAND[0] <= cov <= BAND[1], cov
+    power = np.mean([r.verdict == "slower" for r in ab])  # -40 % against 10 % drift
+    assert power > {3: 0.3, 8: 0.7}[n_hist], power
+    aa = np.mean([compare_samples(x, y, history=list(h)).verdict != "within noise" for x, y, h in zip(a, a2, hist)])
+    assert aa <= 0.10, aa
+    within_only = np.mean([compare_samples(x, y).verdict != "within noise" for x, y in zip(a, a2)])
+    assert within_only > 0.4, within_only  # what ignoring the drift does
+
+
+def test_run_drift_with_autocorrelated_windows_and_history():
+    # per-second windows (AR(1) phi 0.7, 5 % CV) of 30 s runs whose levels drift by 5 % SD; 5 earlier runs
+    rng = np.random.default_rng(40)
+    x = runs_with_drift(rng, SEEDS // 2, 8, 30, 1000.0, 0.05, 0.05, phi=0.7)
+    res = [compare_samples(t[5], t[6], history=list(t[:5])) for t in x]
+    assert {r.method for r in res} == {"series"} and {r.drift for r in res} == {"history"}
+    assert np.mean([r.verdict != "within noise" for r in res]) <= 0.10
+    slow = [compare_samples(t[5], t[7] * 0.7, history=list(t[:5])) for t in x]
+    assert BAND[0] - 0.02 <= np.mean([r.low <= 0.7 <= r.high for r in slow]) <= BAND[1]  # 200 seeds
+    assert np.mean([r.verdict == "slower" for r in slow]) > 0.7  # -30 % against 5 % drift: mostly found
+    assert np.mean([compare_samples(t[5], t[6]).verdict != "within noise" for t in x]) > 0.2  # without history

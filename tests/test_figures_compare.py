@@ -38,11 +38,17 @@ def test_runs_side_by_side_and_single_run_message():
     assert not one.data and "two or more runs" in one.layout.annotations[0].text
 
 
+def forest_runs(gap_s: int) -> pd.DataFrame:
+    """Runs a and b of QD1 and QD4 (b 20 % slower at QD4), three repeats each; b's repeats end ``gap_s``
+    after a's (1: interleaved in time, 10: back to back)."""
+    return rows([{"run_id": run, "source_file": f"{run}{i}.json", "iodepth": qd, "iops": x * (1 + 0.01 * i),
+                  "lat_mean_us": 1e6 / x, "timestamp_s": 1_795_000_000 + 2 * i + (gap_s if run == "b" else 0)}
+                 for run, scale in (("a", 1.0), ("b", 0.8)) for qd in (1, 4) for i in range(3)
+                 for x in [1000.0 * qd * (scale if qd == 4 else 1.0)]])
+
+
 def test_forest_figure_one_row_per_point_and_a_panel_per_metric():
-    res = rows([{"run_id": run, "source_file": f"{run}{i}.json", "iodepth": qd, "iops": x * (1 + 0.01 * i),
-                 "lat_mean_us": 1e6 / x}
-                for run, scale in (("a", 1.0), ("b", 0.8)) for qd in (1, 4) for i in range(3)
-                for x in [1000.0 * qd * (scale if qd == 4 else 1.0)]])
+    res = forest_runs(gap_s=1)
     c = analysis.compare_runs(analysis.repeat_samples(res), "a", "b", metrics=["iops", "lat_mean"])
     fig = figures.forest_figure(c.table, c.summary)
     assert [a.text for a in fig.layout.annotations] == ["IOPS", "mean total latency (lat)"]
@@ -53,3 +59,13 @@ def test_forest_figure_one_row_per_point_and_a_panel_per_metric():
     assert fig.layout.shapes and fig.layout.shapes[0].x0 == 0  # the no-change line
     empty = figures.forest_figure(analysis.run_comparison(res, None, ["a"]).table, "needs a second run")
     assert not empty.data and empty.layout.annotations[0].text == "needs a second run"
+
+
+def test_forest_figure_marks_changes_that_drift_may_explain():
+    res = forest_runs(gap_s=10)  # back to back, no history: the -20 % is not called slower
+    c = analysis.compare_runs(analysis.repeat_samples(res), "a", "b", metrics=["iops"])
+    fig = figures.forest_figure(c.table, c.summary)
+    assert not [t for t in fig.data if t.name == "slower"]
+    unproven = [t for t in fig.data if t.name == "drift not measured"]
+    assert unproven and set(unproven[0].y) == {"4k randread QD4"} and unproven[0].marker.symbol == "diamond-open"
+    assert "run-to-run drift was not measured" in c.summary

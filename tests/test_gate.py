@@ -17,9 +17,12 @@ from helpers.report import gate
 QD4 = {"rw": "randread", "direction": "read", "bs_bytes": 4096, "iodepth": 4}
 
 
-def write(pdir: Path, run: str, iops: list[float], lat: list[float], **cfg) -> None:
+def write(pdir: Path, run: str, iops: list[float], lat: list[float], t0: int = 0, host: str = "h", **cfg) -> None:
+    """One run of the QD4 point, its repeats ending at fio timestamps t0, t0 + 2, ... (runs written with t0
+    0 and 1 were interleaved in time; t0 far apart: one after the other)."""
     df = rows([{"run_id": run, "point_id": f"p-r{i}", "source_file": f"p-r{i}.json", "iops": x, "lat_mean_us": m,
-                "total_ios": int(x), **{**QD4, **cfg}} for i, (x, m) in enumerate(zip(iops, lat))])
+                "total_ios": int(x), "timestamp_s": 1_795_000_000 + t0 + 2 * i, "host": host, **{**QD4, **cfg}}
+               for i, (x, m) in enumerate(zip(iops, lat))])
     store.write_run(pdir, config.RESULTS_DATASET, run, df)
 
 
@@ -27,10 +30,15 @@ def write(pdir: Path, run: str, iops: list[float], lat: list[float], **cfg) -> N
 def pdir(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("processed")
     write(d, "base", [1000, 1010, 990], [100, 99, 101])
-    write(d, "same", [1005, 995, 1001], [100, 101, 99])
-    write(d, "slow", [800, 808, 792], [125, 124, 126])  # -20 % IOPS, +25 % latency
+    write(d, "same", [1005, 995, 1001], [100, 101, 99], t0=1)  # interleaved with base
+    write(d, "slow", [800, 808, 792], [125, 124, 126], t0=1)  # -20 % IOPS, +25 % latency
     write(d, "other", [800, 808, 792], [125, 124, 126], bs_bytes=8192)  # nothing matches
     write(d, "once", [700], [140])
+    # another host: two runs one after the other, and four earlier runs of the same point (a calibration)
+    write(d, "ci-base", [1000, 1010, 990], [100, 99, 101], t0=1000, host="ci")
+    write(d, "ci-slow", [800, 808, 792], [125, 124, 126], t0=1100, host="ci")
+    for k, level in enumerate([1000, 1012, 994, 1006]):
+        write(d, f"ci-cal{k}", [level, level * 1.01, level * 0.99], [1e5 / level] * 3, t0=100 * k, host="ci")
     return d
 
 
@@ -74,6 +82,8 @@ def test_points_measured_once_cannot_fail_and_say_why(pdir, tmp_path, capsys):
     (["base", "other"], "nothing to compare"),
     (["base", "base"], "share run(s) base"),
     (["base"], "required: new"),
+    (["base", "slow", "--run-noise", "lots"], "--run-noise must be a percentage"),
+    (["base", "slow", "--history", "nope"], "run 'nope' has no processed data"),
 ])
 def test_usage_errors_exit_2_with_one_sentence(pdir, tmp_path, capsys, args, message):
     code, html = run(pdir, tmp_path, *args)
@@ -103,8 +113,10 @@ def test_timeseries_dataset_gives_per_interval_samples_when_there_are_no_repeats
     import pandas as pd
 
     rng = np.random.default_rng(9)
-    for rid, mean in (("t-base", 1000.0), ("t-new", 800.0)):
-        write(tmp_path, rid, [mean], [1e6 / mean])
+    for k, level in enumerate([1000.0, 1015.0, 990.0]):  # earlier runs of the point on this host: the drift
+        write(tmp_path, f"t-cal{k}", [level], [1e6 / level], t0=-1000 * (k + 1))
+    for rid, mean, t0 in (("t-base", 1000.0, 0), ("t-new", 800.0, 100)):
+        write(tmp_path, rid, [mean], [1e6 / mean], t0=t0)
         x = mean + rng.normal(0, 20, 40)
         store.write_run(tmp_path, "timeseries", rid, pd.DataFrame({
             "run_id": rid, "point_id": "p-r0", "source_file": "p-r0.json", "job_index": 0, "direction": "read",
@@ -113,3 +125,21 @@ def test_timeseries_dataset_gives_per_interval_samples_when_there_are_no_repeats
     code, _ = run(tmp_path, tmp_path, "t-base", "t-new", "--metric", "iops", "--max-regression", "5%")
     out = capsys.readouterr().out
     assert code == 1 and "-20." in out and "slower  << REGRESSION" in out
+
+
+def test_back_to_back_runs_need_the_drift_measured_to_fail(pdir, tmp_path, capsys):
+    code, html = run(pdir, tmp_path, "ci-base", "ci-slow", "--metric", "iops", "--history", "none")
+    out = capsys.readouterr().out
+    assert code == 0 and "not measured" in out and "drift not measured" in out and "<< REGRESSION" not in out
+    assert "Note: 1 point-metric(s) changed beyond the within-run noise, but run-to-run drift was not measured" in out
+    assert "--run-noise" in out and "drift not measured" in html.read_text()
+    # the four earlier runs of this host (history auto, the default) measure the drift: a regression
+    code, html = run(pdir, tmp_path, "ci-base", "ci-slow", "--metric", "iops", "--max-regression", "5%")
+    out = capsys.readouterr().out
+    assert code == 1 and "history 4 runs ±0.8 %" in out and "slower  << REGRESSION" in out
+    assert "History: 4 other run(s) of the same host and target" in out and "Note: 1 point" not in out
+    # a stated run-to-run SD is used when asked, and named an assumption
+    code, _ = run(pdir, tmp_path, "ci-base", "ci-slow", "--metric", "iops", "--history", "none", "--run-noise", "5%")
+    assert code == 1 and "assumed ±5 %" in capsys.readouterr().out
+    # explicit history runs
+    assert run(pdir, tmp_path, "ci-base", "ci-slow", "--metric", "iops", "--history", "ci-cal0,ci-cal1")[0] == 1

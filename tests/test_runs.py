@@ -70,3 +70,29 @@ def test_rows_whose_files_state_no_workload_are_left_out_of_the_views_with_one_s
                  analysis.device_card, analysis.with_units):
         view(data.results)  # every view runs on what it is given
     assert analysis.left_out_sentence(data.left_out.iloc[0:0]) == ""
+
+
+def test_history_runs_are_other_runs_of_the_same_host_and_target_newest_first(tmp_path):
+    from figdata import rows
+
+    pdir, raw = tmp_path / "processed", tmp_path / "raw"
+    runs_made = {"base": ("h1", "/t/a", 100), "new": ("h1", "/t/a", 200), "old": ("h1", "/t/a", 50),
+                 "older": ("h1", "/t/a", 10), "elsewhere": ("h2", "/t/a", 150), "otherdisk": ("h1", "/t/b", 160),
+                 "nomanifest": ("h1", None, 170)}
+    for run, (host, target, ts) in runs_made.items():
+        store.write_run(pdir, "results", run, rows([{"run_id": run, "host": host, "timestamp_s": ts}]))
+        if target:
+            manifest.write_manifest((raw / run).mkdir(parents=True) or raw / run,
+                                    {"run_id": run, "host": host, "target": {"path": target, "device": "vda"}})
+    # same host, same target (the manifests say), newest first; never the compared runs or another host
+    assert runs.history_run_ids(pdir, ["base", "new"], "auto", raw) == ["old", "older"]
+    h = runs.load_history(pdir, ["base", "new"], "auto", raw)
+    assert h.run_ids == ["old", "older"] and set(h.results["run_id"]) == {"old", "older"}
+    assert h.note.startswith("History: 2 other run(s) of the same host and target (old, older)")
+    assert runs.history_run_ids(pdir, ["base", "new"], "none", raw) == []
+    assert runs.history_run_ids(pdir, ["base", "new"], "older, elsewhere", raw) == ["older", "elsewhere"]
+    # a compared run without a manifest: the host alone decides
+    assert runs.history_run_ids(pdir, ["nomanifest"], "auto", raw) == ["new", "otherdisk", "base", "old", "older"]
+    assert "no other processed run" in runs.load_history(pdir, ["elsewhere"], "auto", raw).note
+    with pytest.raises(LabError, match="run 'nope' has no processed data"):
+        runs.history_run_ids(pdir, ["base"], "nope", raw)

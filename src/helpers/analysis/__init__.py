@@ -34,19 +34,24 @@ Run comparison (issue 13)::
 
     from helpers.analysis import compare_samples
 
-``compare_samples(a, b, confidence=0.95, higher_is_better=True, method="auto") -> SampleComparison``
-    ``ratio`` = mean(b) / mean(a), ``low``/``high`` its Fieller interval, ``verdict`` ("faster",
-    "slower", "within noise", or "not enough samples" with < 2 samples a side), ``effect_size``
-    (Hedges' g), ``change_pct``, ``method`` ("independent": per-repeat samples, Welch variances;
-    "series": per-interval samples, prewhitened Newey-West variances), ``reason``.  docs/statistics.md.
+``compare_samples(a, b, confidence=0.95, higher_is_better=True, method="auto", history=None, run_noise=0.0)``
+    -> ``SampleComparison``: ``ratio`` = mean(b) / mean(a), ``low``/``high`` its Fieller interval,
+    ``verdict`` ("faster", "slower", "within noise", or "not enough samples" with < 2 samples a side),
+    ``effect_size`` (Hedges' g), ``change_pct``, ``method`` ("independent": per-repeat samples, Welch
+    variances; "series": per-interval samples, prewhitened Newey-West variances), ``reason``.
+    Run-to-run drift: ``history`` (earlier runs' samples, one array per run, >= 2 runs) adds the
+    variance of a run's mean from run to run, ``run_noise`` a stated one; ``drift``, ``run_cv`` say
+    which.  docs/statistics.md.
 
-``compare_runs(samples, base, new, metrics=None, keys=MATCH_KEYS) -> RunComparison``
+``compare_runs(samples, base, new, metrics=None, keys=MATCH_KEYS, history=None, run_noise=0.0) -> RunComparison``
     Points matched by configuration (never by name); ``table`` (one row per point and metric:
-    ratio, interval, verdict, effect size), ``unmatched``, ``summary`` (one line),
-    ``regressions(max_regression_pct)``.  Samples: ``repeat_samples(results, histograms)`` (per
-    repeat; p99/p99.9 of completion latency from json+ bins) and/or
-    ``interval_samples(timeseries, results)``; ``run_comparison(results, histograms, run_ids)`` for
-    notebooks.
+    ratio, interval, verdict, effect size, ``drift``: runs as samples / interleaved / history /
+    assumed / not measured), ``unmatched``, ``summary`` (one line), ``drift_summary``,
+    ``regressions(max_regression_pct)``.  Single runs one after the other with nothing measuring the
+    drift get the verdict "drift not measured" instead of faster/slower.  Samples:
+    ``repeat_samples(results, histograms)`` (per repeat; p99/p99.9 of completion latency from json+
+    bins) and/or ``interval_samples(timeseries, results)``; ``run_comparison(results, histograms,
+    run_ids, history_results=...)`` for notebooks.
 
 ``slo_capacity(iodepth, iops, p99_us, slo_us) -> SloCapacity``
     Max IOPS of one closed-loop QD series with p99 <= slo_us: ``max_iops`` (None when no measured

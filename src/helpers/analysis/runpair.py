@@ -4,7 +4,9 @@ Points are matched by CONFIGURATION (:data:`MATCH_KEYS`: rw, direction, block si
 numjobs, read share, engine, direct, offered rate), never by point name; points measured in only
 one run are listed in ``unmatched``.  The data behind a point is a long *samples* table::
 
-    run_id, <MATCH_KEYS>, kind ("repeat" or "interval"), sample, metric, value
+    run_id, <MATCH_KEYS>, kind ("repeat" or "interval"), sample, time_s, metric, value
+
+(``time_s``: when the sample was measured, Unix seconds from fio's timestamp; NaN when unknown)
 
 * :func:`repeat_samples` makes it from processed results (+ json+ histograms): one sample per raw
   file of the point (its repeats; numjobs clones and hosts of one file summed);
@@ -14,6 +16,24 @@ one run are listed in ``unmatched``.  The data behind a point is a long *samples
 and :func:`compare_runs` compares whatever samples the table has: repeats (>= 2 a side) with the
 ``independent`` method, else per-interval samples with the autocorrelation-robust ``series`` method
 (:func:`helpers.analysis.compare_samples`, docs/statistics.md).
+
+Run-to-run drift (docs/statistics.md, "Two runs back to back").  A run's samples show the noise
+inside the run, not how far the whole run's mean moves from one run to the next, and on a shared
+disk the second is the larger part.  Per point and metric the comparison says where that part came
+from (column ``drift``):
+
+* ``runs as samples``: both sides have >= 2 runs of the point; each run's mean is one sample;
+* ``interleaved``: the two runs' samples were taken in the same span of time (at least half of each
+  side's samples fall strictly inside the other side's time span), so a drift of the disk hits both
+  alike and shows in the samples' spread (the A/A false-alarm rate of interleaved runs was 2 %);
+* ``history``: >= 2 other runs of the point (the ``history`` samples: same configuration, and the
+  caller picks the same host and target) give the variance of a run's mean from run to run, when
+  they span at least the time between the compared runs (a spread over one minute says nothing
+  about drift over a day);
+* ``assumed``: a stated ``run_noise`` (SD of a run's mean between runs, fraction of the mean);
+* ``not measured``: none of these.  The interval is the within-run one; if it excludes 1 the
+  verdict is "drift not measured", never "faster" or "slower": a single pair of runs back to back
+  cannot tell a change from drift, and the gate does not fail on it.
 """
 
 from __future__ import annotations
@@ -24,14 +44,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from helpers.analysis.samples import compare_samples
+from helpers.analysis.samples import DRIFT_ASSUMED, DRIFT_HISTORY, compare_samples, run_variance
 from helpers.fio import histogram
 from helpers.fio.options import MIXED_MODES
 from helpers.fio.units import format_bytes
 
 MATCH_KEYS = ["rw", "direction", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct",
               "rate_iops"]
-SAMPLE_COLUMNS = ["run_id", *MATCH_KEYS, "kind", "sample", "metric", "value"]
+SAMPLE_COLUMNS = ["run_id", *MATCH_KEYS, "kind", "sample", "time_s", "metric", "value"]
+# where the between-run part of a comparison's uncertainty came from (RunComparison.table["drift"])
+DRIFT_RUNS = "runs as samples"
+DRIFT_INTERLEAVED = "interleaved"
+DRIFT_NOT_MEASURED = "not measured"
+DRIFT_SOURCES = (DRIFT_RUNS, DRIFT_INTERLEAVED, DRIFT_HISTORY, DRIFT_ASSUMED, DRIFT_NOT_MEASURED)
+UNPROVEN = "drift not measured"  # the verdict of a change beyond within-run noise that drift may explain
 
 
 @dataclass(frozen=True)
@@ -54,11 +80,11 @@ SHORT = {"iops": "IOPS", "bw": "bw", "lat_mean": "mean lat", "p99": "p99", "p99_
 
 TABLE_COLUMNS = ["point", *MATCH_KEYS, "metric", "metric_label", "unit", "base_mean", "new_mean", "ratio", "low",
                  "high", "change_pct", "low_pct", "high_pct", "verdict", "effect_size", "method", "n_base",
-                 "n_new", "reason"]
+                 "n_new", "drift", "run_cv_pct", "history_runs", "reason"]
 
 
 def _empty_samples() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="float64" if c == "value" else "object") for c in SAMPLE_COLUMNS})
+    return pd.DataFrame({c: pd.Series(dtype="float64" if c in ("value", "time_s") else "object") for c in SAMPLE_COLUMNS})
 
 
 def _keys_present(df: pd.DataFrame, keys: list[str]) -> list[str]:
@@ -69,11 +95,12 @@ def _keys_present(df: pd.DataFrame, keys: list[str]) -> list[str]:
 
 
 def _long(wide: pd.DataFrame, keys: list[str], kind: str, metrics: list[str]) -> pd.DataFrame:
-    out = wide.melt(id_vars=[*keys, "sample"], value_vars=[m for m in metrics if m in wide.columns],
+    out = wide.melt(id_vars=[*keys, "sample", "time_s"], value_vars=[m for m in metrics if m in wide.columns],
                     var_name="metric", value_name="value")
     out["kind"] = kind
     out["value"] = pd.to_numeric(out["value"], errors="coerce").astype(float)
-    return out[[*keys, "kind", "sample", "metric", "value"]]
+    out["time_s"] = pd.to_numeric(out["time_s"], errors="coerce").astype(float)
+    return out[[*keys, "kind", "sample", "time_s", "metric", "value"]]
 
 
 def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -93,11 +120,13 @@ def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None
     w = pd.to_numeric(r["total_ios"], errors="coerce").astype(float)
     r["_w"] = w.where(w > 0, pd.to_numeric(r["iops"], errors="coerce").astype(float))
     r["_wl"] = r["_w"] * pd.to_numeric(r["lat_mean_us"], errors="coerce").astype(float)
+    r["_t"] = _time(r)
     names = r.groupby(["run_id", "source_file"])["job_name"].transform("nunique")
     r["sample"] = r["source_file"].astype(str).where(names <= 1, r["source_file"].astype(str) + ":" +
                                                      r["job_name"].astype(str))
     g = r.groupby([*keys, "sample"], dropna=False, sort=True)
-    wide = g.agg(iops=("iops", "sum"), bw=("bw_bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum"))
+    wide = g.agg(iops=("iops", "sum"), bw=("bw_bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum"),
+                 time_s=("_t", "max"))
     wide["lat_mean"] = wide["_wl"] / wide["_w"].where(wide["_w"] > 0)
     wide = wide.drop(columns=["_w", "_wl"]).reset_index()
     metrics = ["iops", "bw", "lat_mean"]
@@ -120,19 +149,36 @@ def interval_samples(timeseries: pd.DataFrame, results: pd.DataFrame) -> pd.Data
     """Per-interval samples from a ``timeseries`` table (one row per run, file, job entry, direction
     and time window): IOPS and bandwidth summed over the file's job entries per window, mean total
     latency IOPS-weighted; the configuration comes from the results rows of the same file and job
-    entry.  Samples are named ``<source_file>@<window_start_s>``."""
+    entry.  Samples are named ``<source_file>@<window_start_s>``; their time is the file's fio timestamp
+    (the end of the run) minus the measured runtime plus the window's start."""
     if timeseries is None or timeseries.empty or results is None or results.empty:
         return _empty_samples()
     keys = ["run_id", *_keys_present(results, MATCH_KEYS)]
     join = ["run_id", "source_file", "job_index", "direction"]
-    t = timeseries.merge(results[list(dict.fromkeys([*join, *MATCH_KEYS]))].drop_duplicates(join), on=join, how="inner")
+    res = results.assign(_start=_time(results) - _num(results, "runtime_s"))
+    t = timeseries.merge(res[list(dict.fromkeys([*join, *MATCH_KEYS, "_start"]))].drop_duplicates(join), on=join,
+                         how="inner")
+    t["_t"] = t["_start"] + pd.to_numeric(t["window_start_s"], errors="coerce").astype(float)
     t["_w"] = pd.to_numeric(t["iops"], errors="coerce").astype(float)
     t["_wl"] = t["_w"] * pd.to_numeric(t["lat_mean_us"], errors="coerce").astype(float)
     g = t.groupby([*keys, "source_file", "window_start_s"], dropna=False, sort=True)
-    wide = g.agg(iops=("iops", "sum"), bw=("bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum")).reset_index()
+    wide = g.agg(iops=("iops", "sum"), bw=("bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum"),
+                 time_s=("_t", "max")).reset_index()
     wide["lat_mean"] = wide["_wl"] / wide["_w"].where(wide["_w"] > 0)
     wide["sample"] = wide["source_file"].astype(str) + "@" + wide["window_start_s"].map("{:g}".format)
     return _long(wide, keys, "interval", ["iops", "bw", "lat_mean"])
+
+
+def _num(df: pd.DataFrame, col: str) -> pd.Series:
+    if col not in df.columns:
+        return pd.Series(np.nan, index=df.index, dtype=float)
+    return pd.to_numeric(df[col], errors="coerce").astype(float)
+
+
+def _time(df: pd.DataFrame) -> pd.Series:
+    """fio's timestamp of each row in Unix seconds; 0 or missing (foreign or hand-made rows) is unknown."""
+    t = _num(df, "timestamp_s")
+    return t.where(t > 0)
 
 
 def point_label(row) -> str:
@@ -175,6 +221,11 @@ class RunComparison:
     metrics: list[str] = field(default_factory=list)
 
     @property
+    def drift_summary(self) -> str:
+        """One sentence: where the run-to-run part of the intervals came from (:func:`drift_sentence`)."""
+        return drift_sentence(self.table)
+
+    @property
     def matched_points(self) -> int:
         return int(self.table["point"].nunique()) if len(self.table) else 0
 
@@ -194,9 +245,24 @@ def _runs(r) -> list[str]:
     return [r] if isinstance(r, str) else list(r)
 
 
+def interleaved(times_a, times_b) -> bool:
+    """True when two runs' samples were taken in the same span of time: at least half of each side's
+    samples lie strictly inside the other side's time span (both spans longer than 0).  Back-to-back
+    runs (all of A, then all of B) are not; A r0, B r0, A r1, B r1, ... is.  Unknown times: False."""
+    ta, tb = np.asarray(times_a, dtype=float), np.asarray(times_b, dtype=float)
+    if len(ta) < 2 or len(tb) < 2 or np.isnan(ta).any() or np.isnan(tb).any():
+        return False
+    if ta.max() <= ta.min() or tb.max() <= tb.min():
+        return False
+    inside_a = np.mean((ta > tb.min()) & (ta < tb.max()))
+    inside_b = np.mean((tb > ta.min()) & (tb < ta.max()))
+    return bool(inside_a >= 0.5 and inside_b >= 0.5)
+
+
 def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[str],
                  metrics: list[str] | None = None, keys: list[str] | None = None,
-                 confidence: float = 0.95) -> RunComparison:
+                 confidence: float = 0.95, history: pd.DataFrame | None = None,
+                 run_noise: float = 0.0) -> RunComparison:
     """Compare run(s) ``new`` with run(s) ``base`` on every point both measured (same configuration).
 
     ``samples``: a long table (:data:`SAMPLE_COLUMNS`, e.g. :func:`repeat_samples` and/or
@@ -208,8 +274,14 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
 
     Groups of runs: when both sides have at least two runs of a point, the RUN is the sample (the
     mean of its repeats, or of its windows), because a machine drifts between runs by more than
-    repeats within one run show (docs/statistics.md: pooling repeats of separate runs raised the A/A
-    false-alarm rate to ~20 % here)."""
+    repeats within one run show.
+
+    Run-to-run drift (module docstring): ``history`` is a samples table of OTHER runs of the same
+    points (same host and target: the caller chooses them; rows of ``base``/``new`` are ignored), from
+    which the run-to-run variance of a run's mean is measured per point and metric (>= 2 runs);
+    ``run_noise`` a stated SD of a run's mean between runs (fraction of the mean, 0 = none).  They
+    are used for points whose runs were not interleaved in time; with neither, such a point's change
+    beyond the within-run noise gets the verdict "drift not measured"."""
     base, new = _runs(base), _runs(new)
     keys = list(keys or MATCH_KEYS)
     unknown = [m for m in (metrics or []) if m not in METRICS]
@@ -217,9 +289,12 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
         raise ValueError(f"unknown metric(s) {', '.join(unknown)}: use {', '.join(METRICS)}.")
     metrics = list(metrics or METRICS)
     s = samples[samples["run_id"].isin(base + new) & samples["metric"].isin(metrics)].copy()
+    if "time_s" not in s.columns:
+        s["time_s"] = np.nan
     s["side"] = np.where(s["run_id"].isin(base), "base", "new")
     if len(base) >= 2 and len(new) >= 2:
         s = _run_level(s, keys)
+    hist = _history_by_point(history, keys, metrics, set(base + new))
     sides = s.groupby(keys, dropna=False).agg(sides=("side", "nunique"), side=("side", "first"),
                                                runs=("run_id", lambda r: ", ".join(sorted(set(r))))).reset_index()
     unmatched = sides[sides["sides"] < 2].drop(columns="sides").rename(columns={"runs": "run_id"})
@@ -235,20 +310,111 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
             gm = by_metric.get(m)
             if gm is None or gm["value"].notna().sum() == 0:
                 continue
-            a, b, method = _pick(gm)
-            c = compare_samples(a, b, confidence=confidence, higher_is_better=METRICS[m].higher_is_better,
-                                method=method)
             rows.append({"point": label, **dict(zip(keys, key)), "metric": m, "metric_label": METRICS[m].label,
-                         "unit": METRICS[m].unit, "base_mean": c.mean_a, "new_mean": c.mean_b, "ratio": c.ratio,
-                         "low": c.low, "high": c.high, "change_pct": c.change_pct, "low_pct": c.low_pct,
-                         "high_pct": c.high_pct, "verdict": c.verdict, "effect_size": c.effect_size,
-                         "method": c.method, "n_base": c.n_a, "n_new": c.n_b, "reason": c.reason})
+                         "unit": METRICS[m].unit,
+                         **_compare_point(gm, hist.get(_hashable((*key, m)), {}), METRICS[m], confidence,
+                                          run_noise)})
     table = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c not in MATCH_KEYS or c in keys])
     return RunComparison(base, new, table, unmatched, summarize(table, unmatched), metrics)
 
 
+def _compare_point(gm: pd.DataFrame, history: dict[str, dict[str, tuple[np.ndarray, float]]], metric: Metric,
+                   confidence: float, run_noise: float) -> dict:
+    """One table row's numbers: pick the samples, decide where the between-run part comes from,
+    compare."""
+    a, b, kind, (ta, tb) = _pick(gm)
+    method = "series" if kind == "interval" else "independent"
+    hib = metric.higher_is_better
+    short = ""  # why other runs of the point could not measure the drift
+    if kind == "run":
+        c, drift = compare_samples(a, b, confidence, hib, method), DRIFT_RUNS
+    elif interleaved(ta, tb):
+        c, drift = compare_samples(a, b, confidence, hib, method), DRIFT_INTERLEAVED
+    else:
+        # each other run's samples of the same kind, else of the other kind (a run measured once has one
+        # repeat, not windows: its mean is what counts)
+        other = "repeat" if kind == "interval" else "interval"
+        mine, theirs = history.get(kind, {}), history.get(other, {})
+        runs = [(*mine[r], method) if r in mine else (*theirs[r], "series" if other == "interval" else "independent")
+                for r in dict.fromkeys([*mine, *theirs])]
+        # a side with several runs of the point holds run-to-run evidence too
+        for sd in ("base", "new"):
+            ok = (gm["side"] == sd) & (gm["kind"] == kind) & gm["value"].notna()
+            if gm.loc[ok, "run_id"].nunique() >= 2:
+                runs += [(v["value"].to_numpy(dtype=float), v["time_s"].mean(), method)
+                         for _, v in gm[ok].groupby("run_id")]
+        rv = run_variance([(v, m) for v, _, m in runs], method)
+        short = _history_too_short([t for _, t, _ in runs], ta, tb) if rv is not None else ""
+        c = compare_samples(a, b, confidence, hib, method, history=None if short else rv, run_noise=run_noise)
+        drift = c.drift if c.drift in (DRIFT_HISTORY, DRIFT_ASSUMED) else DRIFT_NOT_MEASURED
+    verdict, reason = c.verdict, c.reason
+    if drift == DRIFT_NOT_MEASURED and verdict in ("faster", "slower"):
+        verdict = UNPROVEN
+        why = short or "there are not two other runs of this point (history)"
+        reason = (f"{c.text()} is beyond the within-run noise ({reason[:-1]}), but run-to-run "
+                  f"drift was not measured: the runs were not interleaved in time, {why}, and no run_noise was "
+                  "stated, so drift alone could explain it.")
+    elif short:
+        reason = reason[:-1] + f"; {short}."
+    elif drift == DRIFT_INTERLEAVED:
+        reason = reason[:-1] + "; the runs were interleaved in time, so drift shows in the samples' spread."
+    elif drift == DRIFT_RUNS:
+        reason = reason[:-1] + "; one sample per run, so drift between runs is in the spread."
+    return {"base_mean": c.mean_a, "new_mean": c.mean_b, "ratio": c.ratio, "low": c.low, "high": c.high,
+            "change_pct": c.change_pct, "low_pct": c.low_pct, "high_pct": c.high_pct, "verdict": verdict,
+            "effect_size": c.effect_size, "method": c.method, "n_base": c.n_a, "n_new": c.n_b, "drift": drift,
+            "run_cv_pct": 100 * c.run_cv, "history_runs": c.history_runs, "reason": reason}
+
+
+def _history_too_short(run_times: list[float], ta: np.ndarray, tb: np.ndarray) -> str:
+    """Why the history cannot stand for the drift between the compared runs ('' when it can): the
+    spread of run means over a span of time shows drift at scales up to that span, so the other runs
+    must span at least the time between the compared runs (when both are known)."""
+    t = np.array([x for x in run_times if np.isfinite(x)], dtype=float)
+    ta, tb = ta[np.isfinite(ta)], tb[np.isfinite(tb)]
+    gap = abs(float(tb.mean()) - float(ta.mean())) if len(ta) and len(tb) else float("nan")
+    if len(t) < 2 or not np.isfinite(gap) or t.max() - t.min() >= gap:
+        return ""
+    return (f"the other runs of the point span {_duration(t.max() - t.min())}, less than the {_duration(gap)} "
+            "between the compared runs, so they do not show drift at that scale and are not used")
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
+
+
+def _history_by_point(history: pd.DataFrame | None, keys: list[str], metrics: list[str],
+                      exclude: set[str]) -> dict[tuple, dict[str, dict[str, tuple[np.ndarray, float]]]]:
+    """{(*key, metric): {kind: {run_id: (values, mean time)}}} of the history samples (rows of ``exclude``
+    dropped)."""
+    if history is None or history.empty:
+        return {}
+    h = history[~history["run_id"].isin(exclude) & history["metric"].isin(metrics) & history["value"].notna()]
+    if h.empty:
+        return {}
+    missing = [k for k in keys if k not in h.columns]
+    if missing:
+        raise ValueError(f"the history samples lack the configuration column(s) {', '.join(missing)}.")
+    out: dict[tuple, dict[str, dict[str, np.ndarray]]] = {}
+    if "time_s" not in h.columns:
+        h = h.assign(time_s=np.nan)
+    for (*key, metric, kind, run), g in h.groupby([*keys, "metric", "kind", "run_id"], dropna=False, sort=False):
+        out.setdefault(_hashable((*key, metric)), {}).setdefault(kind, {})[run] = (
+            g["value"].to_numpy(dtype=float), float(g["time_s"].mean()))
+    return out
+
+
+def _hashable(key: tuple) -> tuple:
+    """A configuration key that compares equal across tables: NaN / <NA> (which never equal themselves)
+    become None."""
+    return tuple(None if v is None or (not isinstance(v, str) and pd.isna(v)) else v for v in key)
+
+
 def _run_level(s: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """One sample per run, point and metric (the mean of the run's samples of one kind), kind "repeat"
+    """One sample per run, point and metric (the mean of the run's samples of one kind), kind "run"
     for points measured in at least two runs on both sides; other points keep their samples."""
     runs_per_side = s.groupby([*keys, "side"], dropna=False)["run_id"].transform("nunique")
     multi = s.assign(_n=runs_per_side).groupby(keys, dropna=False)["_n"].transform("min") >= 2
@@ -258,27 +424,30 @@ def _run_level(s: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     # per run: repeats if the run has any, else its windows
     has_rep = one.groupby([*keys, "run_id", "metric"], dropna=False)["kind"].transform(lambda k: (k == "repeat").any())
     one = one[(one["kind"] == "repeat") | ~has_rep]
-    agg = (one.groupby([*keys, "run_id", "side", "metric"], dropna=False)["value"].mean().reset_index()
-           .assign(kind="repeat", sample=lambda d: d["run_id"].astype(str)))
+    agg = (one.groupby([*keys, "run_id", "side", "metric"], dropna=False)
+           .agg(value=("value", "mean"), time_s=("time_s", "mean")).reset_index()
+           .assign(kind="run", sample=lambda d: d["run_id"].astype(str)))
     return pd.concat([s[~multi], agg[s.columns.intersection(agg.columns)]], ignore_index=True)
 
 
-def _pick(gm: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, str]:
+def _pick(gm: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, str, tuple[np.ndarray, np.ndarray]]:
+    """(base values, new values, kind, (base times, new times)): runs, else repeats (>= 2 a side), else
+    windows (>= 2 a side), else the repeats there are."""
     kind = gm["kind"].to_numpy(dtype=object)
     side = gm["side"].to_numpy(dtype=object)
     value = gm["value"].to_numpy(dtype=float)
+    time = gm["time_s"].to_numpy(dtype=float)
     ok = ~np.isnan(value)
 
     def pick(k: str, sd: str) -> np.ndarray:
-        return value[ok & (kind == k) & (side == sd)]
+        return ok & (kind == k) & (side == sd)
 
-    ra, rb = pick("repeat", "base"), pick("repeat", "new")
-    if len(ra) >= 2 and len(rb) >= 2:
-        return ra, rb, "independent"
-    ia, ib = pick("interval", "base"), pick("interval", "new")
-    if len(ia) >= 2 and len(ib) >= 2:
-        return ia, ib, "series"
-    return ra, rb, "independent"
+    for k in ("run", "repeat", "interval"):
+        ia, ib = pick(k, "base"), pick(k, "new")
+        if ia.sum() >= 2 and ib.sum() >= 2:
+            return value[ia], value[ib], k, (time[ia], time[ib])
+    ia, ib = pick("repeat", "base"), pick("repeat", "new")
+    return value[ia], value[ib], "repeat", (time[ia], time[ib])
 
 
 def summarize(table: pd.DataFrame, unmatched: pd.DataFrame | None = None) -> str:
@@ -303,6 +472,13 @@ def summarize(table: pd.DataFrame, unmatched: pd.DataFrame | None = None) -> str
         n_slow = int(sig.loc[sig["_worse"], "point"].nunique())
         n_fast = int(sig.loc[~sig["_worse"], "point"].nunique())
         text += f"; {n_slow} point(s) slower, {n_fast} faster in some metric"
+    unproven = table[table["verdict"].eq(UNPROVEN)]
+    if len(unproven):
+        r = unproven.assign(_size=np.abs(np.log(unproven["ratio"].astype(float)))).sort_values("_size").iloc[-1]
+        text += (f"; {unproven['point'].nunique()} point(s) changed beyond the within-run noise (e.g. {r['point']} "
+                 f"{SHORT[r['metric']]} {_pct(r['ratio'])}) but run-to-run drift was not measured, so they are not "
+                 "called slower or faster: compare >= 2 runs a side, keep >= 2 earlier runs of the points (history) "
+                 "or interleave the runs")
     if none:
         text += f"; {none} of {points.ngroups} without any interval (fewer than 2 samples a side: ratios only)"
     if partial:
@@ -310,10 +486,46 @@ def summarize(table: pd.DataFrame, unmatched: pd.DataFrame | None = None) -> str
     return text + tail
 
 
+def drift_sentence(table: pd.DataFrame) -> str:
+    """One sentence: where the run-to-run part of the intervals came from, point-metrics counted by
+    source ('' for an empty table)."""
+    if table is None or table.empty or "drift" not in table.columns:
+        return ""
+    table = table[table["verdict"] != "not enough samples"]  # no interval: nothing to widen
+    if table.empty:
+        return ""
+    n = table["drift"].value_counts()
+    parts = []
+    if n.get(DRIFT_RUNS):
+        parts.append(f"{n[DRIFT_RUNS]} from the spread of whole runs (>= 2 runs a side)")
+    if n.get(DRIFT_INTERLEAVED):
+        parts.append(f"{n[DRIFT_INTERLEAVED]} from runs interleaved in time (drift hits both alike)")
+    if n.get(DRIFT_HISTORY):
+        h = table.loc[table["drift"].eq(DRIFT_HISTORY)]
+        parts.append(f"{n[DRIFT_HISTORY]} from earlier runs of the same points ("
+                     f"{_span(h['history_runs'], '{:.0f}')} runs; run-to-run SD {_span(h['run_cv_pct'], '{:.1f}')} % "
+                     "of the mean)")
+    if n.get(DRIFT_ASSUMED):
+        parts.append(f"{n[DRIFT_ASSUMED]} from an assumed run-to-run SD (run_noise, not measured)")
+    if n.get(DRIFT_NOT_MEASURED):
+        parts.append(f"{n[DRIFT_NOT_MEASURED]} not measured (single runs one after the other and no earlier runs of "
+                     "the points: a change beyond the within-run noise is marked 'drift not measured')")
+    return "Run-to-run drift in the intervals (point-metrics): " + "; ".join(parts) + "."
+
+
+def _span(v: pd.Series, fmt: str) -> str:
+    lo, hi = fmt.format(v.min()), fmt.format(v.max())
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
 def run_comparison(results: pd.DataFrame, histograms: pd.DataFrame | None, run_ids: list[str],
-                   metrics: list[str] | None = None, timeseries: pd.DataFrame | None = None) -> RunComparison:
+                   metrics: list[str] | None = None, timeseries: pd.DataFrame | None = None,
+                   history_results: pd.DataFrame | None = None, history_histograms: pd.DataFrame | None = None,
+                   run_noise: float = 0.0) -> RunComparison:
     """Notebook entry: the first run of ``run_ids`` is the base, the second the new run (more are
     ignored); samples from repeats (+ histograms) and, when given, the per-interval ``timeseries``.
+    ``history_results`` (+ ``history_histograms``): other runs of the same points on the same host and
+    target, for the run-to-run variance (:func:`compare_runs`); ``run_noise``: a stated one.
     With fewer than two runs the comparison is empty and its summary says a second run is needed."""
     run_ids = list(dict.fromkeys(run_ids))
     if len(run_ids) < 2:
@@ -323,4 +535,7 @@ def run_comparison(results: pd.DataFrame, histograms: pd.DataFrame | None, run_i
     samples = repeat_samples(results, histograms)
     if timeseries is not None and len(timeseries):
         samples = pd.concat([samples, interval_samples(timeseries, results)], ignore_index=True)
-    return compare_runs(samples, run_ids[0], run_ids[1], metrics=metrics)
+    history = None
+    if history_results is not None and len(history_results):
+        history = repeat_samples(history_results, history_histograms)
+    return compare_runs(samples, run_ids[0], run_ids[1], metrics=metrics, history=history, run_noise=run_noise)

@@ -16,6 +16,31 @@ interval is Fieller's interval for a ratio of two independent means, with each m
 The verdict is "faster" / "slower" when the whole interval lies on one side of 1 (after
 ``higher_is_better``), "within noise" when it contains 1, and "not enough samples" when a side has
 fewer than two samples (no interval can be measured; the ratio is still reported).
+
+Run-to-run drift.  The quantity compared is a RUN's mean, and its uncertainty has two parts: the
+within-run part above (what the run's own repeats or windows show) and a between-run part (the disk,
+the host and its neighbours are not in the same state in two runs: on this lab's shared VM disk,
+A/A pairs of back-to-back runs were called different 18 % of the time with the within-run part
+alone, docs/statistics.md).  A run's own samples cannot measure the between-run part: of the
+deviation of a whole run's mean from the long-run mean, one run holds a single draw.  So it comes
+from other runs:
+
+* ``history``: the samples of earlier runs of the same point (same configuration on the same host
+  and target), >= 2 runs.  The run-to-run variance of a run's mean is the sample variance S² of
+  their means, relative to their grand mean (drift is multiplicative: a slower disk scales every
+  mean), with k − 1 degrees of freedom.  S² already holds the within-run noise of runs like them,
+  so each side's variance of the mean is ``S² mean² + max(0, w − W mean²)``: the history's run
+  variance, raised when this run's own within-run variance ``w`` exceeds the history runs' average
+  ``W`` (a noisier run than usual is not made to look precise).  Known-answer simulation:
+  docs/statistics.md and tests/test_analysis_samples.py.
+* ``run_noise``: a stated SD of a run's mean from run to run beyond its own noise (a fraction of the
+  mean, e.g. 0.05), added to each side as ``run_noise² mean²`` with infinite degrees of freedom.  No
+  default: it is the user's assumption, and the reason says so.  With both, the larger variance wins.
+
+Without either, the interval is the within-run one (``drift="within-run only"``); whether that
+suffices (the runs were interleaved in time, or the samples are themselves run means) is for the
+caller to know: :func:`helpers.analysis.compare_runs` decides from the sample times and says
+"drift not measured" instead of "faster"/"slower" when it does not.
 """
 
 from __future__ import annotations
@@ -28,6 +53,10 @@ import pandas as pd
 from scipy import stats
 
 METHODS = ("auto", "independent", "series")
+# how the between-run part entered the interval (SampleComparison.drift)
+DRIFT_WITHIN_ONLY = "within-run only"
+DRIFT_HISTORY = "history"
+DRIFT_ASSUMED = "assumed"
 # below this many samples on a side an autocorrelation cannot be estimated: "auto" treats the
 # samples as independent repeats
 SERIES_MIN_SAMPLES = 12
@@ -53,6 +82,9 @@ class SampleComparison:
     df: float  # degrees of freedom of the t quantile (NaN without interval)
     effect_size: float  # Hedges' g: (mean_b - mean_a) / pooled sample SD, small-sample corrected
     reason: str  # one sentence: how the interval was obtained, or why there is none
+    drift: str = DRIFT_WITHIN_ONLY  # "within-run only", "history" or "assumed" (run_noise)
+    run_cv: float = float("nan")  # SD of a run's mean from run to run used, as a fraction of the mean
+    history_runs: int = 0  # earlier runs behind run_cv (drift "history")
 
     @property
     def change_pct(self) -> float:
@@ -77,7 +109,10 @@ class SampleComparison:
 
 
 def _clean(x) -> np.ndarray:
-    v = pd.to_numeric(pd.Series(np.asarray(x, dtype=object).ravel()), errors="coerce").to_numpy(dtype=float)
+    try:  # numbers already (the common case, and the simulations' hot path)
+        v = np.asarray(x, dtype=float).ravel()
+    except (TypeError, ValueError):  # pd.NA, None, text
+        v = pd.to_numeric(pd.Series(np.asarray(x, dtype=object).ravel()), errors="coerce").to_numpy(dtype=float)
     return v[np.isfinite(v)]
 
 
@@ -125,9 +160,21 @@ def fieller_interval(mean_a: float, var_mean_a: float, mean_b: float, var_mean_b
     variances ``var_mean_*`` (of the means) and degrees of freedom ``df_*``; the t quantile uses
     Welch–Satterthwaite degrees of freedom of b − θ a at θ = the estimated ratio.  ``high`` is inf
     (and ``low`` 0 or the bound) when mean_a is not significantly different from 0."""
+    return fieller_components(mean_a, mean_b, [(var_mean_b, 0.0, df_b), (0.0, var_mean_a, df_a)], confidence)
+
+
+def fieller_components(mean_a: float, mean_b: float, components: list[tuple[float, float, float]],
+                       confidence: float = 0.95) -> tuple[float, float, float]:
+    """Fieller's interval when the variances of the two means are sums of independently estimated
+    parts: ``components`` holds (part of Var(mean_b), part of Var(mean_a), degrees of freedom) for
+    each estimated quantity (a part shared by both sides, like a run-to-run variance measured once
+    from history, is ONE component with both parts).  Var(b − θ a) = Σ (vb + θ² va); the degrees of
+    freedom are Satterthwaite's over the components at θ = the estimated ratio."""
     r = mean_b / mean_a
+    var_mean_b = sum(c[0] for c in components)
+    var_mean_a = sum(c[1] for c in components)
     num = var_mean_b + r**2 * var_mean_a
-    den = (var_mean_b**2 / df_b if var_mean_b > 0 else 0.0) + (r**4 * var_mean_a**2 / df_a if var_mean_a > 0 else 0.0)
+    den = sum((vb + r**2 * va) ** 2 / df for vb, va, df in components if math.isfinite(df) and vb + va > 0)
     df = num**2 / den if den > 0 else float("inf")
     t = float(stats.t.ppf(0.5 + confidence / 2, df)) if math.isfinite(df) else float(stats.norm.ppf(0.5 + confidence / 2))
     qa = mean_a**2 - t**2 * var_mean_a
@@ -164,8 +211,53 @@ def verdict_of(low: float, high: float, higher_is_better: bool = True) -> str:
     return "within noise"
 
 
+def run_mean_and_variance(x, method: str = "independent") -> tuple[float, float, float]:
+    """(mean, variance of the mean, degrees of freedom) of one run's samples: s²/n with n − 1
+    (``independent``) or the prewhitened long-run variance / n with n_eff − 1 (``series``).  One
+    sample: the variance is 0 with 0 degrees of freedom (unknown; the caller treats it as 0)."""
+    v = _clean(x)
+    n = len(v)
+    if n == 0:
+        return float("nan"), float("nan"), 0.0
+    if n == 1:
+        return float(v[0]), 0.0, 0.0
+    if method == "series" or (method == "auto" and n >= SERIES_MIN_SAMPLES):
+        lrv, n_eff = long_run_variance(v)
+        return float(v.mean()), lrv / n, n_eff - 1
+    return float(v.mean()), float(v.var(ddof=1)) / n, n - 1.0
+
+
+@dataclass(frozen=True)
+class RunVariance:
+    """Run-to-run variance of a run's mean, measured over ``runs`` earlier runs of one point and metric
+    (:func:`run_variance`): ``cv2`` = S², the sample variance of their means relative to their grand
+    mean (k − 1 degrees of freedom, ``df``); ``within_cv2`` = W, their average within-run variance of
+    the mean, relative (what S² already holds of within-run noise)."""
+
+    runs: int
+    cv2: float
+    df: float
+    within_cv2: float
+
+
+def run_variance(history, method: str = "auto") -> RunVariance | None:
+    """:class:`RunVariance` of earlier runs' samples (``history``: one array-like per run, or a
+    (array-like, method) pair for a run whose samples are of another kind), or None with fewer than
+    two runs that have a positive mean."""
+    items = [h if isinstance(h, tuple) else (h, method) for h in (history or [])]
+    stats_ = [run_mean_and_variance(h, m) for h, m in items]
+    stats_ = [(m, w) for m, w, _ in stats_ if math.isfinite(m) and m > 0]
+    if len(stats_) < 2:
+        return None
+    means = np.array([m for m, _ in stats_])
+    grand = float(means.mean())
+    cv2 = float((means / grand).var(ddof=1))
+    within = float(np.mean([w for _, w in stats_])) / grand**2
+    return RunVariance(len(stats_), cv2, len(stats_) - 1.0, within)
+
+
 def compare_samples(a, b, confidence: float = 0.95, higher_is_better: bool = True,
-                    method: str = "auto") -> SampleComparison:
+                    method: str = "auto", history=None, run_noise: float = 0.0) -> SampleComparison:
     """Compare samples ``b`` (new) with ``a`` (base) of one positive metric.
 
     ``method``: ``"independent"`` for per-repeat samples (Welch variances + Fieller), ``"series"``
@@ -173,11 +265,19 @@ def compare_samples(a, b, confidence: float = 0.95, higher_is_better: bool = Tru
     when both sides have at least :data:`SERIES_MIN_SAMPLES` samples, else independent.  NaN and
     infinite values are dropped.  ``higher_is_better=False`` for latency (then a ratio above 1 is
     "slower").
+
+    Run-to-run drift (module docstring): ``history`` = samples of earlier runs of the same point (one
+    array-like per run, >= 2 runs; or a :class:`RunVariance`), ``run_noise`` = a stated SD of a run's
+    mean from run to run beyond its own noise, as a fraction of the mean (0.05 = 5 %; 0 = none).
+    Either adds a between-run part to each side's variance; without them the interval is within-run
+    only (``drift`` says which).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}.")
     if not 0 < confidence < 1:
         raise ValueError("confidence must be between 0 and 1 (e.g. 0.95).")
+    if not (run_noise >= 0 and math.isfinite(run_noise)):
+        raise ValueError("run_noise must be a fraction of the mean at or above 0 (e.g. 0.05 for 5 %).")
     va, vb = _clean(a), _clean(b)
     na, nb = len(va), len(vb)
     ma = float(va.mean()) if na else float("nan")
@@ -195,15 +295,32 @@ def compare_samples(a, b, confidence: float = 0.95, higher_is_better: bool = Tru
                                 reason="no interval: the metric must be positive (mean of a is not).")
     if method == "auto":
         method = "series" if min(na, nb) >= SERIES_MIN_SAMPLES else "independent"
+    _, var_a, df_a = run_mean_and_variance(va, method)
+    _, var_b, df_b = run_mean_and_variance(vb, method)
     if method == "series":
-        lrv_a, neff_a = long_run_variance(va)
-        lrv_b, neff_b = long_run_variance(vb)
-        var_a, var_b, df_a, df_b = lrv_a / na, lrv_b / nb, neff_a - 1, neff_b - 1
         how = (f"Fieller interval with autocorrelation-robust variances (prewhitened Newey-West; "
-               f"effective samples {neff_a:.0f} of {na} and {neff_b:.0f} of {nb}).")
+               f"effective samples {df_a + 1:.0f} of {na} and {df_b + 1:.0f} of {nb})")
     else:
-        var_a, var_b, df_a, df_b = va.var(ddof=1) / na, vb.var(ddof=1) / nb, na - 1, nb - 1
-        how = f"Fieller interval with Welch variances ({na} and {nb} independent samples)."
-    low, high, df = fieller_interval(ma, var_a, mb, var_b, df_a, df_b, confidence)
+        how = f"Fieller interval with Welch variances ({na} and {nb} independent samples)"
+    within = [(var_b, 0.0, df_b), (0.0, var_a, df_a)]
+    comps, drift, run_cv, k = within, DRIFT_WITHIN_ONLY, nan, 0
+    rv = history if isinstance(history, RunVariance) or history is None else run_variance(history, method)
+    candidates = []
+    if rv is not None:
+        xb, xa = max(var_b - rv.within_cv2 * mb**2, 0.0), max(var_a - rv.within_cv2 * ma**2, 0.0)
+        c = [(rv.cv2 * mb**2, rv.cv2 * ma**2, rv.df), (xb, 0.0, df_b), (0.0, xa, df_a)]
+        candidates.append((c, DRIFT_HISTORY, math.sqrt(rv.cv2), rv.runs))
+    if run_noise > 0:
+        candidates.append(([(run_noise**2 * mb**2, run_noise**2 * ma**2, float("inf")), *within], DRIFT_ASSUMED,
+                           run_noise, 0))
+    if candidates:  # the larger variance of b − θ a at θ = the ratio wins
+        comps, drift, run_cv, k = max(candidates, key=lambda c: sum(vb + ratio**2 * va for vb, va, _ in c[0]))
+        comps = [c for c in comps if c[0] + c[1] > 0] or within
+    if drift == DRIFT_HISTORY:
+        how += (f", plus the run-to-run variance of a run's mean measured over {k} earlier runs "
+                f"(SD {100 * run_cv:.1f} % of the mean, {k - 1} degrees of freedom)")
+    elif drift == DRIFT_ASSUMED:
+        how += f", plus an assumed run-to-run SD of {100 * run_cv:g} % of the mean (run_noise, not measured)"
+    low, high, df = fieller_components(ma, mb, comps, confidence)
     return SampleComparison(ratio, low, high, verdict_of(low, high, higher_is_better), method=method, df=df,
-                            reason=how, **common)
+                            reason=how + ".", drift=drift, run_cv=run_cv, history_runs=k, **common)

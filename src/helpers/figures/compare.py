@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -81,13 +83,16 @@ def ratio_figure(table: pd.DataFrame, title: str = "Measured / spec ratio") -> g
 
 
 VERDICT_COLORS = {"slower": "#d62728", "faster": "#2ca02c", "within noise": "#7f7f7f",
-                  "not enough samples": "#bbbbbb"}
+                  "not enough samples": "#bbbbbb", "drift not measured": "#ff7f0e"}
+VERDICT_SYMBOLS = {"not enough samples": "circle-open", "drift not measured": "diamond-open"}
 
 
 def forest_figure(table: pd.DataFrame, summary: str = "", title: str = "Change per point, new vs base") -> go.Figure:
     """Forest plot of a run comparison: one row per matched point, one panel per metric, the change
     in % (new / base − 1) with its confidence interval against 0.  Red: significantly worse, green:
-    better, grey: within noise, hollow: no interval (fewer than two samples a side).  ``table`` is
+    better, grey: within noise, hollow: no interval (fewer than two samples a side), orange hollow
+    diamond: beyond the within-run noise, but run-to-run drift was not measured (the bar is then the
+    within-run interval only).  ``table`` is
     ``RunComparison.table`` (:func:`helpers.analysis.compare_runs`); ``summary`` its one-line summary."""
     if table is None or table.empty:
         return message_figure(summary or "No point was measured with the same configuration in both runs.")
@@ -108,19 +113,25 @@ def forest_figure(table: pd.DataFrame, summary: str = "", title: str = "Change p
                 x=g["change_pct"], y=g["point"], mode="markers", name=verdict, legendgroup=verdict,
                 showlegend=i == 0 and verdict not in [tr.name for tr in fig.data],
                 marker={"color": VERDICT_COLORS.get(verdict, "#000"), "size": 9,
-                        "symbol": "circle" if verdict != "not enough samples" else "circle-open"},
+                        "symbol": VERDICT_SYMBOLS.get(verdict, "circle")},
                 error_x={"type": "data", "symmetric": False, "array": (hi - g["change_pct"]).where(has, 0),
                          "arrayminus": (g["change_pct"] - g["low_pct"]).where(has, 0), "thickness": 2},
                 customdata=list(zip(g["base_mean"], g["new_mean"], g["low_pct"].fillna(float("nan")),
-                                    g["high_pct"], g["n_base"], g["n_new"], g["method"])),
+                                    g["high_pct"], g["n_base"], g["n_new"], g["method"],
+                                    g["drift"] if "drift" in g.columns else [""] * len(g))),
                 hovertemplate=("%{y}<br>" + labels[m] + " (" + str(g["unit"].iloc[0]) + "): base %{customdata[0]:,.1f}"
                                " → new %{customdata[1]:,.1f}<br>change %{x:+.1f} % [%{customdata[2]:+.1f} %, "
                                "%{customdata[3]:+.1f} %]<br>samples %{customdata[4]} / %{customdata[5]} "
-                               "(%{customdata[6]})<extra>" + verdict + "</extra>")), 1, i + 1)
+                               "(%{customdata[6]})<br>run-to-run drift: %{customdata[7]}<extra>" + verdict
+                               + "</extra>")), 1, i + 1)
         fig.add_vline(x=0, line_dash="dash", line_color="#444", row=1, col=i + 1)
         fig.update_xaxes(title_text="change, new vs base (%)", range=[-cap, cap], row=1, col=i + 1)
     fig.update_yaxes(categoryorder="array", categoryarray=points[::-1], type="category")
-    fig.update_layout(title={"text": title + (f"<br><sup>{summary}</sup>" if summary else "")}, template=TEMPLATE,
-                      height=160 + 28 * len(points), legend={"orientation": "h", "y": 1.0, "x": 1.0, "xanchor": "right", "yanchor": "bottom"},
-                      margin={"l": 10, "t": 110})
+    lines = textwrap.wrap(summary, 170) if summary else []  # a long summary wraps instead of running off the page
+    sub = "".join(f"<br><sup>{line}</sup>" for line in lines)
+    top = 110 + 16 * max(len(lines) - 1, 0)
+    fig.update_layout(title={"text": title + sub}, template=TEMPLATE,
+                      height=top + 80 + max(28 * len(points), 100),  # a plot area of at least 100 px
+                      legend={"orientation": "h", "y": 1.0, "x": 1.0, "xanchor": "right", "yanchor": "bottom"},
+                      margin={"l": 10, "t": top})
     return fig

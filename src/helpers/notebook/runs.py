@@ -174,6 +174,79 @@ def load_results(run_id: str | list[str] = "latest", processed_dir: str | Path =
     return data
 
 
+# At most this many other runs measure the run-to-run drift (the most recent ones): 20 runs give its variance
+# with 19 degrees of freedom (t quantile 2.09 instead of 1.96: little left to gain), and a longer history
+# reaches back across changes of the machine that make the drift look larger than it is now.
+HISTORY_MAX_RUNS = 20
+
+
+def _target(manifest: dict) -> tuple | None:
+    t = manifest.get("target") or {}
+    return (t.get("path"), t.get("device")) if t.get("path") else None
+
+
+def history_run_ids(processed_dir: str | Path, run_ids: list[str], history: str = "auto",
+                    raw_dir: str | Path | None = None) -> list[str]:
+    """Other processed runs from which the comparison measures how much a run's mean moves from run to
+    run (docs/statistics.md).  ``history``: ``"none"`` (or "") -> none; comma-separated run ids -> those;
+    ``"auto"`` -> the most recent :data:`HISTORY_MAX_RUNS` processed runs measured on the same host as
+    ``run_ids`` (results' host column; rows with an unknown host match nothing) and, when the runs'
+    manifests are found, on the same target (path and device); never the bundled sample runs.
+    The comparison then uses, per point, those runs that measured the same configuration."""
+    spec = str(history or "").strip()
+    if spec.lower() in ("", "none", "no", "off"):
+        return []
+    pdir = Path(processed_dir) if processed_dir else config.PROCESSED_DIR
+    if spec.lower() != "auto":
+        _, ids = resolve_runs([r.strip() for r in spec.split(",") if r.strip()], pdir)
+        return [r for r in ids if r not in run_ids]
+    rows = store.load_where(pdir, config.RESULTS_DATASET, columns=["host", "timestamp_s"])
+    hosts = set(rows.loc[rows["run_id"].isin(run_ids), "host"].dropna())
+    if not hosts:
+        return []
+    cand = rows[rows["host"].isin(hosts) & ~rows["run_id"].isin([*run_ids, *sample_run_ids()])]
+    rdir = Path(raw_dir) if raw_dir else None
+    targets = {_target(load_manifest(r, pdir, rdir)) for r in run_ids} - {None}
+    newest = pd.to_numeric(cand["timestamp_s"], errors="coerce").groupby(cand["run_id"].astype(str)).max()
+    out: list[str] = []
+    for r in newest.sort_values(ascending=False, na_position="last").index:
+        if targets and _target(load_manifest(r, pdir, rdir)) not in targets:
+            continue
+        out.append(r)
+        if len(out) >= HISTORY_MAX_RUNS:
+            break
+    return out
+
+
+@dataclass
+class History:
+    """Other runs of the compared runs' host (and target) for the run-to-run drift: ``results`` and
+    ``histograms`` (empty without any), ``note``: one sentence saying which, or that there are none."""
+
+    run_ids: list[str]
+    results: pd.DataFrame
+    histograms: pd.DataFrame
+    note: str
+
+
+def load_history(processed_dir: str | Path, run_ids: list[str], history: str = "auto",
+                 raw_dir: str | Path | None = None) -> History:
+    """:func:`history_run_ids` and their results and json+ histograms."""
+    pdir = Path(processed_dir) if processed_dir else config.PROCESSED_DIR
+    ids = history_run_ids(pdir, run_ids, history, raw_dir)
+    if not ids:
+        note = ("History: none asked for (history 'none')." if str(history or "").strip().lower() in
+                ("", "none", "no", "off") else
+                "History: no other processed run of the same host and target (keep earlier runs of the same profile "
+                "on this host, or repeat the runs, to measure the drift).")
+        return History([], pd.DataFrame(), pd.DataFrame(), note)
+    shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+    note = (f"History: {len(ids)} other run(s) of the same host and target ({shown}), each point measured by those "
+            "that ran its configuration.")
+    return History(ids, store.load(pdir, config.RESULTS_DATASET, ids), store.load(pdir, config.HISTOGRAM_DATASET, ids),
+                   note)
+
+
 def ingest_from_parameters(run_id: str = "", raw_dir: str = "", processed_dir: str = "") -> IngestResult:
     """The ingest notebook's parameters ("" meaning "the default"; run "" = the newest raw run) ->
     :func:`helpers.ingest.ingest`."""

@@ -10,6 +10,14 @@ offline HTML page (plotly.js embedded), and exits
   lies below −x % (IOPS, bandwidth) or above +x % (latency);
 * 0 otherwise (points without an interval — measured once — never fail the gate: repeat points);
 * 2 on a usage error (unknown run or metric, nothing matched), with one sentence.
+
+Run-to-run drift: two single runs measured one after the other cannot tell a change from the
+disk's drift between runs, so the interval must hold a between-run part.  It is measured from >= 2
+runs a side (``a1,a2 b1,b2``: one sample per run), from runs interleaved in time, or from other runs
+of the same points on the same host and target in the processed folder (``--history auto``, the
+default; or ``--history RUN,RUN``); ``--run-noise 5%`` states one as an assumption (no default).
+Without any, a change beyond the within-run noise is reported as "drift not measured" and does not
+fail the gate; the output says how to measure the drift.
 """
 
 from __future__ import annotations
@@ -27,15 +35,17 @@ from helpers import config
 from helpers.analysis.runpair import (
     MATCH_KEYS,
     METRICS,
+    UNPROVEN,
     RunComparison,
     compare_runs,
+    drift_sentence,
     interval_samples,
     repeat_samples,
 )
 from helpers.errors import LabError
 from helpers.figures.compare import forest_figure
 from helpers.ingest.core import ingest_run, write_ingest
-from helpers.notebook.runs import resolve_runs
+from helpers.notebook.runs import load_history, resolve_runs
 from helpers.processed import store
 
 ALIASES = {"lat": "lat_mean", "latency": "lat_mean", "bandwidth": "bw", "p99.9": "p99_9", "p999": "p99_9"}
@@ -63,15 +73,15 @@ def parse_metrics(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def parse_threshold(text: str) -> float:
+def parse_threshold(text: str, option: str = "--max-regression") -> float:
     """'5%', '5' or '0.05'?  Percent always: '5%' and '5' are 5 %."""
     t = text.strip().rstrip("%").strip()
     try:
         v = float(t)
     except ValueError:
-        raise UsageError(f"--max-regression must be a percentage like 5% (got {text!r}).") from None
+        raise UsageError(f"{option} must be a percentage like 5% (got {text!r}).") from None
     if not 0 <= v < 100 or math.isnan(v):
-        raise UsageError(f"--max-regression must be between 0% and 100% (got {text!r}).")
+        raise UsageError(f"{option} must be between 0% and 100% (got {text!r}).")
     return v
 
 
@@ -103,30 +113,58 @@ def table_text(c: RunComparison, max_regression_pct: float) -> str:
     bad = set(c.regressions(max_regression_pct).index)
     lines = []
     w = max(len(p) for p in c.table["point"])
-    lines.append(f"{'point':<{w}}  {'metric':<38} {'base':>12} {'new':>12}  {'change [95 % CI]':<26} verdict")
+    lines.append(f"{'point':<{w}}  {'metric':<38} {'base':>12} {'new':>12}  {'change [95 % CI]':<26} "
+                 f"{'run-to-run drift':<22} verdict")
     for i, r in c.table.iterrows():
         unit = r["unit"]
         ci = ("[no interval]" if pd.isna(r["low_pct"]) else
               f"[{r['low_pct']:+.1f}, {'+inf' if math.isinf(r['high_pct']) else format(r['high_pct'], '+.1f')}]")
         lines.append(f"{r['point']:<{w}}  {r['metric_label'] + ' (' + unit + ')':<38} {r['base_mean']:>12,.1f} "
-                     f"{r['new_mean']:>12,.1f}  {format(r['change_pct'], '+.1f') + ' % ' + ci:<26} {r['verdict']}"
+                     f"{r['new_mean']:>12,.1f}  {format(r['change_pct'], '+.1f') + ' % ' + ci:<26} "
+                     f"{drift_label(r):<22} {r['verdict']}"
                      + ("  << REGRESSION" if i in bad else ""))
     return "\n".join(lines)
+
+
+def drift_label(row) -> str:
+    """'history 6 runs ±4.2 %', 'interleaved', 'runs as samples', 'assumed ±5 %', 'not measured'."""
+    d = str(row.get("drift", ""))
+    if d == "history":
+        return f"history {int(row['history_runs'])} runs ±{row['run_cv_pct']:.1f} %"
+    if d == "assumed":
+        return f"assumed ±{row['run_cv_pct']:g} %"
+    return d
+
+
+def drift_advice(c: RunComparison) -> str:
+    """One sentence for changes that drift may explain ('' when there are none)."""
+    n = int(c.table["verdict"].eq(UNPROVEN).sum()) if len(c.table) else 0
+    if not n:
+        return ""
+    return (f"Note: {n} point-metric(s) changed beyond the within-run noise, but run-to-run drift was not measured "
+            "(single runs one after the other, no earlier runs of these points on this host in the processed folder), "
+            "so they are marked 'drift not measured' and cannot fail the gate: measure the drift by comparing >= 2 "
+            "runs a side (BASE1,BASE2 NEW1,NEW2), by keeping >= 2 other runs of the same profile on this host in "
+            "the processed folder that span at least the time between BASE and NEW (a calibration: run the base "
+            "profile twice more), or by interleaving the runs; or state one as an assumption with --run-noise 5%.")
 
 
 def html_page(c: RunComparison, max_regression_pct: float, failed: bool) -> str:
     """A standalone offline page: verdict, summary, forest plot (plotly.js embedded), tables."""
     fig = forest_figure(c.table, c.summary, title=f"{', '.join(c.new)} vs {', '.join(c.base)}")
     cols = ["point", "metric_label", "unit", "base_mean", "new_mean", "change_pct", "low_pct", "high_pct", "verdict",
-            "effect_size", "method", "n_base", "n_new"]
+            "drift", "run_cv_pct", "effect_size", "method", "n_base", "n_new"]
     names = {"metric_label": "metric", "base_mean": "base mean", "new_mean": "new mean", "change_pct": "change %",
              "low_pct": "CI low %", "high_pct": "CI high %", "effect_size": "Hedges' g", "n_base": "samples base",
-             "n_new": "samples new"}
+             "n_new": "samples new", "drift": "run-to-run drift", "run_cv_pct": "run-to-run SD %"}
     table = c.table[cols].rename(columns=names).to_html(index=False, float_format=lambda v: f"{v:,.2f}", na_rep="–", border=0)
     unmatched = (c.unmatched.to_html(index=False, na_rep="–", border=0) if len(c.unmatched)
                  else "<p>None: every point was measured in both runs.</p>")
     status = (f"FAILED: at least one point is significantly worse than {max_regression_pct:g} %" if failed
               else f"PASSED: no point is significantly worse than {max_regression_pct:g} %")
+    n_unproven = int(c.table["verdict"].eq(UNPROVEN).sum()) if len(c.table) else 0
+    if n_unproven:
+        status += f" ({n_unproven} point-metric(s) changed by more than the within-run noise: drift not measured)"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Compare {html.escape(', '.join(c.new))} vs {html.escape(', '.join(c.base))}</title>
 <style>body{{font-family:system-ui,sans-serif;margin:1.5rem}} table{{border-collapse:collapse;font-size:.85rem}}
@@ -138,6 +176,12 @@ td,th{{padding:.2rem .5rem;border-bottom:1px solid #ddd;text-align:right}} .fail
 <p>Change = new mean / base mean − 1 with its 95 % confidence interval (Fieller; Welch variances over repeats,
 autocorrelation-robust variances over per-interval samples). Latency: mean total latency (lat) and p99 / p99.9
 completion latency (clat) from the json+ histograms. Points are matched by configuration.</p>
+<p>A run's mean also moves from run to run (the disk, the host and its neighbours are never in the same state
+twice), by more than a run's own samples show. The interval holds that part when it was measured: one sample per
+run (&ge; 2 runs a side), runs interleaved in time, or other runs of the same points on this host (history);
+otherwise a change beyond the within-run noise is marked <b>drift not measured</b> (orange) and cannot fail the
+gate. {html.escape(drift_sentence(c.table))}</p>
+{f"<p>{html.escape(drift_advice(c))}</p>" if drift_advice(c) else ""}
 {fig.to_html(include_plotlyjs=True, full_html=False)}
 <h2>Per point and metric</h2>
 {table}
@@ -162,10 +206,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="configuration keys to leave out of the matching, e.g. rate_iops to compare a throttled "
                          f"run with an unthrottled one (keys: {', '.join(MATCH_KEYS)})")
     ap.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
+    ap.add_argument("--history", default="auto",
+                    help="other runs that measure the run-to-run drift: auto (default: the most recent processed runs "
+                         "of the same host and target), none, or comma-separated run ids")
+    ap.add_argument("--run-noise", default="",
+                    help="assumed SD of a run's mean from run to run beyond its own noise, e.g. 5%% (no default: "
+                         "an assumption you state, used where nothing measured the drift or as a floor)")
     try:
         args = ap.parse_args(argv)
         metrics = parse_metrics(args.metric)
         threshold = parse_threshold(args.max_regression)
+        run_noise = parse_threshold(args.run_noise, "--run-noise") / 100 if args.run_noise.strip() else 0.0
         if not 0 < args.confidence < 1:
             raise UsageError(f"--confidence must be between 0 and 1 (got {args.confidence:g}).")
         ignore = [k.strip() for k in args.ignore.split(",") if k.strip()]
@@ -185,7 +236,10 @@ def main(argv: list[str] | None = None) -> int:
         ts = store.load(pdir, TIMESERIES_DATASET, base_ids + new_ids) if (pdir / TIMESERIES_DATASET).is_dir() else None
         if ts is not None and len(ts):  # per-interval samples serve points without repeats
             samples = pd.concat([samples, interval_samples(ts, results)], ignore_index=True)
-        c = compare_runs(samples, base_ids, new_ids, metrics=metrics, keys=keys, confidence=args.confidence)
+        hist = load_history(pdir, base_ids + new_ids, args.history)
+        history = repeat_samples(hist.results, hist.histograms if len(hist.histograms) else None) if hist.run_ids else None
+        c = compare_runs(samples, base_ids, new_ids, metrics=metrics, keys=keys, confidence=args.confidence,
+                         history=history, run_noise=run_noise)
         if c.table.empty:
             raise UsageError(f"no point of {', '.join(new_ids)} has the configuration of a point of "
                              f"{', '.join(base_ids)}, so there is nothing to compare.")
@@ -204,11 +258,17 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html_page(c, threshold, failed), encoding="utf-8")
     n_bad = len(c.regressions(threshold))
+    if drift_sentence(c.table):
+        print(f"{drift_sentence(c.table)} {hist.note}")
+    if drift_advice(c):
+        print(drift_advice(c))
     n_none = int(c.table["verdict"].eq("not enough samples").sum())
     if n_none:
         print(f"Note: {n_none} point-metric(s) have no interval (measured fewer than twice in a run) and cannot "
               "fail the gate: repeat the points (profile 'repeat: 3').")
+    n_unproven = int(c.table["verdict"].eq(UNPROVEN).sum())
     print(("FAIL: " if failed else "PASS: ") +
           (f"{n_bad} point-metric(s) significantly worse than {threshold:g} %" if failed
-           else f"no point significantly worse than {threshold:g} %") + f"; page: {out}")
+           else f"no point significantly worse than {threshold:g} %") +
+          (f" ({n_unproven} point-metric(s) '{UNPROVEN}': see the note)" if n_unproven else "") + f"; page: {out}")
     return 1 if failed else 0
