@@ -42,7 +42,7 @@ import yaml
 
 from helpers.analysis import find_knee
 from helpers.run import sweep
-from helpers.run.adaptive import device_seconds, point_metrics
+from helpers.run.adaptive import Step, device_seconds, point_metrics, settle_text
 
 
 def knee_of(qd: list[float], iops: list[float]) -> tuple[float | None, str]:
@@ -76,10 +76,7 @@ def summarize_adaptive(manifest: dict) -> dict:
 
 
 def settled(step: dict) -> str:
-    if step.get("settled_s") is not None:
-        return f"settled after {step['settled_s']:g} s"
-    return "confirm run, full length" if step["kind"] == "confirm" else \
-        f"ran its full {step.get('runtime_s') or 0:g} s without settling"
+    return settle_text(Step(**step))
 
 
 def step_text(step: dict) -> str:
