@@ -538,7 +538,7 @@ class _SweepContext:
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
         }
-        if res.device_s is not None:  # ramp + runtime: fio's own runtime when the point ended early
+        if res.device_s is not None:  # ramp + the runtime fio measured (at most runtime_s)
             pts[point.point_id]["device_s"] = res.device_s
         if res.settled_s is not None:  # ended early: its IOPS had settled (settle_windows)
             pts[point.point_id]["settled_after_s"] = res.settled_s
