@@ -130,3 +130,56 @@ def test_point_metrics_reads_fio_2_microsecond_keys(tmp_path):
     f3 = Path(__file__).parent / "data" / "fio" / "json" / "randread-qd4.json"
     x = json.loads(f3.read_text())["jobs"][0]["read"]
     assert point_metrics(f3) == {"iops": x["iops"], "lat_mean_us": pytest.approx(x["clat_ns"]["mean"] / 1000)}
+
+
+def test_steps_record_device_time_and_how_settled_they_were(tmp_path):
+    """step_of takes the numbers from the raw file and the device/settle times from the manifest entry; the
+    series summary names the peak's step and how settled it was; device_seconds prefers the recorded device_s."""
+    from pathlib import Path
+
+    from helpers.run.adaptive import device_seconds, settle_text, step_of, summary
+
+    raw = Path(__file__).parent / "data" / "fio" / "json" / "randread-qd4.json"
+    settled = {"parameters": {"runtime_s": 3.0, "ramp_s": 0.25}, "status": "ok", "device_s": 1.05,
+               "settled_after_s": 1.0}
+    full = {"parameters": {"runtime_s": 3.0, "ramp_s": 0.25}, "status": "ok"}  # a run before device_s existed
+    a, b = step_of(4, "ladder", raw, settled), step_of(8, "ladder", raw, full)
+    assert (a.device_s, a.settled_s, a.runtime_s) == (1.05, 1.0, 3.0) and (b.device_s, b.settled_s) == (3.25, None)
+    assert settle_text(a) == "settled after 1 s" and settle_text(b) == "ran its full 3 s runtime without settling"
+    s = summary([Step(1, 10.0, 100.0, "ladder", 3.0, 1.1, 1.0), a, b], AdaptiveSettings())
+    assert s["peak_qd"] == 4 and s["peak_how"] == "settled after 1 s" and s["peak_settled_after_s"] == 1.0
+    assert s["device_s"] == pytest.approx(1.1 + 1.05 + 3.25) and s["settled_steps"] == 2
+    assert [st["device_s"] for st in s["steps"]] == [1.1, 1.05, 3.25]
+    assert device_seconds({"a": settled, "b": full, "c": {**settled, "status": "failed"}}) == pytest.approx(1.05 + 3.25)
+
+
+def test_real_adaptive_probes_end_once_settled_and_find_the_peak(tmp_path, scratch_dir, fio_path):
+    """A known shape on a real (small) file: a 2,000 IOPS offered load is flat over QD, so the search stops after
+    two flat doublings with its peak at the offered load; each probe may run 3 s but a steady load settles
+    within about a second (three 250 ms windows after the ramp), and the manifest says so."""
+    from helpers.analysis import adaptive_steps
+
+    prof = write_profile(tmp_path, "settle", [{"group": "st", "rw": "randread", "bs": "4k", "rate_iops": 2000,
+                                               "rate_process": "linear"}], mode="adaptive",
+                         adaptive={"max_qd": 8, "gain_pct": 10},
+                         settings={"ioengine": "libaio", "runtime_s": 3, "ramp_s": 0.25, "log_avg_msec": 0,
+                                   "log_hist_msec": 0})
+    m = sweep.sweep(scratch_dir / "adaptive.bin", prof, "settle", None, "16m", tmp_path / "raw", progress=False)
+    summary = next(iter(m["adaptive"].values()))
+    steps = summary["steps"]
+    assert [s["qd"] for s in steps] == [1, 2, 4] and summary["stop_reason"].startswith("2 doublings")
+    assert summary["peak_iops"] == pytest.approx(2000, rel=0.1)  # the known peak, a measured step
+    settled = [s for s in steps if s["settled_s"] is not None]
+    assert settled, steps  # a steady load settles: the probe stopped early ...
+    for s in settled:  # ... after its ramp and three windows, well before its 3 s
+        assert 0.25 + 0.75 <= s["settled_s"] < 3 and s["device_s"] < 0.25 + 3
+    for s in steps:
+        entry = m["points"][f"st-randread-bs4k-qd{s['qd']}-nj1-rate2000-linear"]
+        assert "--status-interval=250ms" in entry["argv"] and entry["device_s"] == s["device_s"]
+        assert entry.get("settled_after_s") == s["settled_s"]
+    assert m["device_seconds"] == pytest.approx(sum(s["device_s"] for s in steps), abs=0.01)
+    assert m["device_seconds"] < 3 * 3.25  # less than the probes' full runtimes
+    table = adaptive_steps(m)
+    assert list(table["device_s"]) == [s["device_s"] for s in steps]
+    assert table["settled_after_s"].notna().sum() == len(settled)
+    assert summary["peak_how"].startswith(("settled after", "ran its full"))

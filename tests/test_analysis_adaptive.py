@@ -12,3 +12,16 @@ def test_adaptive_steps_one_row_per_step_with_the_stop_reason():
     assert list(t["qd"][:2]) == [1, 2] and list(t["clat_mean_us"][:2]) == [100.0, 105.0]
     assert t["stop_reason"].iloc[0].startswith("2 doublings") and t["stop_reason"].iloc[2].endswith("stopped")
     assert adaptive_steps({}).empty and adaptive_steps({"adaptive": {}}).empty
+
+
+def test_adaptive_steps_say_how_long_each_step_ran_and_whether_it_settled():
+    manifest = {"adaptive": {"randread 4k": {"steps": [
+        {"qd": 1, "iops": 10.0, "lat_mean_us": 100.0, "kind": "ladder", "runtime_s": 2.0, "device_s": 1.04,
+         "settled_s": 1.0},
+        {"qd": 2, "iops": 19.0, "lat_mean_us": 105.0, "kind": "ladder", "runtime_s": 2.0, "device_s": 2.25,
+         "settled_s": None},
+        {"qd": 4, "iops": 20.0, "lat_mean_us": 200.0, "kind": "ladder"}],  # recorded before these fields
+        "stop_reason": "reached the largest queue depth 4"}}}
+    t = adaptive_steps(manifest)
+    assert list(t["device_s"][:2]) == [1.04, 2.25] and t["settled_after_s"].iloc[0] == 1.0
+    assert t["settled_after_s"][1:].isna().all() and t["device_s"].isna().iloc[2]

@@ -168,3 +168,24 @@ def test_log_windows_are_a_profile_setting():
     assert [(p.log_avg_msec, p.log_hist_msec) for p in prof.points] == [(250, 1000), (250, 0)]
     with pytest.raises(LabError, match="log_avg_msec"):
         parse_profile({"points": [{"rw": "read", "bs": "4k", "log_avg_msec": -1}]})
+
+
+def test_adaptive_probes_settle_by_default_and_the_profile_can_turn_it_off():
+    """Adaptive profiles end each probe once settled (three 250 ms windows within the search's gain_pct);
+    grid profiles do not unless asked; settle_windows: 0 turns it off, and explicit keys win."""
+    adaptive = {"mode": "adaptive", "adaptive": {"gain_pct": 15}, "points": [{"rw": "randread", "bs": "4k"}]}
+    p = parse_profile(adaptive).points[0]
+    assert (p.settle_windows, p.settle_window_ms, p.settle_pct) == (3, 250, 15.0)
+    assert parse_profile({**adaptive, "adaptive": {}}).points[0].settle_pct == 10.0  # gain_pct's default
+    off = parse_profile({**adaptive, "settings": {"settle_windows": 0}}).points[0]
+    assert off.settle_windows == 0
+    own = parse_profile({**adaptive, "settings": {"settle_pct": 4, "settle_window_ms": 500}}).points[0]
+    assert (own.settle_windows, own.settle_window_ms, own.settle_pct) == (3, 500, 4.0)
+    grid = parse_profile({"points": [{"rw": "randread", "bs": "4k"}]}).points[0]
+    assert (grid.settle_windows, grid.settle_window_ms, grid.settle_pct) == (0, 1000, 5.0)
+    assert parse_profile({"points": [{"rw": "read", "bs": "4k", "settle_windows": 2}]}).points[0].settle_windows == 2
+    with pytest.raises(LabError, match="settle_window_ms"):
+        parse_profile({"points": [{"rw": "read", "bs": "4k", "settle_window_ms": 10}]})
+    # a probe that settles is expected to end early: the estimate counts that, the worst case does not
+    prof, slow = parse_profile(adaptive), parse_profile({**adaptive, "settings": {"settle_windows": 0}})
+    assert prof.estimated_seconds < slow.estimated_seconds and prof.max_seconds == slow.max_seconds

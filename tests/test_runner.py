@@ -76,13 +76,15 @@ def test_command_lines():
     argv = runner.point_argv("fio", point, Path("/data/t.bin"), 1024**3, Path("/raw/.p.tmp"), read_only=True)
     assert argv[:2] == ["fio", "--readonly"] and argv[-1] == "--output=/raw/.p.tmp"
     for opt in ("--rw=randrw", "--rwmixread=70", "--bs=16384", "--iodepth=32", "--numjobs=2", "--size=1073741824",
-                "--runtime=2s", "--ramp_time=0.5s", "--time_based=1", "--group_reporting=1", "--allow_file_create=0",
+                "--runtime=2s", "--ramp_time=500ms", "--time_based=1", "--group_reporting=1", "--allow_file_create=0",
                 "--rate_iops=5000", "--rate_process=poisson"):
         assert opt in argv
     job = runner.job_file_text(point, Path("/data/t.bin"), 1024**3).splitlines()
     assert job[0] == f"[{point.point_id}]" and "rate_iops=5000" in job and "filename=/data/t.bin" in job
     assert runner.client_address("10.0.0.2:8766") == "10.0.0.2,8766"
     assert runner.client_address("host-a") == "host-a"
+    # fio drops the fraction of '0.5s' (measured on 3.33): fractions of a second go in milliseconds
+    assert [runner.fio_seconds(x) for x in (2.0, 0.5, 2.5, 0.25, 30)] == ["2s", "500ms", "2500ms", "250ms", "30s"]
     cargv = runner.client_argv("fio", ["a:1", "b"], Path("j.fio"), Path("o.json"))
     assert cargv == ["fio", "--client=a,1", "j.fio", "--client=b", "j.fio", "--output-format=json+", "--output=o.json"]
     assert runner.describe_point(point) == "randrw 16k QD32 x2 70% read"
@@ -189,3 +191,102 @@ def test_settle_check_known_answers(tmp_path):
     out.write_text("\n".join(objs + [obj(5, 4550, 4000), obj(6, 5800, 5000)]))
     assert m() is True and m.iops[-3:] == [1300.0, 1250.0, 1250.0]  # all within 2.7 % of 1267
     assert m.settled_s == 6.0
+
+
+def _status(ios: int, ms: int, elapsed: int = 1) -> str:
+    """One fio status object as --status-interval writes it (cumulative counts since the phase began)."""
+    return json.dumps({"jobs": [{"elapsed": elapsed, "read": {"total_ios": ios, "runtime": ms}}]})
+
+
+def test_settle_windows_start_at_the_ramp_reset_and_count_quarter_seconds(tmp_path):
+    out = tmp_path / "status.json"
+    m = runner.SettleMonitor(out, windows=3, pct=5.0, ramp_s=0.75, window_ms=250)
+    # a 0.75 s ramp spans three windows: until fio's reset every object is ramp, however steady
+    ramp = [_status(1000, 100), _status(3500, 350), _status(6000, 600)]
+    out.write_text("\n".join(ramp))
+    assert m() is False and m.settled_s is None
+    # fio resets its counts when the ramp ends: the first window runs from the reset (0 I/Os, 0 ms)
+    out.write_text("\n".join(ramp + [_status(1500, 150), _status(4000, 400)]))
+    assert m() is False and m.iops == [10_000.0, 10_000.0]  # the window across the reset is not a window
+    out.write_text("\n".join(ramp + [_status(1500, 150), _status(4000, 400), _status(6450, 650)]))
+    assert m() is True and m.iops == [10_000.0, 10_000.0, 9_800.0]
+    assert m.settled_s == 0.75 + 0.65  # seconds into the point: the ramp plus fio's runtime at the last window
+
+
+def test_settle_first_window_starts_at_zero_when_fio_reports_within_one_window(tmp_path):
+    """A ramp shorter than a window (or none): fio's first object is less than a window into its counting, so
+    its window starts from nothing; a first object later than that (earlier ones dropped) starts nothing."""
+    out = tmp_path / "status.json"
+    out.write_text("\n".join([_status(1200, 120), _status(3700, 370), _status(6200, 620)]))
+    m = runner.SettleMonitor(out, windows=3, pct=5.0, ramp_s=0.25, window_ms=250)
+    assert m() is True and m.iops == [10_000.0, 10_000.0, 10_000.0] and m.settled_s == 0.87
+    late = tmp_path / "late.json"
+    late.write_text("\n".join([_status(3000, 300), _status(5500, 550), _status(8000, 800)]))
+    m = runner.SettleMonitor(late, windows=3, pct=5.0, ramp_s=0.25, window_ms=250)
+    assert m() is False and m.iops == [10_000.0, 10_000.0]
+
+
+def test_settle_monitor_reads_appended_objects_once_and_starts_over_on_a_rewritten_file(tmp_path):
+    out = tmp_path / "status.json"
+    m = runner.SettleMonitor(out, windows=2, pct=5.0, ramp_s=0.0, window_ms=250)
+    out.write_text(_status(1000, 100) + "\n" + _status(3500, 350) + '\n{"jobs": [{"elap')  # fio mid-object
+    assert m() is False or m.iops == [10_000.0, 10_000.0]
+    with open(out, "a") as f:  # fio finishes the object it was writing and appends the next ones
+        f.write('sed": 1, "read": {"total_ios": 6000, "runtime": 600}}]}\n' + _status(8500, 850))
+    assert m() is True and m.iops == [10_000.0, 10_000.0, 10_000.0, 10_000.0]
+    out.write_text(_status(500, 100) + "\n" + _status(3000, 350))  # not fio appending: read from the start
+    assert m() is False and m.iops == [5_000.0, 10_000.0]
+
+
+def test_status_interval_of_sub_second_windows():
+    assert runner.status_interval(1000) == "1" and runner.status_interval(2000) == "2"
+    assert runner.status_interval(250) == "250ms" and runner.status_interval(1500) == "1500ms"
+    p = Point(group="t", rw="read", bs_bytes=4096, settle_windows=3, settle_window_ms=250)
+    argv = runner.point_argv("fio", p, Path("/t.bin"), 1024**2, Path("/raw/.p.tmp"))
+    assert "--status-interval=250ms" in argv
+    assert not any(a.startswith("--status-interval") for a in runner.point_argv(
+        "fio", Point(group="t", rw="read", bs_bytes=4096), Path("/t.bin"), 1024**2, Path("/raw/.p.tmp")))
+
+
+def test_device_seconds_is_the_ramp_plus_what_fio_measured_at_most_the_runtime(tmp_path):
+    """ramp + the runtime fio measured (its longest direction): a point that ended early counts what it ran,
+    one that ran in full (fio's measured runtime is a millisecond or so over) exactly ramp + runtime_s."""
+    src = Path(__file__).parent / "data" / "fio" / "json" / "randread-qd4.json"
+    measured = json.loads(src.read_text())["jobs"][0]["read"]["runtime"] / 1000
+    long_point = Point(group="t", rw="randread", bs_bytes=4096, runtime_s=60.0, ramp_s=0.5)
+    assert runner.device_seconds(long_point, src) == pytest.approx(0.5 + measured, abs=1e-3)
+    full = Point(group="t", rw="randread", bs_bytes=4096, runtime_s=measured - 0.001, ramp_s=0.5)
+    assert runner.device_seconds(full, src) == 0.5 + full.runtime_s
+    assert runner.device_seconds(long_point, tmp_path / "missing.json") == 60.5  # unreadable: as planned
+
+
+def test_point_with_quarter_second_windows_ends_soon_after_its_ramp(tmp_path, scratch_dir, fio_path):
+    from helpers.ingest import core
+
+    target = small_target(scratch_dir, "runner-target.bin")
+    # a steady offered load; the ramp (0.6 s) spans two windows, so the windows start at fio's reset
+    point = Point(group="t", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=10.0, ramp_s=0.6, rate_iops=2000,
+                  rate_process="linear", settle_windows=3, settle_pct=10.0, settle_window_ms=250,
+                  log_avg_msec=0, log_hist_msec=0)
+    res = runner.run_point(point, target, 64 * 1024**2, tmp_path, fio=fio_path)
+    assert res.status == "ok" and "--status-interval=250ms" in res.argv
+    assert res.settled_s is not None and 0.6 + 0.75 <= res.settled_s < 6  # three windows after the ramp at least
+    assert res.settled_s - 0.05 <= res.device_s < 6 and res.device_s < point.ramp_s + point.runtime_s
+    rows, bad = core.rows_from_bytes((tmp_path / res.raw_file).read_bytes(), "settle", res.raw_file)
+    results, _ = core.to_frames(rows, bad)
+    assert not bad and len(results) == 1 and results.iloc[0]["iops"] == pytest.approx(2000, rel=0.1)
+    assert results.iloc[0]["runtime_s"] == pytest.approx(res.device_s - point.ramp_s, abs=0.01)
+
+
+def test_settle_sees_a_reset_that_the_runtime_alone_hides(tmp_path):
+    """fio 3.33, 250 ms ramp and windows: one object in the ramp (102 ms counted), the next 253 ms after the
+    reset -- the runtime grew, but the moment fio began counting (timestamp_ms - runtime) moved on by the ramp."""
+    def obj(ios, ms, stamp):
+        return json.dumps({"timestamp_ms": stamp, "jobs": [{"elapsed": 1, "read": {"total_ios": ios, "runtime": ms}}]})
+
+    out = tmp_path / "status.json"
+    out.write_text("\n".join([obj(313, 102, 76_704), obj(2_530, 253, 77_105), obj(5_030, 503, 77_355),
+                              obj(7_530, 753, 77_605)]))
+    m = runner.SettleMonitor(out, windows=3, pct=5.0, ramp_s=0.25, window_ms=250)
+    assert m() is True and m.iops == [10_000.0, 10_000.0, 10_000.0]  # not (2530 - 313) / 151 ms = 14,682
+    assert m.settled_s == pytest.approx(0.25 + 0.753)

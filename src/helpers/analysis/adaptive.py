@@ -1,5 +1,6 @@
 """Adaptive queue-depth searches as the sweep recorded them (manifest ``adaptive``: per series the steps
-measured and why the search stopped, see :mod:`helpers.run.adaptive`)."""
+measured, how long each drove the device and whether it ended early once settled, and why the search
+stopped, see :mod:`helpers.run.adaptive`)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ from typing import Any
 
 import pandas as pd
 
-STEP_COLUMNS = ["series", "step", "kind", "qd", "iops", "clat_mean_us", "stop_reason"]
+STEP_COLUMNS = ["series", "step", "kind", "qd", "iops", "clat_mean_us", "runtime_s", "device_s", "settled_after_s",
+                "stop_reason"]
 
 
 def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
     """One row per measured step of every adaptive series (empty when the run made no adaptive search);
-    ``stop_reason`` repeats the series' reason (or its error) on each of its rows."""
+    ``stop_reason`` repeats the series' reason (or its error) on each of its rows.  ``runtime_s`` is the most
+    the step could run, ``device_s`` the seconds it drove the device (ramp + the runtime it took) and
+    ``settled_after_s`` when it ended early because its IOPS had settled (ramp included; empty: it ran its
+    full runtime, or the run predates these records)."""
     rows = []
     for series, info in ((manifest or {}).get("adaptive") or {}).items():
         reason = info.get("stop_reason", info.get("error"))
@@ -20,8 +25,11 @@ def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
             rows.append({"series": series, "step": i, "kind": st.get("kind"), "qd": st.get("qd"),
                          "iops": st.get("iops"),
                          # the search records the IOPS-weighted mean COMPLETION latency (fio.reader.point_totals)
-                         "clat_mean_us": st.get("lat_mean_us"), "stop_reason": reason})
+                         "clat_mean_us": st.get("lat_mean_us"), "runtime_s": st.get("runtime_s"),
+                         "device_s": st.get("device_s"), "settled_after_s": st.get("settled_s"),
+                         "stop_reason": reason})
         if not info.get("steps"):
             rows.append({"series": series, "step": None, "kind": None, "qd": None, "iops": None,
-                         "clat_mean_us": None, "stop_reason": reason})
+                         "clat_mean_us": None, "runtime_s": None, "device_s": None, "settled_after_s": None,
+                         "stop_reason": reason})
     return pd.DataFrame(rows, columns=STEP_COLUMNS)

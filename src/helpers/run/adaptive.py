@@ -11,6 +11,12 @@ It then refines between the last depth that still paid off and the first flat (o
 depth by measuring their geometric midpoint, and optionally re-measures the peak with a longer
 runtime.  :func:`next_depth` is a pure function of the history, so a resumed sweep re-reads the
 raw files it already has and takes exactly the same path.
+
+Each probe (ladder and refine steps) ends once its IOPS has settled, by default (profile settings
+``settle_windows``/``settle_pct``/``settle_window_ms``, see :mod:`helpers.run.profiles`), with
+``runtime_s`` as the most it may take; a confirm run always takes its full ``confirm_runtime_s``.
+Every step records the seconds it drove the device and when it settled, so the reported peak says
+how settled the measurement behind it was.
 """
 
 from __future__ import annotations
@@ -30,12 +36,46 @@ class Step:
     iops: float
     lat_mean_us: float
     kind: str = "ladder"  # "ladder", "refine" or "confirm"
+    runtime_s: float | None = None  # the most the step could run (its runtime_s)
+    device_s: float | None = None  # seconds it drove the device: ramp + the runtime it took
+    settled_s: float | None = None  # it ended early, settled, this many seconds in (ramp included); None: ran it all
 
 
 def point_metrics(raw: Path) -> dict[str, float]:
     """Total IOPS (all directions; all hosts in client/server mode) and mean completion latency (µs),
     read by the one fio reader (fio 2.x µs keys and 3.x ns keys alike)."""
     return point_totals(read_result(parse_fio_bytes(Path(raw).read_bytes())))
+
+
+def step_of(qd: int, kind: str, raw: Path, entry: dict) -> Step:
+    """The search's record of one measured point: its numbers from the raw file, its device time and
+    settle time from its manifest entry (``device_s``, ``settled_after_s``; planned ramp + runtime when
+    the entry predates them)."""
+    m = point_metrics(raw)
+    p = entry.get("parameters", {})
+    runtime = float(p.get("runtime_s", 0))
+    device = entry.get("device_s", runtime + float(p.get("ramp_s", 0)))
+    return Step(qd, m["iops"], m["lat_mean_us"], kind, runtime, device, entry.get("settled_after_s"))
+
+
+def settle_text(step: Step) -> str:
+    """How settled the measurement of a step is, in words."""
+    if step.settled_s is not None:
+        return f"settled after {step.settled_s:g} s"
+    full = f" {step.runtime_s:g} s" if step.runtime_s else ""
+    return f"ran its full{full} runtime without settling" if step.kind != "confirm" else \
+        f"confirm run of{full} (no settle-stop)"
+
+
+def summary(history: list[Step], a: AdaptiveSettings) -> dict:
+    """The manifest's record of one series: every step, why the ladder stopped, the peak (a measured step)
+    and how settled it was, and the seconds the series drove the device."""
+    pk = peak(history)
+    return {"steps": [s.__dict__ for s in history], "stop_reason": stop_reason(history, a),
+            "peak_qd": pk.qd, "peak_iops": round(pk.iops, 1), "peak_kind": pk.kind,
+            "peak_settled_after_s": pk.settled_s, "peak_how": settle_text(pk),
+            "device_s": round(sum(s.device_s or 0.0 for s in history), 3),
+            "settled_steps": sum(s.settled_s is not None for s in history)}
 
 
 def _flat_run(ladder: list[Step], gain: float) -> int:
@@ -105,10 +145,12 @@ def stop_reason(history: list[Step], a: AdaptiveSettings) -> str:
 
 
 def device_seconds(manifest_points: dict) -> float:
-    """Seconds the device was driven (ramp + runtime of every successful point) in a manifest."""
+    """Seconds the device was driven (ramp + runtime of every successful point) in a manifest: each point's
+    recorded ``device_s`` (fio's own runtime for points that ended early), else its planned ramp + runtime."""
     total = 0.0
     for v in manifest_points.values():
         p = v.get("parameters", {})
         if v.get("status") == "ok":
-            total += float(p.get("runtime_s", 0)) + float(p.get("ramp_s", 0))
+            total += float(v["device_s"]) if v.get("device_s") is not None else \
+                float(p.get("runtime_s", 0)) + float(p.get("ramp_s", 0))
     return total

@@ -6,8 +6,10 @@ which expand into their cartesian product.  ``log_avg_msec`` (default 1000) and 
 (default 1000) set the windows of the fio logs recorded with every point (0 turns them off).  ``volume``
 makes a point size-based: it transfers that multiple of the target size (``runtime_s`` is then only
 its upper limit), as the sustained-write profile does.  ``settle_windows: N`` (with ``settle_pct``,
-default 5) ends a point early once, after the ramp, its last N one-second IOPS lie within
-``settle_pct`` % of their mean (``runtime_s`` stays the maximum).  Example::
+default 5, and ``settle_window_ms``, default 1000) ends a point early once, after the ramp, its last N
+per-window IOPS lie within ``settle_pct`` % of their mean (``runtime_s`` stays the maximum).  Grid points
+run their full runtime unless a profile asks; adaptive profiles settle their probes by default
+(:data:`ADAPTIVE_SETTLE`; ``settle_windows: 0`` turns it off).  Example::
 
     description: 4k random-read queue-depth sweep
     settings: {ioengine: libaio, runtime_s: 5, ramp_s: 1}
@@ -37,7 +39,7 @@ IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixa
 
 POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "runtime_s", "ramp_s",
               "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec",
-              "volume", "settle_windows", "settle_pct"}
+              "volume", "settle_windows", "settle_pct", "settle_window_ms"}
 TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition", "slo"}
 MODES = ("grid", "adaptive", "steady-state", "slo")
 RATE_PROCESSES = ("poisson", "linear")
@@ -45,6 +47,11 @@ PREFILL_MIB_PER_S = 200  # assumed sequential write speed for duration estimates
 PER_POINT_OVERHEAD_S = 0.7  # fio start-up and file open, measured on a 2-core VM
 LOG_AVG_MSEC = 1000  # fio bw/iops/lat logs: one averaged sample per direction every second (0: no logs)
 LOG_HIST_MSEC = 1000  # fio completion-latency histogram log: one histogram per direction per second (0: none)
+SETTLE_DEFAULTS = {"settle_windows": 0, "settle_pct": 5.0, "settle_window_ms": 1000}  # grid points: off
+# Adaptive probes end once settled unless the profile sets these keys (settle_windows: 0 turns it off): a probe
+# only has to show whether a doubling of QD paid off, so three quarter-second windows that agree within the
+# search's gain_pct (filled in by parse_profile) are enough, and runtime_s is the most a probe may take.
+ADAPTIVE_SETTLE = {"settle_windows": 3, "settle_pct": None, "settle_window_ms": 250}
 
 
 @dataclass(frozen=True)
@@ -67,8 +74,9 @@ class Point:
     round: int = 0  # steady-state round (1, 2, ...); 0 outside steady-state profiles
     log_avg_msec: int = LOG_AVG_MSEC  # window of fio's bw/iops/lat logs in ms; 0 = no such logs
     log_hist_msec: int = LOG_HIST_MSEC  # window of fio's clat histogram log in ms; 0 = no histogram log
-    settle_windows: int = 0  # >0: stop the point once the last N one-second IOPS are within settle_pct of their mean
+    settle_windows: int = 0  # >0: stop the point once the last N per-window IOPS are within settle_pct of their mean
     settle_pct: float = 5.0
+    settle_window_ms: int = 1000  # the windows of the settle check (fio --status-interval)
     volume: float | None = None  # size-based point: write/read this multiple of the target size (runtime_s caps it)
 
     @property
@@ -95,6 +103,15 @@ class Point:
     @property
     def seconds(self) -> float:
         return self.runtime_s + self.ramp_s + PER_POINT_OVERHEAD_S
+
+    @property
+    def typical_seconds(self) -> float:
+        """Expected seconds when the point ends once settled: its ramp plus one window more than the settle
+        check needs (at most its runtime); :attr:`seconds` otherwise."""
+        if self.settle_windows <= 0:
+            return self.seconds
+        settle = (self.settle_windows + 1) * self.settle_window_ms / 1000
+        return min(self.runtime_s, settle) + self.ramp_s + PER_POINT_OVERHEAD_S
 
     @property
     def writes(self) -> bool:
@@ -172,10 +189,10 @@ class Profile:
         base = sum(p.seconds for p in self.points)
         if self.mode == "slo" and self.slo:
             return base * self.slo.typical_steps
-        if self.mode == "adaptive" and self.adaptive:
+        if self.mode == "adaptive" and self.adaptive:  # probes that settle end early (typical_seconds)
             a = self.adaptive
             extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
-            return sum(p.seconds * a.typical_steps + extra for p in self.points)
+            return sum(p.typical_seconds * a.typical_steps + extra for p in self.points)
         if self.mode == "steady-state" and self.steady_state:
             return base * self.steady_state.window
         return base
@@ -346,6 +363,7 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
         raise _problems(name, [*errors, f"profile {name}: 'points' must be a non-empty list"])
     points: list[Point] = []
     lines = point_lines or []
+    settle = _settle_defaults(doc, name)
     for i, entry in enumerate(entries, start=1):
         where = f"profile {name}, point {i}"
         at = f" (line {lines[i - 1]})" if len(lines) >= i else ""
@@ -357,7 +375,7 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
         if unknown:
             errors.append(f"{where}: {_unknown(unknown, POINT_KEYS)}{at}")
             merged = {k: v for k, v in merged.items() if k in POINT_KEYS}
-        expanded, point_errors = _expand(merged, where)
+        expanded, point_errors = _expand(merged, where, settle)
         points.extend(expanded)
         errors.extend(e.rstrip(".") + at for e in point_errors)
     mode = doc.get("mode", "grid")
@@ -440,8 +458,23 @@ def _adaptive_series(points: list[Point], a: AdaptiveSettings) -> list[Point]:
     return list(seen.values())
 
 
-def _expand(merged: dict[str, Any], where: str) -> tuple[list[Point], list[str]]:
-    """The points of one profile entry, and every problem found in it (each a sentence naming ``where``)."""
+def _settle_defaults(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    """The settle keys a point gets when the profile does not set them: off in grid and the other modes, on
+    for adaptive probes with the search's ``gain_pct`` as the tolerance (:data:`ADAPTIVE_SETTLE`)."""
+    if doc.get("mode") != "adaptive":
+        return SETTLE_DEFAULTS
+    try:
+        gain = _section(doc.get("adaptive"), AdaptiveSettings, name, "adaptive").gain_pct
+    except LabError:  # reported once, where the adaptive section is read
+        gain = AdaptiveSettings.gain_pct
+    return {**ADAPTIVE_SETTLE, "settle_pct": gain if 0 < gain <= 100 else SETTLE_DEFAULTS["settle_pct"]}
+
+
+def _expand(merged: dict[str, Any], where: str,
+            settle: dict[str, Any] | None = None) -> tuple[list[Point], list[str]]:
+    """The points of one profile entry, and every problem found in it (each a sentence naming ``where``);
+    ``settle``: the settle keys' defaults (:func:`_settle_defaults`)."""
+    settle = {**SETTLE_DEFAULTS, **(settle or {})}
     if "rw" not in merged or "bs" not in merged:
         return [], [f"{where}: needs at least 'rw' and 'bs'"]
     errors: list[str] = []
@@ -470,8 +503,10 @@ def _expand(merged: dict[str, Any], where: str) -> tuple[list[Point], list[str]]
         errors.append(f"{where}: rate_process needs rate_iops (the offered load in I/O per second)")
     log_avg = check(_int, merged.get("log_avg_msec", LOG_AVG_MSEC), "log_avg_msec", where, 0, 3_600_000)
     log_hist = check(_int, merged.get("log_hist_msec", LOG_HIST_MSEC), "log_hist_msec", where, 0, 3_600_000)
-    settle_n = check(_int, merged.get("settle_windows", 0), "settle_windows", where, 0, 3600)
-    settle_pct = merged.get("settle_pct", 5.0)
+    settle_n = check(_int, merged.get("settle_windows", settle["settle_windows"]), "settle_windows", where, 0, 3600)
+    settle_ms = check(_int, merged.get("settle_window_ms", settle["settle_window_ms"]), "settle_window_ms", where,
+                      100, 3_600_000)
+    settle_pct = merged.get("settle_pct", settle["settle_pct"])
     if isinstance(settle_pct, bool) or not isinstance(settle_pct, (int, float)) or not 0 < settle_pct <= 100:
         errors.append(f"{where}: settle_pct {settle_pct!r} must be a percentage above 0")
     volume = merged.get("volume")
@@ -504,5 +539,5 @@ def _expand(merged: dict[str, Any], where: str) -> tuple[list[Point], list[str]]
                              rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None,
                              log_avg_msec=log_avg, log_hist_msec=log_hist,
                              volume=None if volume is None else float(volume), settle_windows=settle_n,
-                             settle_pct=float(settle_pct)))
+                             settle_pct=float(settle_pct), settle_window_ms=settle_ms))
     return out, []

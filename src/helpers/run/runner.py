@@ -16,13 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from helpers.fio.binary import find_fio
+from helpers.fio.json_output import parse_fio_bytes
 from helpers.fio.options import DIRECTIONS
+from helpers.fio.reader import read_result
 from helpers.fio.units import format_bytes
 from helpers.run.profiles import Point
 
 # fio's default percentile list plus the deep tail; printed as keys like "99.990000".
 PERCENTILES = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99"
 LOG_GZIP_BYTES = 256 * 1024  # fio logs larger than this are gzipped after fio exits (never fio's log_compression)
+
+
+def fio_seconds(seconds: float) -> str:
+    """A duration as a fio time option: whole seconds as '2s', others in milliseconds ('500ms'): fio (3.33)
+    drops the fraction of '0.5s' (a 0.5 s runtime became none at all, 2.5 s became 2 s; measured)."""
+    return f"{seconds:g}s" if float(seconds).is_integer() else f"{int(round(seconds * 1000))}ms"
 
 
 def log_options(point: Point, prefix: Path) -> list[tuple[str, str]]:
@@ -63,8 +71,8 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
     else:
         opts.append(("time_based", "1"))
     opts += [
-        ("runtime", f"{point.runtime_s:g}s"),
-        ("ramp_time", f"{point.ramp_s:g}s"),
+        ("runtime", fio_seconds(point.runtime_s)),
+        ("ramp_time", fio_seconds(point.ramp_s)),
         ("group_reporting", "1"),
         ("randrepeat", "0"),
         ("percentile_list", PERCENTILES),
@@ -87,9 +95,14 @@ def point_argv(fio: str, point: Point, target: Path, size_bytes: int, output: Pa
     argv = [fio] + [f"--{k}={v}" for k, v in point_options(point, target, size_bytes, log_prefix=log_prefix)]
     if read_only:
         argv.insert(1, "--readonly")
-    if point.settle_windows > 0:  # one JSON status object a second: the live numbers the settle check reads
-        argv.append("--status-interval=1")
+    if point.settle_windows > 0:  # one JSON status object per window: the live numbers the settle check reads
+        argv.append(f"--status-interval={status_interval(point.settle_window_ms)}")
     return argv + ["--output-format=json+", f"--output={output}"]
+
+
+def status_interval(ms: int) -> str:
+    """fio's --status-interval value: whole seconds as a plain number, else milliseconds (``250ms``)."""
+    return f"{ms // 1000}" if ms % 1000 == 0 else f"{ms}ms"
 
 
 def job_file_text(point: Point, target: Path, size_bytes: int) -> str:
@@ -142,6 +155,7 @@ class PointResult:
     argv: list[str]
     logs: list[str] = field(default_factory=list)  # fio log files next to the raw JSON (names)
     settled_s: float | None = None  # the point stopped early at this elapsed time (settle_windows)
+    device_s: float | None = None  # seconds fio drove the device: ramp + runtime (fio's own, when stopped early)
 
 
 class FioInterrupted(Exception):
@@ -177,38 +191,75 @@ STOP_POLL_S = 0.2  # how often a running fio checks the sweep's stop request
 
 
 class SettleMonitor:
-    """Reads fio's ``--status-interval=1`` objects from the output file while fio runs; ``__call__`` is True
-    once, after the ramp, the last ``windows`` per-second IOPS are within ``pct`` % of their mean."""
+    """Reads fio's ``--status-interval`` objects from the output file while fio runs; ``__call__`` is True
+    once, after the ramp, the last ``windows`` per-window IOPS are within ``pct`` % of their mean.
 
-    def __init__(self, output: Path, windows: int, pct: float, ramp_s: float):
+    A window's IOPS is the growth of fio's cumulative I/O count over the growth of its runtime (ms) between
+    two status objects.  fio resets its counts when ``ramp_time`` ends, seen as its runtime going back or as
+    ``timestamp_ms - runtime`` (the moment it began counting) moving on by about the ramp.  The objects
+    before that reset are the ramp and are dropped; the first window after it starts at the reset (0 I/Os,
+    0 ms), as does the first window of a point whose first object comes less than one window into its
+    counting (a ramp shorter than a window, or none), so a point can settle ``windows`` windows after its
+    ramp.  Objects that fio stamps with an ``elapsed`` second not past the ramp are dropped too.
+    ``settled_s`` is the ramp plus fio's runtime at the last window: seconds into the point (the ramp
+    included).  The file is read incrementally.
+    """
+
+    def __init__(self, output: Path, windows: int, pct: float, ramp_s: float, window_ms: int = 1000):
         self.output, self.windows, self.pct, self.ramp_s = output, windows, pct, ramp_s
+        self.window_ms = window_ms
         self.iops: list[float] = []
         self.settled_s: float | None = None
+        self._parsed = b""  # the start of the file already parsed (complete objects)
+        self._samples: list[tuple[float, float]] = []  # (cumulative I/Os, runtime ms) after the ramp
+        self._reset = False  # fio's end-of-ramp reset seen
+        self._start: float | None = None  # timestamp_ms - runtime of the last object: when its counting began
 
-    def _objects(self) -> list[dict]:
+    def _new_objects(self) -> list[dict]:
+        """The complete objects written since the last call (all of them again if the file was rewritten)."""
         try:
-            text = self.output.read_text(errors="replace")
+            data = self.output.read_bytes()
         except OSError:
             return []
-        dec, out, i = json.JSONDecoder(), [], 0
+        if data[:len(self._parsed)] != self._parsed:  # not fio appending: start over
+            self._parsed, self._samples, self._reset, self._start = b"", [], False, None
+        text = data[len(self._parsed):].decode("utf-8", errors="replace")
+        dec, out, i, used = json.JSONDecoder(), [], 0, 0
         while (j := text.find("{", i)) >= 0:
             try:
                 obj, i = dec.raw_decode(text, j)
             except ValueError:
                 break  # the object fio is writing right now
+            used = i
             if isinstance(obj, dict) and obj.get("jobs"):
                 out.append(obj)
+        self._parsed += text[:used].encode("utf-8", errors="replace")
         return out
 
+    def _add(self, obj: dict) -> None:
+        job = obj["jobs"][0]
+        if job.get("elapsed", 0) <= self.ramp_s:
+            return
+        ios = sum(job.get(d, {}).get("total_ios", 0) for d in DIRECTIONS)
+        ms = max(job.get(d, {}).get("runtime", 0) for d in DIRECTIONS)
+        stamp = obj.get("timestamp_ms")
+        start = stamp - ms if isinstance(stamp, (int, float)) else None  # when fio began counting (wall ms)
+        # fio reset its counts (the ramp ended): its runtime went back, or the moment it began counting moved
+        # on by about the ramp (a reset between two objects that the runtime alone does not show)
+        moved = start is not None and self._start is not None and start - self._start > self.ramp_s * 500 > 0
+        if self._samples and (ms < self._samples[-1][1] or moved):
+            self._samples, self._reset = [(0.0, 0.0)], True
+        elif not self._samples and 0 < ms < self.window_ms:  # the first object of its phase: that phase
+            self._samples = [(0.0, 0.0)]  # (the measured time, or the ramp) started with nothing counted
+        self._start = start
+        self._samples.append((float(ios), float(ms)))
+
     def __call__(self) -> bool:
-        samples = []
-        for obj in self._objects():
-            job = obj["jobs"][0]
-            if job.get("elapsed", 0) <= self.ramp_s:
-                continue
-            ios = sum(job.get(d, {}).get("total_ios", 0) for d in DIRECTIONS)
-            ms = max(job.get(d, {}).get("runtime", 0) for d in DIRECTIONS)
-            samples.append((ios, ms, job.get("elapsed", 0)))
+        for obj in self._new_objects():
+            self._add(obj)
+        samples = self._samples
+        if self.ramp_s * 1000 >= 2 * self.window_ms and not self._reset:
+            return False  # fio writes objects during a ramp this long: until its reset they are all ramp
         self.iops = [(b[0] - a[0]) * 1000.0 / (b[1] - a[1]) for a, b in zip(samples, samples[1:])
                      if b[1] > a[1] and b[0] >= a[0]]
         last = self.iops[-self.windows:]
@@ -216,7 +267,7 @@ class SettleMonitor:
             return False
         mean = sum(last) / len(last)
         if all(abs(v - mean) <= self.pct / 100 * mean for v in last):
-            self.settled_s = float(samples[-1][2])
+            self.settled_s = round(self.ramp_s + samples[-1][1] / 1000.0, 3)
             return True
         return False
 
@@ -224,7 +275,8 @@ class SettleMonitor:
 def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = None,
             on_start: Callable[[int], None] | None = None,
             stop: threading.Event | None = None,
-            stop_when: Callable[[], bool] | None = None) -> tuple[int, str, float]:
+            stop_when: Callable[[], bool] | None = None,
+            poll_s: float = STOP_POLL_S) -> tuple[int, str, float]:
     """Run fio writing to ``output`` (a temp name), then rename to ``final`` atomically.
 
     Returns (returncode, stderr+stdout text, seconds).  ``on_start(pid)`` is called once fio runs
@@ -233,7 +285,7 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
     event set by the sweep's signal handler, checked while fio runs, because a KeyboardInterrupt that
     lands inside ``fork()``'s bookkeeping is printed and swallowed by Python instead of raised.
     ``stop_when`` is polled with it: when it returns True fio is asked to stop (SIGINT: it ends the job
-    and writes its complete result, as at the end of its runtime).
+    and writes its complete result, as at the end of its runtime).  ``poll_s``: how often both are checked.
     """
     t0 = time.monotonic()
     kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
@@ -250,7 +302,7 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
                 stop_process(proc)  # settled: fio ends the job and writes its complete result
                 out, err = proc.communicate()
                 break
-            wait = STOP_POLL_S if polling else None
+            wait = poll_s if polling else None
             if deadline is not None:
                 left = max(0.0, deadline - time.monotonic())
                 wait = left if wait is None else min(wait, left)
@@ -304,11 +356,13 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
         argv = point_argv(fio, point, target, size_bytes, tmp, read_only=read_only, log_prefix=prefix)
     timeout = point.runtime_s + point.ramp_s + 120
     final = run_dir / f"{point.point_id}.json"
-    monitor = SettleMonitor(tmp, point.settle_windows, point.settle_pct, point.ramp_s) \
+    monitor = SettleMonitor(tmp, point.settle_windows, point.settle_pct, point.ramp_s, point.settle_window_ms) \
         if point.settle_windows > 0 and not hosts else None
+    # the settle check looks ten times per window, so a settled point is stopped soon after its last window
+    poll = min(STOP_POLL_S, point.settle_window_ms / 10_000) if monitor else STOP_POLL_S
     try:
         rc, text, seconds = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start, stop=stop,
-                                    stop_when=monitor)
+                                    stop_when=monitor, poll_s=poll)
     except BaseException:
         if log_dir is not None:
             shutil.rmtree(log_dir, ignore_errors=True)
@@ -334,8 +388,24 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
     for old in point_logs(failed_dir, point.point_id):
         old.unlink(missing_ok=True)
     logs = _keep_logs(log_dir, run_dir, point.point_id)
-    return PointResult(point.point_id, "ok", final.name, seconds, rc, text[-2000:], argv, logs,
-                       monitor.settled_s if monitor else None)
+    settled = monitor.settled_s if monitor else None
+    if settled is not None and settled >= point.ramp_s + point.runtime_s - 0.001:
+        settled = None  # its last window was the end of its runtime: it ran in full
+    return PointResult(point.point_id, "ok", final.name, seconds, rc, text[-2000:], argv, logs, settled,
+                       device_seconds(point, final))
+
+
+def device_seconds(point: Point, raw: Path) -> float:
+    """Seconds fio drove the device for one finished point: its ramp plus the runtime fio measured (its
+    longest direction, as fio reports a group), at most ``runtime_s``: a point that ran in full counts
+    ``ramp_s + runtime_s`` (fio's time-based runtime is never shorter), one that ended early (settled, size-based,
+    fio's own early stop) what it ran.  An unreadable result counts the planned ramp + runtime."""
+    try:
+        result = read_result(parse_fio_bytes(Path(raw).read_bytes()))
+        ran = max(x.runtime_s for e in result.entries if not e.error for x in e.directions)
+    except (OSError, ValueError):  # unreadable or no direction did I/O: the planned runtime
+        return point.ramp_s + point.runtime_s
+    return round(point.ramp_s + min(ran, point.runtime_s), 3)
 
 
 def log_dir_of(run_dir: Path, point_id: str) -> Path:

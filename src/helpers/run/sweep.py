@@ -541,6 +541,8 @@ class _SweepContext:
             **entry, "status": res.status, "raw_file": res.raw_file, "seconds": round(res.seconds, 2),
             "returncode": res.returncode, "argv": res.argv, "fio_messages": res.stderr or None,
         }
+        if res.device_s is not None:  # ramp + the runtime fio measured (at most runtime_s)
+            pts[point.point_id]["device_s"] = res.device_s
         if res.settled_s is not None:  # ended early: its IOPS had settled (settle_windows)
             pts[point.point_id]["settled_after_s"] = res.settled_s
         if health:  # the captures verbatim in <point>.health.jsonl; here what they say
@@ -579,22 +581,17 @@ class _SweepContext:
                     break
                 qd, kind = nxt
                 point = replace(p0, iodepth=qd)
-                if kind == "confirm":
-                    point = replace(point, runtime_s=a.confirm_runtime_s, repeat=1)
+                if kind == "confirm":  # a full-length measurement: no settle-stop
+                    point = replace(point, runtime_s=a.confirm_runtime_s, repeat=1, settle_windows=0)
                 bar.set_postfix_str(f"{describe_point(point)} ({kind})")
                 entry = self.run_point(point, {"adaptive": {"series": series, "kind": kind}})
                 bar.update(1)
                 if entry.get("status") != "ok":
                     summary[series] = {"error": f"point {point.point_id} failed; search stopped"}
                     break
-                m = adaptive_mod.point_metrics(self.raw(point))
-                history.append(adaptive_mod.Step(qd, m["iops"], m["lat_mean_us"], kind))
+                history.append(adaptive_mod.step_of(qd, kind, self.raw(point), entry))
             if history:
-                pk = adaptive_mod.peak(history)
-                summary[series] = {
-                    "steps": [s.__dict__ for s in history], "stop_reason": adaptive_mod.stop_reason(history, a),
-                    "peak_qd": pk.qd, "peak_iops": round(pk.iops, 1),
-                }
+                summary[series] = adaptive_mod.summary(history, a)
             write_manifest(self.plan.run_dir, self.manifest)
         bar.close()
 
