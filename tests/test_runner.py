@@ -76,13 +76,15 @@ def test_command_lines():
     argv = runner.point_argv("fio", point, Path("/data/t.bin"), 1024**3, Path("/raw/.p.tmp"), read_only=True)
     assert argv[:2] == ["fio", "--readonly"] and argv[-1] == "--output=/raw/.p.tmp"
     for opt in ("--rw=randrw", "--rwmixread=70", "--bs=16384", "--iodepth=32", "--numjobs=2", "--size=1073741824",
-                "--runtime=2s", "--ramp_time=0.5s", "--time_based=1", "--group_reporting=1", "--allow_file_create=0",
+                "--runtime=2s", "--ramp_time=500ms", "--time_based=1", "--group_reporting=1", "--allow_file_create=0",
                 "--rate_iops=5000", "--rate_process=poisson"):
         assert opt in argv
     job = runner.job_file_text(point, Path("/data/t.bin"), 1024**3).splitlines()
     assert job[0] == f"[{point.point_id}]" and "rate_iops=5000" in job and "filename=/data/t.bin" in job
     assert runner.client_address("10.0.0.2:8766") == "10.0.0.2,8766"
     assert runner.client_address("host-a") == "host-a"
+    # fio drops the fraction of '0.5s' (measured on 3.33): fractions of a second go in milliseconds
+    assert [runner.fio_seconds(x) for x in (2.0, 0.5, 2.5, 0.25, 30)] == ["2s", "500ms", "2500ms", "250ms", "30s"]
     cargv = runner.client_argv("fio", ["a:1", "b"], Path("j.fio"), Path("o.json"))
     assert cargv == ["fio", "--client=a,1", "j.fio", "--client=b", "j.fio", "--output-format=json+", "--output=o.json"]
     assert runner.describe_point(point) == "randrw 16k QD32 x2 70% read"

@@ -25,6 +25,12 @@ PERCENTILES = "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99"
 LOG_GZIP_BYTES = 256 * 1024  # fio logs larger than this are gzipped after fio exits (never fio's log_compression)
 
 
+def fio_seconds(seconds: float) -> str:
+    """A duration as a fio time option: whole seconds as '2s', others in milliseconds ('500ms'): fio (3.33)
+    drops the fraction of '0.5s' (a 0.5 s runtime became none at all, 2.5 s became 2 s; measured)."""
+    return f"{seconds:g}s" if float(seconds).is_integer() else f"{int(round(seconds * 1000))}ms"
+
+
 def log_options(point: Point, prefix: Path) -> list[tuple[str, str]]:
     """fio options writing the point's per-window logs as ``<prefix>_{bw,iops,lat,clat,slat,clat_hist}.N.log``.
 
@@ -63,8 +69,8 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
     else:
         opts.append(("time_based", "1"))
     opts += [
-        ("runtime", f"{point.runtime_s:g}s"),
-        ("ramp_time", f"{point.ramp_s:g}s"),
+        ("runtime", fio_seconds(point.runtime_s)),
+        ("ramp_time", fio_seconds(point.ramp_s)),
         ("group_reporting", "1"),
         ("randrepeat", "0"),
         ("percentile_list", PERCENTILES),
