@@ -105,10 +105,14 @@ def stop_reason(history: list[Step], a: AdaptiveSettings) -> str:
 
 
 def device_seconds(manifest_points: dict) -> float:
-    """Seconds the device was driven (ramp + runtime of every successful point) in a manifest."""
+    """Seconds the device was driven (ramp + runtime of every successful point) in a manifest; a point
+    whose fio process ran shorter (it stopped early: settled IOPS, fio's latency_target mode) counts
+    the seconds it ran."""
     total = 0.0
     for v in manifest_points.values():
         p = v.get("parameters", {})
         if v.get("status") == "ok":
-            total += float(p.get("runtime_s", 0)) + float(p.get("ramp_s", 0))
+            nominal = float(p.get("runtime_s", 0)) + float(p.get("ramp_s", 0))
+            ran = v.get("seconds")
+            total += min(nominal, float(ran)) if ran is not None else nominal
     return total
