@@ -89,6 +89,7 @@ from helpers.analysis.repeats import aggregate_repeats, mean_ci
 from helpers.analysis.runpair import (
     RunComparison,
     compare_runs,
+    comparison_samples,
     interval_samples,
     repeat_samples,
     run_comparison,
@@ -124,7 +125,7 @@ __all__ += ["SteadyStateRun", "first_steady_state_run", "steady_state_runs"]
 __all__ += ["flag_sentences", "flagged_rows", "latency_columns", "spec_warning", "with_latency", "held_section",
             "pick_held"]  # issue 10
 __all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_samples", "interval_samples",  # issue 13
-            "repeat_samples", "run_comparison"]
+            "repeat_samples", "run_comparison", "comparison_samples"]
 __all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capacity", "slo_table"]  # SLO (issue 13)
 __all__ += ["CrossCheck", "cross_check_verdict", "slo_cross_check", "slo_search_steps"]  # SLO search vs fio (13.7)
 __all__ += ["consistency", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
