@@ -119,3 +119,9 @@ def test_sweep_modes_page_says_in_one_sentence_when_a_run_has_none_of_that_data(
     text = outputs_text(smoke_reports["executed"] / "17-sweep-modes.ipynb")
     for sentence in ("No open-loop points", "No multi-host points", "No steady-state rounds", "No SLO search in this run"):
         assert sentence in text
+
+
+def test_explorer_compare_section_with_one_run_is_one_sentence(sample_reports):
+    """The bundled sample alone ("latest"): the explorer's comparison says in one sentence that it needs two runs."""
+    text = outputs_text(sample_reports["executed"] / "90-explorer.ipynb")
+    assert f"Comparing needs two or more runs; this report has 1 ({sample_reports['run']})" in text

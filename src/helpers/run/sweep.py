@@ -638,11 +638,13 @@ class _SweepContext:
 
     def run_cross_check(self, point: Point, series: str) -> dict:
         """The SLO search's cross-check: one point in fio's latency_target mode, its raw file kept verbatim
-        like every point's; what fio settled on, read back through the one fio reader, with the seconds
-        the fio process ran (its device time: fio stops once it has settled, before the runtime cap)."""
+        like every point's; what fio settled on, read back through the one fio reader, with its device time:
+        the seconds the fio process ran (fio stops once it has settled), at most the runtime cap (as
+        :func:`helpers.run.adaptive.device_seconds` counts a point that stopped early)."""
         entry = self.run_point(point, {"slo": {"series": series, "kind": "cross-check"}})
-        out = {"point_id": point.point_id, "raw_file": entry.get("raw_file"),
-               "device_seconds": entry.get("seconds"), "max_seconds": point.runtime_s}
+        ran = entry.get("seconds")
+        out = {"point_id": point.point_id, "raw_file": entry.get("raw_file"), "max_seconds": point.runtime_s,
+               "device_seconds": None if ran is None else round(min(float(ran), point.runtime_s), 2)}
         if entry.get("status") != "ok":
             last = (entry.get("fio_messages") or "no message").strip().splitlines() or ["no message"]
             return {**out, "error": f"fio's latency_target point {point.point_id} failed: {last[-1]}"}
