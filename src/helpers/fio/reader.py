@@ -27,8 +27,9 @@ What fio versions wrote, and how it is read (each a test in ``tests/test_fio_rea
   with this host's strerror (the file may come from another OS).
 * a job run in fio's ``latency_target`` mode carries ``latency_depth`` (the queue depth fio ended on),
   ``latency_target`` (ns, 0 for every other job), ``latency_percentile`` and ``latency_window`` (µs)
-  (fio >= 3.42 also ``latency_target_ns``/``latency_window_us``): :class:`LatencyTarget` on the entry.  fio holds each I/O's
-  TOTAL latency (submission + completion, io_u.c: ``tnsec`` from ``start_time``) against the target.
+  (fio >= 3.42 also ``latency_target_ns``/``latency_window_us``): :class:`LatencyTarget` on the entry.
+  fio holds each I/O's TOTAL latency (submission + completion, io_u.c: ``tnsec`` from ``start_time``)
+  against the target.
 """
 
 from __future__ import annotations
