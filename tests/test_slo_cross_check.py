@@ -47,14 +47,16 @@ def test_fio_far_above_the_bisection_differs_and_says_why():
     s = v.sentence
     assert "45,100 IOPS achieved at 45,255 offered with p99 total latency 950 µs ≤ 1,000 µs over each 3 s point" in s
     assert "68,900 IOPS at QD 12 of at most 256" in s and "in each 1 s window" in s
-    assert "they differ by +53 % (fio higher) — see why:" in s and "closed loop" in s and "QD 12" in s
+    assert "they differ by +53 % (fio higher; their ranges, search 45,100–49,780, fio 68,900–74,642 IOPS, are 38.4 % " \
+           "apart) — see why:" in s and "closed loop" in s and "QD 12" in s
     assert s.count(". ") == 0 and s.endswith(".")  # one sentence
 
 
 def test_fio_below_the_bisection_names_windows_and_depth_steps():
     v = cross_check_verdict(search(), fio(iops=25_500.0, depth=4, lat=700.0))
     assert v.agree is False and round(v.difference_pct) == -43
-    assert "(fio lower)" in v.sentence and "EVERY 1 s window" in v.sentence and "QD 4 → 5 is +25 %" in v.sentence
+    assert "(fio lower; their ranges, search 45,100–49,780, fio 25,500–31,875 IOPS, are 41.5 % apart)" in v.sentence
+    assert "EVERY 1 s window" in v.sentence and "QD 4 → 5 is +25 %" in v.sentence
 
 
 @pytest.mark.parametrize("iops, depth, agree", [
@@ -68,6 +70,7 @@ def test_ranges_overlap_rule(iops, depth, agree):
     v = cross_check_verdict(search(), fio(iops=iops, depth=depth))
     assert v.agree is agree, v.sentence
     assert ("they agree" in v.sentence) is agree and ("they differ" in v.sentence) is (not agree)
+    assert ("overlap" in v.sentence) is (iops <= 49_780 and iops * (depth + 1) / depth >= 45_100)
 
 
 def test_open_ranges_lower_bounds():

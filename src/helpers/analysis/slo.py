@@ -294,6 +294,10 @@ def _us(v: float) -> str:
     return f"{v:,.0f} µs"
 
 
+def _range(low: float, high: float) -> str:
+    return f"≥ {low:,.0f}" if math.isinf(high) else f"{low:,.0f}–{high:,.0f}"
+
+
 def cross_check_verdict(search: dict, fio: dict | None, point_runtime_s: float | None = None,
                         tolerance_pct: float = 10.0) -> CrossCheck:
     """Compare one series' SLO search (its manifest ``slo`` entry: ``capacity_rate_iops``,
@@ -371,14 +375,17 @@ def cross_check_verdict(search: dict, fio: dict | None, point_runtime_s: float |
     diff = (f_iops / s_iops - 1) * 100
     s_hi = float(hi) if hi is not None else math.inf
     f_hi = math.inf if top and depth >= int(top) else f_iops * (depth + 1) / depth
-    agree = max(s_iops, f_iops) <= min(s_hi, f_hi) * (1 + tolerance_pct / 100)
+    lower, upper = max(s_iops, f_iops), min(s_hi, f_hi)
+    agree = lower <= upper * (1 + tolerance_pct / 100)
+    ranges = f"search {_range(s_iops, s_hi)}, fio {_range(f_iops, f_hi)} IOPS"
+    gap = "overlap" if lower <= upper else f"are {(lower / upper - 1) * 100:.1f} % apart"
     if top and depth >= int(top):
         why.append(f"fio still met the target at the largest depth allowed (QD {top}): its result is a lower bound")
     if hi is None:
         why.append("the search met the SLO up to its max_rate: its result is a lower bound")
     if agree:
-        verdict = (f"they agree: fio {diff:+.0f} %, within the search's bracket and fio's depth step "
-                   f"(± {tolerance_pct:g} % noise)")
+        verdict = (f"they agree: fio {diff:+.0f} %, and their ranges ({ranges}: the search's bracket, fio's depth "
+                   f"to the next) {gap}" + ("" if lower <= upper else f", within the {tolerance_pct:g} % allowed for noise"))
         return CrossCheck(True, diff, f"{s_text}; {f_text}; {verdict}" + (f" (note: {'; '.join(why)})." if why else "."))
     if diff > 0:
         why.append("open against closed loop: Poisson arrivals bunch up and queue in the device, while at a fixed "
@@ -389,7 +396,8 @@ def cross_check_verdict(search: dict, fio: dict | None, point_runtime_s: float |
                    f"(one noisy window lowers it), where the search judges one p{pct:g}{over or ' per point'}; and "
                    f"fio's depth moves in whole steps (QD {depth} → {depth + 1} is +{100 / depth:.0f} %)")
     return CrossCheck(False, diff, f"{s_text}; {f_text}; they differ by {diff:+.0f} % (fio "
-                      f"{'higher' if diff > 0 else 'lower'}) — see why: " + "; ".join(why) + ".")
+                      f"{'higher' if diff > 0 else 'lower'}; their ranges, {ranges}, {gap}) — see why: "
+                      + "; ".join(why) + ".")
 
 
 def _point_runtime(manifest: dict, series: str) -> float | None:
