@@ -99,7 +99,8 @@ def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figu
     p = f"p{float(pct.iloc[0]):g}" if len(pct) else "percentile"
     fig.update_xaxes(title_text=f"Achieved {IOPS_AXIS} (log axis)", type="log")
     fig.update_yaxes(title_text=f"{p} {lat} (µs, log axis)", type="log")
-    fig.update_layout(title=f"SLO search (open loop) against fio's latency_target (closed loop): {p} {lat} against "
-                            "achieved IOPS (green: met, red ×: failed; star: fio's result, hollow when it did not "
-                            "settle)", template=TEMPLATE, height=500, legend={"orientation": "h", "y": -0.2})
+    fig.update_layout(title=f"SLO search (open loop) against fio's latency_target (closed loop)<br><sup>{p} {lat} "
+                            "against achieved IOPS; dots: the search's steps in order (green: met the SLO, red ×: "
+                            "failed); star: fio's result (hollow: fio did not settle)</sup>",
+                      template=TEMPLATE, height=500, legend={"orientation": "h", "y": -0.2})
     return fig
