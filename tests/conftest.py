@@ -261,14 +261,15 @@ def fio_servers(tmp_path_factory):
                 pass
 
 
-MODES_RUNS = {"openloop": "modes-openloop", "hosts": "modes-hosts", "steady": "modes-steady"}
+MODES_RUNS = {"openloop": "modes-openloop", "hosts": "modes-hosts", "steady": "modes-steady", "slo": "modes-slo"}
 
 
 @pytest.fixture(scope="session")
 def modes_reports(tmp_path_factory, scratch_dir, fio_servers) -> dict:
-    """Three small real runs that have the data of the sweep-modes page -- open loop (two offered loads, one
-    far past saturation), two fio servers on loopback, a preconditioned steady-state run -- ingested into one
-    processed folder; the 17-sweep-modes notebook executed once on all three and exported."""
+    """Four small real runs that have the data of the sweep-modes page -- open loop (two offered loads, one
+    far past saturation), two fio servers on loopback, a preconditioned steady-state run, a two-step SLO search
+    with its fio latency_target cross-check -- ingested into one processed folder; the 17-sweep-modes notebook
+    executed once on all four and exported."""
     from helpers import config
     from helpers.ingest import core as ingest
     from helpers.report import export, pipeline
@@ -288,6 +289,9 @@ def modes_reports(tmp_path_factory, scratch_dir, fio_servers) -> dict:
                                 mode="steady-state", precondition={"passes": 1, "bs": "1m", "iodepth": 8},
                                 steady_state={"window": 2, "max_rounds": 3, "range_pct": 1000, "slope_pct": 1000},
                                 settings={**fast, "runtime_s": 0.5}),
+        "slo": write_profile(tmp, "slo", [{"group": "slo", "rw": "randread", "bs": "4k", "iodepth": 16}], mode="slo",
+                             slo={"slo_us": 5000, "start_rate": 500, "max_steps": 2, "latency_window_s": 0.1,
+                                  "cross_check_windows": 10}, settings={**fast, "runtime_s": 0.5}),
     }
     old = os.environ.get("SSDLAB_LOCK_DIR")
     os.environ["SSDLAB_LOCK_DIR"] = str(tmp / "locks")

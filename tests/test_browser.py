@@ -195,11 +195,11 @@ def test_jupyterlab_explorer_sliders_update_the_figure(browser, jupyterlab):
 
 
 def test_sweep_modes_report_renders_offline(browser, modes_reports):
-    """The open-loop / multi-host / steady-state page of real runs draws its three plots offline."""
+    """The open-loop / SLO search / multi-host / steady-state page of real runs draws its four plots offline."""
     ctx, page, errors, blocked = offline_page(browser)
     page.goto(modes_reports["page"].as_uri())
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4",
                            timeout=30_000)
     SCREENS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENS / "sweep-modes-real-runs.png"), full_page=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from figdata import rows
@@ -27,3 +28,19 @@ def test_capacity_star_and_slo_line():
 def test_no_sweep_says_so():
     fig = figures.slo_figure(analysis.qd_series(rows([{}])), analysis.slo_table(rows([{}]), 800), 800)
     assert not fig.data and "no queue-depth sweep" in fig.layout.annotations[0].text
+
+
+def test_search_steps_and_fio_star():
+    steps = pd.DataFrame({"run_id": "r", "series": "s", "step": [1, 2, 3], "kind": ["ladder", "ladder", "bisect"],
+                          "offered_iops": [1000, 4000, 2000], "achieved_iops": [1000.0, 3000.0, 2000.0],
+                          "latency_us": [200.0, 5000.0, 800.0], "latency": "lat", "meets": [True, False, True]})
+    cc = pd.DataFrame({"run_id": ["r"], "series": ["s"], "slo_us": [1000.0], "percentile": [99.0],
+                       "fio_iops": [2500.0], "fio_depth": [3], "fio_latency_us": [900.0], "fio_settled": [False]})
+    fig = figures.slo_search_figure(steps, cc)
+    search, star = fig.data
+    assert list(search.x) == [1000, 3000, 2000] and list(search.marker.symbol) == ["circle", "x", "circle"]
+    assert star.name == "s: fio latency_target (QD 3)" and star.marker.symbol == "star-open" and star.x[0] == 2500
+    assert fig.layout.shapes[0].y0 == 1000 and "p99 total latency" in fig.layout.yaxis.title.text
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    empty = figures.slo_search_figure(steps.iloc[:0], cc.iloc[:0])
+    assert not empty.data and "No SLO search in this run" in empty.layout.annotations[0].text

@@ -104,15 +104,20 @@ def test_sweep_modes_page_shows_open_loop_hosts_and_steady_state_from_real_runs(
     assert '"ename"' not in text
     assert "No open-loop points" not in text and "No multi-host points" not in text
     assert "No steady-state rounds" not in text
-    openloop, hosts, steady = figure_traces(modes_reports["executed"])
+    openloop, slo, hosts, steady = figure_traces(modes_reports["executed"])
     assert openloop[:3] == ["p50", "p99", "p99.9"] and "achieved < 95 % of offered" in openloop
     assert sorted(hosts[:-1]) == sorted(modes_reports["manifests"]["hosts"]["hosts"]) and hosts[-1] == "all hosts"
     assert steady[:2] == ["iops", "window mean"]
+    # the SLO search and fio's latency_target result, with the verdict sentence built from the manifest's numbers
+    cc = next(iter(modes_reports["manifests"]["slo"]["slo"].values()))["cross_check"]
+    assert slo == ["slo-randread-bs4k-qd16-nj1: SLO search steps",
+                   f"slo-randread-bs4k-qd16-nj1: fio latency_target (QD {cc['depth']})"]
+    assert "No SLO search in this run" not in text and f"{cc['iops']:,.0f} IOPS at QD {cc['depth']} of at most 16" in text
 
 
 def test_sweep_modes_page_says_in_one_sentence_when_a_run_has_none_of_that_data(smoke_reports):
     text = outputs_text(smoke_reports["executed"] / "17-sweep-modes.ipynb")
-    for sentence in ("No open-loop points", "No multi-host points", "No steady-state rounds"):
+    for sentence in ("No open-loop points", "No multi-host points", "No steady-state rounds", "No SLO search in this run"):
         assert sentence in text
 
 
@@ -143,3 +148,9 @@ def test_time_series_pages_say_why_there_is_no_device_temperature(smoke_reports)
     assert sum(t.count("no SMART/health data") for t in texts) == 1 and any(note in t for t in texts)
     if data.manifest:  # else the card says in one sentence that the run's manifest was not found
         assert note in outputs_text(smoke_reports["executed"] / "11-device-card.ipynb")
+
+
+def test_explorer_compare_section_with_one_run_is_one_sentence(sample_reports):
+    """The bundled sample alone ("latest"): the explorer's comparison says in one sentence that it needs two runs."""
+    text = outputs_text(sample_reports["executed"] / "90-explorer.ipynb")
+    assert f"Comparing needs two or more runs; this report has 1 ({sample_reports['run']})" in text

@@ -77,7 +77,7 @@ def test_real_slo_search_agrees_with_ingest_and_analysis(tmp_path, scratch_dir, 
     prof = write_profile(tmp_path, "slo", [{"group": "slo", "rw": "randread", "bs": "4k", "iodepth": 32}],
                          settings={"ioengine": "libaio", "runtime_s": 1, "ramp_s": 0.25}, mode="slo",
                          slo={"slo_us": 2000, "start_rate": 2000, "factor": 4, "tolerance_pct": 50,
-                              "max_rate": 1_000_000, "max_steps": 8})
+                              "max_rate": 1_000_000, "max_steps": 8, "cross_check": False})  # test_slo_cross_check
     m = sweep.sweep(scratch_dir / "slo.bin", prof, "slo", None, "64m", tmp_path / "raw", progress=False)
     assert m["status"] == "complete"
     res = m["slo"]["slo-randread-bs4k-qd32-nj1"]

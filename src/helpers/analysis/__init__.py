@@ -60,6 +60,12 @@ Run comparison (issue 13)::
     ``slo_rate_capacity(offered, achieved, p99_us, slo_us)``.  ``slo_table(results, slo_us)`` per
     series (p99 of total latency ``lat_p99_us`` when fio measured it, else of completion latency);
     ``slo_card_sentence(results, slo_us)`` for the device card.
+
+``slo_cross_check(manifests) -> DataFrame``
+    Per SLO-search series (``mode: slo``): the search's capacity against fio's own ``latency_target``
+    result (the cross-check point), ``difference_pct``, ``agree`` and a one-sentence ``verdict`` saying
+    why they differ (:func:`cross_check_verdict`), with device time against a full rate grid;
+    ``slo_search_steps(manifests)``: every step of the searches.
 """
 
 from helpers.analysis.adaptive import adaptive_steps
@@ -89,12 +95,23 @@ from helpers.analysis.repeats import aggregate_repeats, mean_ci
 from helpers.analysis.runpair import (
     RunComparison,
     compare_runs,
+    comparison_samples,
     interval_samples,
     repeat_samples,
     run_comparison,
 )
 from helpers.analysis.samples import SampleComparison, compare_samples
-from helpers.analysis.slo import SloCapacity, slo_capacity, slo_card_sentence, slo_rate_capacity, slo_table
+from helpers.analysis.slo import (
+    CrossCheck,
+    SloCapacity,
+    cross_check_verdict,
+    slo_capacity,
+    slo_card_sentence,
+    slo_cross_check,
+    slo_rate_capacity,
+    slo_search_steps,
+    slo_table,
+)
 from helpers.analysis.steady_state import SteadyStateRun, first_steady_state_run, steady_state_runs
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
 from helpers.analysis.timeseries import consistency, point_series, stall_windows, with_unstable
@@ -114,8 +131,9 @@ __all__ += ["SteadyStateRun", "first_steady_state_run", "steady_state_runs"]
 __all__ += ["flag_sentences", "flagged_rows", "latency_columns", "spec_warning", "with_latency", "held_section",
             "pick_held"]  # issue 10
 __all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_samples", "interval_samples",  # issue 13
-            "repeat_samples", "run_comparison"]
+            "repeat_samples", "run_comparison", "comparison_samples"]
 __all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capacity", "slo_table"]  # SLO (issue 13)
+__all__ += ["CrossCheck", "cross_check_verdict", "slo_cross_check", "slo_search_steps"]  # SLO search vs fio (13.7)
 __all__ += ["consistency", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
 __all__ += ["WriteCliff", "find_write_cliff", "sustained_write_cliffs", "write_cliff_sentence"]  # issue 12
 __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)

@@ -532,10 +532,18 @@ def run_comparison(results: pd.DataFrame, histograms: pd.DataFrame | None, run_i
         msg = (f"A statistical comparison needs a second run: pass run_id as 'BASE,NEW' "
                f"(this report has {', '.join(run_ids) or 'no run'}).")
         return RunComparison(run_ids, [], pd.DataFrame(columns=TABLE_COLUMNS), pd.DataFrame(), msg, metrics or [])
-    samples = repeat_samples(results, histograms)
-    if timeseries is not None and len(timeseries):
-        samples = pd.concat([samples, interval_samples(timeseries, results)], ignore_index=True)
     history = None
     if history_results is not None and len(history_results):
         history = repeat_samples(history_results, history_histograms)
-    return compare_runs(samples, run_ids[0], run_ids[1], metrics=metrics, history=history, run_noise=run_noise)
+    return compare_runs(comparison_samples(results, histograms, timeseries), run_ids[0], run_ids[1],
+                        metrics=metrics, history=history, run_noise=run_noise)
+
+
+def comparison_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None,
+                       timeseries: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The samples :func:`compare_runs` compares, from a notebook's loaded data: one per repeat (+ json+
+    histograms) and, when given, one per interval of the per-window ``timeseries``."""
+    samples = repeat_samples(results, histograms)
+    if timeseries is not None and len(timeseries):
+        samples = pd.concat([samples, interval_samples(timeseries, results)], ignore_index=True)
+    return samples

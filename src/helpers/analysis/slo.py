@@ -265,3 +265,193 @@ def slo_capacity_interval(iodepth, iops, p99_us, slo_us: float, confidence: floa
     a = (1 - confidence) / 2
     filled = np.where(np.isnan(cap), 0.0, cap)
     return float(np.quantile(filled, a)), float(np.quantile(filled, 1 - a)), none
+
+
+# ------------------------------------------------------------------ the SLO search against fio's latency_target
+
+LATENCY_NAMES = {"lat": "total latency", "clat": "completion latency (clat)"}
+CROSS_CHECK_COLUMNS = ["run_id", "series", "slo_us", "percentile", "search_rate_iops", "search_iops",
+                       "search_latency_us", "search_latency", "fio_iops", "fio_depth", "fio_max_depth",
+                       "fio_latency_us", "fio_window_s", "fio_settled", "difference_pct", "agree", "verdict",
+                       "search_points", "search_device_s", "grid_points", "grid_device_s", "cross_check_device_s",
+                       "device_time"]
+STEP_COLUMNS = ["run_id", "series", "step", "kind", "offered_iops", "achieved_iops", "latency_us", "latency",
+                "meets"]
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """The SLO search's answer against fio's latency_target's: ``difference_pct`` (fio's IOPS against the
+    search's achieved IOPS at its capacity, NaN when either found none), ``agree`` (True / False; None when
+    there is nothing to compare) and ``sentence`` (both numbers, the verdict and, when they differ, why)."""
+
+    agree: bool | None
+    difference_pct: float
+    sentence: str
+
+
+def _us(v: float) -> str:
+    return f"{v:,.0f} µs"
+
+
+def _range(low: float, high: float) -> str:
+    return f"≥ {low:,.0f}" if math.isinf(high) else f"{low:,.0f}–{high:,.0f}"
+
+
+def cross_check_verdict(search: dict, fio: dict | None, point_runtime_s: float | None = None,
+                        tolerance_pct: float = 10.0) -> CrossCheck:
+    """Compare one series' SLO search (its manifest ``slo`` entry: ``capacity_rate_iops``,
+    ``first_failing_rate_iops``, ``steps``, ``slo_us``, ``percentile``) with its fio latency_target
+    cross-check (the entry's ``cross_check``: ``iops``, ``depth``, ``max_depth``, ``latency_us``,
+    ``target_us``, ``window_s``, ``stats_s``, ``settled``).
+
+    Each answer is a range: the search's capacity lies between the achieved IOPS at the largest load that
+    met the SLO and the first offered load that failed (open above when none failed); fio's between its
+    IOPS at the depth it settled on and that IOPS x (depth + 1) / depth, the next whole depth (open above
+    when it settled on the largest depth allowed).  They AGREE when the two ranges overlap, with
+    ``tolerance_pct`` for run-to-run noise; otherwise they differ by ``difference_pct`` and the sentence
+    says why, from what the data shows (loop, windows, depth steps, an unsettled or failing fio result)."""
+    slo = float(search.get("slo_us", float("nan")))
+    pct = float(search.get("percentile", 99.0))
+    steps = search.get("steps") or []
+    kinds = {s.get("latency", "clat") for s in steps}
+    kind = "lat" if "lat" in kinds else "clat"
+    lo, hi = search.get("capacity_rate_iops"), search.get("first_failing_rate_iops")
+    at = next((s for s in steps if s.get("rate") == lo), None) if lo is not None else None
+    over = f" over each {point_runtime_s:g} s point" if point_runtime_s else ""
+    if at is not None:
+        s_iops = float(at["achieved_iops"])
+        s_text = (f"SLO search (open loop, offered rate_iops): {s_iops:,.0f} IOPS achieved at {lo:,} offered with "
+                  f"p{pct:g} {LATENCY_NAMES[kind]} {_us(at['latency_us'])} ≤ {_us(slo)}{over}"
+                  + (" (met up to max_rate: at least this)" if hi is None else f", {hi:,} offered fails"))
+    else:
+        s_iops = float("nan")
+        low = min((s["rate"] for s in steps), default=None)
+        s_text = (f"SLO search (open loop): no offered load{f' down to {low:,} IOPS' if low else ''} met p{pct:g} "
+                  f"{LATENCY_NAMES[kind]} ≤ {_us(slo)}")
+    if not fio:
+        return CrossCheck(None, float("nan"), f"{s_text}; no fio latency_target cross-check in this run.")
+    if fio.get("error"):
+        return CrossCheck(None, float("nan"), f"{s_text}; the fio latency_target cross-check failed: {fio['error']}")
+    f_iops, depth, top = float(fio["iops"]), int(fio["depth"]), fio.get("max_depth")
+    target, window = float(fio.get("target_us", slo)), float(fio["window_s"])
+    f_lat = float(fio.get("latency_us", float("nan")))
+    f_pct = float(fio.get("percentile", pct))
+    met = not math.isnan(f_lat) and f_lat <= target
+    f_text = (f"fio latency_target (closed loop: fio picks the queue depth for p{f_pct:g} total latency ≤ "
+              f"{_us(target)} in each {window:g} s window): {f_iops:,.0f} IOPS at QD {depth}"
+              + (f" of at most {top}" if top else "")
+              + f" (p{pct:g} of its final statistics: {_us(f_lat) if not math.isnan(f_lat) else 'not reported'})")
+    why = []
+    settled = bool(fio.get("settled"))
+    stats_s = float(fio.get("stats_s", float("nan")))
+    cap = float(fio.get("max_seconds") or float("nan"))
+    if not settled:
+        if stats_s < 0.9 * window:
+            why.append(f"fio's {cap:g} s runtime cap cut its final window short ({stats_s:.2f} s of {window:g} s)")
+        elif stats_s >= 0.9 * cap:
+            why.append(f"fio never settled within its {cap:g} s runtime cap, so its statistics cover every depth "
+                       "it tried")
+        else:
+            why.append(f"fio did not settle cleanly: its final statistics cover {stats_s:.1f} s, not one {window:g} s "
+                       "window (a later window failed and the depth moved again), so they mix depths")
+    if not met and not math.isnan(f_lat):
+        why.append(f"fio's final statistics have p{pct:g} {_us(f_lat)}, above the target: fio ends on the last depth "
+                   "it tried, not necessarily one that met it")
+    if kind != "lat":
+        why.append("the search held completion latency (clat, its points had no total-latency percentiles) while "
+                   "fio holds total latency")
+    if f_pct != pct or abs(target - slo) > 1e-9:
+        why.append(f"fio ran with p{f_pct:g} ≤ {_us(target)}, the search with p{pct:g} ≤ {_us(slo)}")
+    fio_found = met or depth > 1
+    if math.isnan(s_iops) and not fio_found:
+        return CrossCheck(True, float("nan"), f"{s_text}; {f_text}; they agree: neither found a load meeting the SLO"
+                          + (f" (note: {'; '.join(why)})." if why else "."))
+    if math.isnan(s_iops) or not fio_found:
+        who = "the search found none" if math.isnan(s_iops) else "fio could not meet it even at QD 1"
+        return CrossCheck(False, float("nan"), f"{s_text}; {f_text}; they differ: {who} — see why: "
+                          + "; ".join(why or ["the open-loop search and fio's closed loop load the device "
+                                              "differently (Poisson bursts against a fixed queue depth)"]) + ".")
+    diff = (f_iops / s_iops - 1) * 100
+    s_hi = float(hi) if hi is not None else math.inf
+    f_hi = math.inf if top and depth >= int(top) else f_iops * (depth + 1) / depth
+    lower, upper = max(s_iops, f_iops), min(s_hi, f_hi)
+    agree = lower <= upper * (1 + tolerance_pct / 100)
+    ranges = f"search {_range(s_iops, s_hi)}, fio {_range(f_iops, f_hi)} IOPS"
+    gap = "overlap" if lower <= upper else f"are {(lower / upper - 1) * 100:.1f} % apart"
+    if top and depth >= int(top):
+        why.append(f"fio still met the target at the largest depth allowed (QD {top}): its result is a lower bound")
+    if hi is None:
+        why.append("the search met the SLO up to its max_rate: its result is a lower bound")
+    if agree:
+        verdict = (f"they agree: fio {diff:+.0f} %, and their ranges ({ranges}: the search's bracket, fio's depth "
+                   f"to the next) {gap}" + ("" if lower <= upper else f", within the {tolerance_pct:g} % allowed for noise"))
+        return CrossCheck(True, diff, f"{s_text}; {f_text}; {verdict}" + (f" (note: {'; '.join(why)})." if why else "."))
+    if diff > 0:
+        why.append("open against closed loop: Poisson arrivals bunch up and queue in the device, while at a fixed "
+                   f"queue depth no more than QD {depth} I/Os ever wait, so the same p{pct:g} holds at a higher "
+                   "closed-loop throughput")
+    else:
+        why.append(f"fio needs EVERY {window:g} s window to meet the target and backs off at the first that fails "
+                   f"(one noisy window lowers it), where the search judges one p{pct:g}{over or ' per point'}; and "
+                   f"fio's depth moves in whole steps (QD {depth} → {depth + 1} is +{100 / depth:.0f} %)")
+    return CrossCheck(False, diff, f"{s_text}; {f_text}; they differ by {diff:+.0f} % (fio "
+                      f"{'higher' if diff > 0 else 'lower'}; their ranges, {ranges}, {gap}) — see why: "
+                      + "; ".join(why) + ".")
+
+
+def _point_runtime(manifest: dict, series: str) -> float | None:
+    """The runtime (s) of a series' search points, from the manifest's point parameters."""
+    for v in (manifest.get("points") or {}).values():
+        info = v.get("slo") or {}
+        if info.get("series") == series and info.get("kind") != "cross-check":
+            return (v.get("parameters") or {}).get("runtime_s")
+    return None
+
+
+def slo_cross_check(manifests: dict[str, dict], tolerance_pct: float = 10.0) -> pd.DataFrame:
+    """One row per SLO-search series of ``manifests`` ({run_id: manifest}): the search's capacity and fio's
+    latency_target result side by side, their ``difference_pct`` and ``agree`` (:func:`cross_check_verdict`,
+    whose sentence is ``verdict``), and the device time: the search's points against a full rate grid of the
+    same resolution (``device_time``), the cross-check's own seconds separately.  Empty without SLO searches."""
+    rows = []
+    for run_id, m in (manifests or {}).items():
+        for series, s in ((m or {}).get("slo") or {}).items():
+            if "steps" not in s:  # the search stopped on a failed point
+                rows.append({"run_id": run_id, "series": series, "verdict": s.get("error", "no SLO search result")})
+                continue
+            fio = s.get("cross_check")
+            v = cross_check_verdict(s, fio, _point_runtime(m, series), tolerance_pct)
+            at = next((x for x in s["steps"] if x.get("rate") == s.get("capacity_rate_iops")), {})
+            ok = bool(fio) and not fio.get("error")
+            cc_s = (fio or {}).get("device_seconds")
+            device = (f"search: {len(s['steps'])} points, {s['device_seconds']:g} s of device time (a rate grid of the "
+                      f"same resolution: {s['grid_points']} points, {s['grid_device_seconds']:g} s)"
+                      + (f"; cross-check: {cc_s:g} s more" if cc_s is not None else ""))
+            rows.append({"run_id": run_id, "series": series, "slo_us": s.get("slo_us"), "percentile": s.get("percentile"),
+                         "search_rate_iops": s.get("capacity_rate_iops"), "search_iops": at.get("achieved_iops"),
+                         "search_latency_us": at.get("latency_us"), "search_latency": at.get("latency"),
+                         "fio_iops": fio["iops"] if ok else None, "fio_depth": fio["depth"] if ok else None,
+                         "fio_max_depth": fio.get("max_depth") if ok else None,
+                         "fio_latency_us": fio.get("latency_us") if ok else None,
+                         "fio_window_s": fio.get("window_s") if ok else None,
+                         "fio_settled": fio.get("settled") if ok else None,
+                         "difference_pct": v.difference_pct, "agree": v.agree, "verdict": v.sentence,
+                         "search_points": len(s["steps"]), "search_device_s": s.get("device_seconds"),
+                         "grid_points": s.get("grid_points"), "grid_device_s": s.get("grid_device_seconds"),
+                         "cross_check_device_s": cc_s, "device_time": device})
+    return pd.DataFrame(rows, columns=CROSS_CHECK_COLUMNS)
+
+
+def slo_search_steps(manifests: dict[str, dict]) -> pd.DataFrame:
+    """One row per measured step of every SLO search in ``manifests`` (offered and achieved IOPS, the
+    percentile latency held against the SLO, whether the step met it), in measuring order."""
+    rows = []
+    for run_id, m in (manifests or {}).items():
+        for series, s in ((m or {}).get("slo") or {}).items():
+            for i, st in enumerate(s.get("steps") or [], start=1):
+                rows.append({"run_id": run_id, "series": series, "step": i, "kind": st.get("kind"),
+                             "offered_iops": st.get("rate"), "achieved_iops": st.get("achieved_iops"),
+                             "latency_us": st.get("latency_us"), "latency": st.get("latency"),
+                             "meets": st.get("meets")})
+    return pd.DataFrame(rows, columns=STEP_COLUMNS)

@@ -15,7 +15,7 @@ from helpers.figures.openloop import openloop_figure
 from helpers.figures.overview import box_figure, heatmap_figure, held_constant_figure
 from helpers.figures.qd import qd_figure, qd_tradeoff_figure
 from helpers.figures.queueing import knee_figure, linear_region_figure, littles_figure, usl_figure
-from helpers.figures.slo import slo_figure
+from helpers.figures.slo import slo_figure, slo_search_figure
 from helpers.figures.steady_state import steady_state_figure
 from helpers.figures.tail import latency_distribution_figure, percentiles_figure
 from helpers.figures.timeseries import consistency_figure, timeseries_figure, write_cliff_figure
@@ -28,5 +28,5 @@ __all__ = [
 __all__ += ["knee_figure", "linear_region_figure", "littles_figure", "usl_figure"]
 __all__ += ["hosts_figure", "openloop_figure", "steady_state_figure"]  # sweep engine (issue 6)
 __all__ += ["forest_figure"]  # run comparison (issue 13)
-__all__ += ["slo_figure"]  # SLO capacity (issue 13)
+__all__ += ["slo_figure", "slo_search_figure"]  # SLO capacity, SLO search vs fio's latency_target (issue 13)
 __all__ += ["consistency_figure", "timeseries_figure", "write_cliff_figure"]  # time inside a point (issue 12)

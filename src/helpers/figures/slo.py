@@ -52,3 +52,55 @@ def slo_figure(series: pd.DataFrame, table: pd.DataFrame, slo_us: float) -> go.F
                             "interpolated in log space; diamond: met at every depth, so at least)",
                       template=TEMPLATE, height=480)
     return fig
+
+
+NO_SLO_SEARCH = "No SLO search in this run (profile mode: slo, e.g. the slo profile), so nothing to cross-check."
+
+
+def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figure:
+    """The SLO search against fio's latency_target: every search step as its p-percentile latency against
+    its achieved IOPS (log axes; filled green: met the SLO, red cross: failed it, numbered in measuring
+    order), the SLO as a dashed line, and fio's latency_target result as a star at its IOPS and the same
+    percentile of its final statistics (hollow when fio did not settle cleanly).  ``steps`` is
+    :func:`helpers.analysis.slo_search_steps`, ``cross_check`` :func:`helpers.analysis.slo_cross_check`."""
+    if steps is None or steps.empty:
+        return message_figure(NO_SLO_SEARCH)
+    fig = go.Figure()
+    multi = steps["run_id"].nunique() > 1
+    for i, ((run, series), g) in enumerate(steps.groupby(["run_id", "series"], sort=False)):
+        name = f"{run}: {series}" if multi else series
+        c = color(i)
+        met = g["meets"].astype(bool)
+        fig.add_trace(go.Scatter(
+            x=g["achieved_iops"], y=g["latency_us"], mode="markers+text", text=g["step"].astype(str),
+            textposition="top center", name=f"{name}: SLO search steps", legendgroup=name,
+            marker={"size": 11, "color": ["#2ca02c" if m else "#d62728" for m in met],
+                    "symbol": ["circle" if m else "x" for m in met], "line": {"width": 1, "color": c}},
+            customdata=list(zip(g["offered_iops"], g["kind"], met.map({True: "meets", False: "fails"}))),
+            hovertemplate="step %{text} (%{customdata[1]}): offered %{customdata[0]:,} IOPS, achieved %{x:,.0f}"
+                          "<br>%{y:,.0f} µs: %{customdata[2]} the SLO<extra>" + name + "</extra>"))
+        cc = cross_check[(cross_check["run_id"] == run) & (cross_check["series"] == series)] if len(cross_check) else None
+        if cc is not None and len(cc) and pd.notna(cc["fio_iops"].iloc[0]):
+            r = cc.iloc[0]
+            fig.add_trace(go.Scatter(
+                x=[r["fio_iops"]], y=[r["fio_latency_us"]], mode="markers", legendgroup=name,
+                name=f"{name}: fio latency_target (QD {int(r['fio_depth'])})",
+                marker={"symbol": "star" if r["fio_settled"] else "star-open", "size": 18, "color": c,
+                        "line": {"width": 2, "color": c}},
+                hovertemplate=f"fio latency_target: %{{x:,.0f}} IOPS at QD {int(r['fio_depth'])}<br>%{{y:,.0f}} µs "
+                              f"in its final statistics<extra>{name}</extra>"))
+    slo = cross_check["slo_us"].dropna() if len(cross_check) else pd.Series(dtype=float)
+    if len(slo):
+        fig.add_hline(y=float(slo.iloc[0]), line_dash="dash", line_color="#d62728",
+                      annotation_text=f"SLO {float(slo.iloc[0]):,.0f} µs")
+    kinds = steps["latency"].dropna().unique()
+    lat = "total latency" if "lat" in kinds else "completion latency (clat)"
+    pct = cross_check["percentile"].dropna() if len(cross_check) else pd.Series(dtype=float)
+    p = f"p{float(pct.iloc[0]):g}" if len(pct) else "percentile"
+    fig.update_xaxes(title_text=f"Achieved {IOPS_AXIS} (log axis)", type="log")
+    fig.update_yaxes(title_text=f"{p} {lat} (µs, log axis)", type="log")
+    fig.update_layout(title=f"SLO search (open loop) against fio's latency_target (closed loop)<br><sup>{p} {lat} "
+                            "against achieved IOPS; dots: the search's steps in order (green: met the SLO, red ×: "
+                            "failed); star: fio's result (hollow: fio did not settle)</sup>",
+                      template=TEMPLATE, height=500, legend={"orientation": "h", "y": -0.2})
+    return fig

@@ -25,6 +25,11 @@ What fio versions wrote, and how it is read (each a test in ``tests/test_fio_rea
   slat on sync engines): None/NaN, never 0 µs; their percentiles likewise.
 * an error job is explained with fio's own text when the file has it, else "fio error N" -- never
   with this host's strerror (the file may come from another OS).
+* a job run in fio's ``latency_target`` mode carries ``latency_depth`` (the queue depth fio ended on),
+  ``latency_target`` (ns, 0 for every other job), ``latency_percentile`` and ``latency_window`` (µs)
+  (fio >= 3.42 also ``latency_target_ns``/``latency_window_us``): :class:`LatencyTarget` on the entry.
+  fio holds each I/O's TOTAL latency (submission + completion, io_u.c: ``tnsec`` from ``start_time``)
+  against the target.
 """
 
 from __future__ import annotations
@@ -240,6 +245,29 @@ class Config:
 
 
 @dataclass(slots=True)
+class LatencyTarget:
+    """fio's latency_target mode as a job entry reports it: fio searched the queue depth (1..iodepth) at
+    which ``percentile`` % of each ``window_us`` window's I/Os had total latency <= ``target_us``, and
+    ended on ``depth``; the entry's numbers are those since fio last reset its statistics."""
+
+    depth: int
+    target_us: float
+    percentile: float
+    window_us: float
+
+
+def _latency_target(job: dict) -> LatencyTarget | None:
+    """None unless the job ran with a latency target: fio writes ``latency_depth`` for every job (its
+    iodepth, with ``latency_target`` 0, when there is no target)."""
+    target_ns = job.get("latency_target_ns", job.get("latency_target"))
+    if not target_ns or "latency_depth" not in job:
+        return None
+    window_us = job.get("latency_window_us", job.get("latency_window"))
+    return LatencyTarget(_count(job["latency_depth"], "latency_depth"), _num(target_ns, "latency_target") / 1000.0,
+                         _num(job.get("latency_percentile"), "latency_percentile"), _num(window_us, "latency_window"))
+
+
+@dataclass(slots=True)
 class Entry:
     index: int  # position in the file's (final) job list
     name: str | None
@@ -255,6 +283,7 @@ class Entry:
     source_format: str = "json"
     rounded_columns: str | None = None
     text_note: str | None = None  # what a text source leaves open about this entry's numbers (see _entry)
+    latency_target: LatencyTarget | None = None  # fio's latency_target mode: the depth fio chose
     error: str | None = None  # why this entry is not a data point (one sentence)
 
 
@@ -537,6 +566,8 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
             e.config = _config(job, glob, res.fio_version, entries_alike, fmt)
             if key is not None:
                 cache[key] = e.config
+    if job.get("latency_target"):  # fio writes latency_target 0 for every job without one
+        e.latency_target = _latency_target(job)
     e.usr_cpu_pct = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
     e.sys_cpu_pct = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
     for direction in DIRECTIONS:

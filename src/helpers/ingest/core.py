@@ -8,8 +8,9 @@ notes before the JSON, normal output after it, ``--status-interval`` objects, an
 other tools (bench-fio/fio-plot) -- always from the JSON contents, never from file names.
 
 Files and jobs that are not data points (truncated, empty, not fio, wrong schema, ``error != 0``,
-no I/O) are never rows: they go to the quarantine list with file, job and a one-sentence reason,
-and the rest of the batch ingests.
+no I/O, or a job of fio's ``latency_target`` mode, whose queue depth fio chose so that no configuration
+column describes it) are never rows: they go to the quarantine list with file, job and a one-sentence
+reason, and the rest of the batch ingests.
 
 Files are parsed in batches (in a forked process pool for large inputs); each batch becomes column
 arrays once.  The command line streams histograms and quarantine to Parquet batch by batch and writes
@@ -156,6 +157,15 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
             sink.hist_counts.append(x.bins[1])
 
 
+def latency_target_reason(entry) -> str:
+    """Why a job run in fio's latency_target mode is not a results row: fio chose its queue depth."""
+    t = entry.latency_target
+    return (f"fio's latency_target mode chose this job's queue depth itself (it ended on QD {t.depth}; the "
+            f"configured iodepth {entry.config.iodepth if entry.config else '?'} was only the upper limit), so no "
+            f"configuration column describes its numbers; the SLO search's cross-check reads it from the raw file "
+            f"(helpers.analysis.slo_cross_check).")
+
+
 def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str | None = None,
              groups: dict[str, str] | None = None) -> None:
     """Parse one raw file's bytes into ``sink`` (rows, histograms, quarantine). Never raises."""
@@ -186,6 +196,9 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
             continue
         if e.error is not None:
             bad(e.name, e.error)
+            continue
+        if e.latency_target is not None:
+            bad(e.name, latency_target_reason(e))
             continue
         try:
             _entry_rows(e, res, ctx, sink)

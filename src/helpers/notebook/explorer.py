@@ -1,16 +1,22 @@
 """Interactive explorer for JupyterLab: ipywidgets sliders (queue depth, block size) and an operation
-dropdown driving a plotly FigureWidget live.  Widgets need a kernel: static reports use plotly sliders."""
+dropdown driving a plotly FigureWidget live; the time inside a point; two runs (or groups of runs)
+compared point by point.  Widgets need a kernel: static reports use plotly sliders, and the comparison
+carries its figure and table as static outputs too (an exported page shows those, not the widgets)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.subplots import make_subplots
 
+from helpers.analysis.runpair import METRICS, RunComparison, compare_runs, comparison_samples
 from helpers.analysis.timeseries import consistency, point_series
 from helpers.figures.common import IOPS_AXIS, MB_AXIS, TEMPLATE, bs_axis, log2_axis, message_figure
+from helpers.figures.compare import forest_figure, needs_runs_message
 from helpers.figures.timeseries import NO_LOGS, timeseries_figure
 from helpers.fio.units import format_bytes
+from helpers.notebook import page
 
 
 def _figure_class():
@@ -206,3 +212,87 @@ def timeseries_explorer(ts: pd.DataFrame, health: pd.DataFrame | None = None, he
     if ts is None or ts.empty:
         return message_figure(NO_LOGS)
     return TimeseriesExplorer(ts, health, health_note).widget
+
+
+COMPARE_COLUMNS = ["point", "metric_label", "unit", "base_mean", "new_mean", "change_pct", "low_pct", "high_pct",
+                   "verdict", "effect_size", "method", "n_base", "n_new"]  # the 16-compare page's table
+
+
+class CompareExplorer:
+    """Two runs (or groups of runs) compared point by point: base and new run pickers (several runs per
+    side make a group) and a metric dropdown drive the forest plot (:func:`helpers.figures.forest_figure`)
+    and the table of :func:`helpers.analysis.compare_runs`; the one-line summary sits above them.
+    ``select(base, new, metric)`` is what the widgets call (and tests)."""
+
+    def __init__(self, samples: pd.DataFrame, run_ids: list[str]):
+        import ipywidgets as w
+
+        self.samples = samples
+        present = set(samples["metric"]) if len(samples) else set()
+        metrics = [m for m in METRICS if m in present] or list(METRICS)
+        label = {"style": {"description_width": "initial"}}
+        rows = min(max(len(run_ids), 2), 6)
+        self.base = w.SelectMultiple(options=run_ids, value=run_ids[:1], rows=rows, description="Base run(s)", **label)
+        self.new = w.SelectMultiple(options=run_ids, value=run_ids[1:2], rows=rows, description="New run(s)", **label)
+        self.metric = w.Dropdown(options=[(METRICS[m].label, m) for m in metrics], value=metrics[0],
+                                 description="Metric", layout=w.Layout(width="auto"), **label)
+        self.info = w.HTML()
+        self.output = w.Output()
+        self.table = w.HTML()
+        self.figure: go.Figure | None = None
+        self.comparison: RunComparison | None = None
+        for widget in (self.base, self.new, self.metric):
+            widget.observe(lambda _c: self.redraw(), names="value")
+        self.widget = w.VBox([w.HBox([self.base, self.new, self.metric], layout=w.Layout(flex_flow="row wrap")),
+                              self.info, self.output])
+        self.redraw()
+
+    def select(self, base: list[str] | str | None = None, new: list[str] | str | None = None,
+               metric: str | None = None) -> None:
+        if base is not None:
+            self.base.value = tuple([base] if isinstance(base, str) else base)
+        if new is not None:
+            self.new.value = tuple([new] if isinstance(new, str) else new)
+        if metric is not None:
+            self.metric.value = metric
+
+    def redraw(self) -> None:
+        base, new, metric = list(self.base.value), list(self.new.value), self.metric.value
+        if not base or not new or set(base) & set(new):
+            self.comparison = None
+            summary = "Pick at least one base run and one new run, none on both sides."
+            self.figure = message_figure(summary)
+            table = pd.DataFrame(columns=COMPARE_COLUMNS)
+        else:
+            self.comparison = compare_runs(self.samples, base, new, metrics=[metric])
+            summary = self.comparison.summary
+            self.figure = forest_figure(self.comparison.table, summary,
+                                        title=f"{METRICS[metric].label}: {', '.join(new)} (new) vs {', '.join(base)} "
+                                              "(base)")
+            table = self.comparison.table
+        self.info.value = f"<b>{'; '.join(base) or '—'} → {'; '.join(new) or '—'}</b>: {summary}"
+        self.table.value = page.table(table, columns=COMPARE_COLUMNS,
+                                      empty="No point was measured with the same configuration on both sides."
+                                      )._repr_html_()
+        self.output.clear_output(wait=True)
+        with self.output:
+            self.figure.show()
+
+    def _ipython_display_(self) -> None:
+        """Two outputs, each a live widget in JupyterLab with a static copy for an exported page: the
+        controls and the forest plot (plotly JSON, which the report export draws), then the table (HTML)."""
+        from IPython.display import display
+
+        figure = pio.renderers["plotly_mimetype"].to_mimebundle(self.figure.to_dict())
+        display({**figure, **self.widget._repr_mimebundle_()}, raw=True)
+        display({"text/html": self.table.value, **self.table._repr_mimebundle_()}, raw=True)
+
+
+def compare_explorer(results: pd.DataFrame, histograms: pd.DataFrame | None, run_ids: list[str],
+                     timeseries: pd.DataFrame | None = None):
+    """The run-comparison explorer over the loaded runs ``run_ids`` (samples from repeats, json+ histograms
+    and per-window logs, as the 16-compare page), or one sentence when fewer than two runs are loaded."""
+    run_ids = list(dict.fromkeys(run_ids))
+    if len(run_ids) < 2:
+        return message_figure(needs_runs_message(run_ids))
+    return CompareExplorer(comparison_samples(results, histograms, timeseries), run_ids)

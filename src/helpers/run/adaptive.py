@@ -146,11 +146,14 @@ def stop_reason(history: list[Step], a: AdaptiveSettings) -> str:
 
 def device_seconds(manifest_points: dict) -> float:
     """Seconds the device was driven (ramp + runtime of every successful point) in a manifest: each point's
-    recorded ``device_s`` (fio's own runtime for points that ended early), else its planned ramp + runtime."""
+    recorded ``device_s`` (fio's own runtime for points that ended early: settled IOPS, fio's latency_target
+    mode), else the seconds its fio process ran (at most its planned ramp + runtime), else the plan."""
     total = 0.0
     for v in manifest_points.values():
         p = v.get("parameters", {})
         if v.get("status") == "ok":
+            nominal = float(p.get("runtime_s", 0)) + float(p.get("ramp_s", 0))
+            ran = v.get("seconds")
             total += float(v["device_s"]) if v.get("device_s") is not None else \
-                float(p.get("runtime_s", 0)) + float(p.get("ramp_s", 0))
+                min(nominal, float(ran)) if ran is not None else nominal
     return total

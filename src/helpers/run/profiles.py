@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import itertools
+import math
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,11 @@ class Point:
     settle_pct: float = 5.0
     settle_window_ms: int = 1000  # the windows of the settle check (fio --status-interval)
     volume: float | None = None  # size-based point: write/read this multiple of the target size (runtime_s caps it)
+    # fio's latency_target mode (the SLO search's cross-check, never in profiles): fio picks the queue depth
+    # (1..iodepth) holding latency_percentile % of each latency_window_s window's I/Os within latency_target_us
+    latency_target_us: float | None = None
+    latency_percentile: float = 100.0
+    latency_window_s: float = 1.0
 
     @property
     def point_id(self) -> str:
@@ -94,6 +100,8 @@ class Point:
             parts.append(f"rate{self.rate_iops}")
             if self.rate_process and self.rate_process != "poisson":
                 parts.append(self.rate_process)
+        if self.latency_target_us is not None:
+            parts.append(f"lt{self.latency_target_us:g}us")
         if self.repeat:
             parts.append(f"r{self.repeat}")
         if self.round:
@@ -149,6 +157,28 @@ class SloSearchSettings:
     saturation_fraction: float = 0.95  # achieved below this x offered: the device did not keep up
     max_steps: int = 16
     typical_steps: int = 8  # for the duration estimate
+    # the cross-check: after the search, one point in fio's own latency_target mode (closed loop: fio moves
+    # the queue depth between 1 and the point's iodepth until the same percentile of each window's total
+    # latency meets slo_us), capped at cross_check_windows windows of latency_window_s
+    cross_check: bool = True
+    latency_window_s: float = 1.0
+    cross_check_windows: int = 30
+
+    def cross_check_point(self, series: Point) -> Point:
+        """The series' point in fio's latency_target mode: no rate, no ramp (fio restarts its search when a
+        ramp ends), no logs (the depth moves: per-window logs would mix depths), runtime = the cap."""
+        return replace(series, rate_iops=None, rate_process=None, ramp_s=0.0, settle_windows=0, log_avg_msec=0,
+                       log_hist_msec=0, runtime_s=self.cross_check_windows * self.latency_window_s,
+                       latency_target_us=self.slo_us, latency_percentile=self.percentile,
+                       latency_window_s=self.latency_window_s)
+
+    def cross_check_seconds(self, series: Point) -> float:
+        """Expected seconds of the cross-check: fio doubles the depth from 1 to iodepth, bisects back and runs a
+        final window (about 2 log2(iodepth) + 2 windows), at most the cap."""
+        if not self.cross_check:
+            return 0.0
+        windows = min(self.cross_check_windows, 2 * math.log2(max(series.iodepth, 1)) + 2)
+        return windows * self.latency_window_s + PER_POINT_OVERHEAD_S
 
 
 @dataclass(frozen=True)
@@ -188,7 +218,7 @@ class Profile:
         """Expected seconds of fio (without the fill of a new scratch file)."""
         base = sum(p.seconds for p in self.points)
         if self.mode == "slo" and self.slo:
-            return base * self.slo.typical_steps
+            return base * self.slo.typical_steps + sum(self.slo.cross_check_seconds(p) for p in self.points)
         if self.mode == "adaptive" and self.adaptive:  # probes that settle end early (typical_seconds)
             a = self.adaptive
             extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
@@ -208,7 +238,8 @@ class Profile:
         if self.mode == "steady-state" and self.steady_state:
             return sum(p.seconds for p in self.points) * self.steady_state.max_rounds
         if self.mode == "slo" and self.slo:
-            return sum(p.seconds for p in self.points) * self.slo.max_steps
+            cap = [self.slo.cross_check_point(p).seconds if self.slo.cross_check else 0.0 for p in self.points]
+            return sum(p.seconds for p in self.points) * self.slo.max_steps + sum(cap)
         return self.estimated_seconds
 
     def fill_seconds(self, size_bytes: int) -> float:
@@ -388,6 +419,9 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
             if slo.slo_us <= 0 or slo.factor <= 1 or slo.tolerance_pct <= 0 or slo.max_rate < slo.start_rate:
                 raise LabError(f"profile {name}: slo needs slo_us > 0, factor > 1, tolerance_pct > 0 and "
                                "max_rate >= start_rate.")
+            if slo.cross_check and slo.latency_window_s < 0.001:
+                raise LabError(f"profile {name}: slo.latency_window_s {slo.latency_window_s:g} is too short for "
+                               "fio's latency_target windows (at least 0.001 s; 1 s holds enough I/Os for a p99).")
             if any(p.rate_iops is not None for p in points):
                 raise LabError(f"profile {name}: an slo search sets rate_iops itself; remove it from the points.")
         elif "slo" in doc:

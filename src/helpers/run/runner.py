@@ -84,6 +84,12 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
     ]
     if point.rate_iops is not None:
         opts += [("rate_iops", str(point.rate_iops)), ("rate_process", point.rate_process or "poisson")]
+    if point.latency_target_us is not None:  # fio's latency_target mode: fio moves the depth within 1..iodepth
+        opts += [("latency_target", f"{point.latency_target_us:g}us"),
+                 ("latency_percentile", f"{point.latency_percentile:g}"),
+                 ("latency_window", f"{int(round(point.latency_window_s * 1e6))}us"),
+                 # 0: find the depth, run one more window at it, exit (1 would keep adjusting to the end)
+                 ("latency_run", "0")]
     if log_prefix is not None:
         opts += log_options(point, log_prefix)
     return opts

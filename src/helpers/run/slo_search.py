@@ -8,10 +8,16 @@ Per series (a profile point without a rate) the search
 2. at the first load that fails, bisects in log space (geometric midpoints) between the last load that
    met and the first that failed, until their ratio is at most 1 + ``tolerance_pct`` / 100;
 3. stops at ``max_rate`` (met everywhere: "at least"), when ``start_rate`` already fails (then it
-   bisects down to ``min_rate``), or after ``max_steps`` points.
+   bisects down to ``min_rate``), or after ``max_steps`` points;
+4. (``cross_check``, on by default) runs one point in fio's own ``latency_target`` mode with the same
+   target, percentile and latency: a closed loop where fio moves the queue depth (1..iodepth) until
+   the percentile of each ``latency_window_s`` window meets the target (:func:`cross_check_result`;
+   the two answers are compared by ``helpers.analysis.slo_cross_check``).
 
 :func:`next_rate` is a pure function of the history (resumed sweeps re-read their raw files and take
-the same path).  The latency is fio's completion-latency percentile (clat) of the worst direction.
+the same path).  The latency is the worst direction's percentile of total latency (fio's
+``lat_percentiles=1``, which the lab's points set), or of completion latency (clat) for points
+without it -- what fio's latency_target holds too (total latency per I/O).
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers.errors import LabError
 from helpers.fio.json_output import parse_fio_bytes
-from helpers.fio.reader import PERCENTILE_KEYS, read_result
+from helpers.fio.reader import PERCENTILE_KEYS, Result, read_result
 from helpers.run.profiles import SloSearchSettings
 
 
@@ -39,13 +46,12 @@ def percentile_key(percentile: float) -> str:
     return f"{percentile:.6f}"
 
 
-def point_tail(raw: Path, percentile: float = 99.0) -> dict[str, float]:
-    """Total IOPS (all directions, jobs and hosts) and the worst direction's latency percentile in µs of one
-    raw fio output file, read by the one fio reader: total latency when fio measured its percentiles
-    (lat_percentiles=1, as the lab's points do), else completion latency -- the latency the analysis holds
-    against the SLO (helpers.analysis.slo).  NaN when fio reported neither."""
+def _read(raw: Path) -> Result:
     data = Path(raw).read_bytes()
-    result = read_result(parse_fio_bytes(data), data)
+    return read_result(parse_fio_bytes(data), data)
+
+
+def _tail(result: Result, percentile: float) -> dict[str, float]:
     i = list(PERCENTILE_KEYS).index(percentile_key(percentile))
     dirs = [x for e in result.entries if not e.aggregate and not e.error for x in e.directions]
     use_lat = any(not math.isnan(x.lat_pct_us[i]) for x in dirs)
@@ -53,6 +59,36 @@ def point_tail(raw: Path, percentile: float = 99.0) -> dict[str, float]:
     values = [v for v in values if not math.isnan(v)]
     return {"iops": sum(x.iops for x in dirs), "latency_us": max(values) if values else float("nan"),
             "latency": "lat" if use_lat else "clat"}
+
+
+def point_tail(raw: Path, percentile: float = 99.0) -> dict[str, float]:
+    """Total IOPS (all directions, jobs and hosts) and the worst direction's latency percentile in µs of one
+    raw fio output file, read by the one fio reader: total latency when fio measured its percentiles
+    (lat_percentiles=1, as the lab's points do), else completion latency -- the latency the analysis holds
+    against the SLO (helpers.analysis.slo).  NaN when fio reported neither."""
+    return _tail(_read(raw), percentile)
+
+
+def cross_check_result(raw: Path, percentile: float = 99.0) -> dict:
+    """What fio's latency_target mode settled on, from the cross-check point's raw file (the one fio reader):
+    ``depth`` (the queue depth fio ended on; ``max_depth`` the configured iodepth it searched up to),
+    ``iops`` and the p``percentile`` ``latency_us`` of fio's final statistics (as :func:`point_tail`),
+    fio's ``target_us``/``percentile``/``window_s``, ``stats_s`` (the time those statistics cover) and
+    ``settled``: they cover one window (fio found the depth, reset its statistics, ran one more window
+    at it and stopped); more means a later window failed and the depth moved again, less that the
+    runtime cap cut the search (statistics then mix depths).  Raises LabError when the file holds no
+    latency_target job."""
+    result = _read(raw)
+    entries = [e for e in result.entries if not e.aggregate and not e.error and e.latency_target is not None]
+    if not entries:
+        raise LabError(f"{Path(raw).name} holds no fio latency_target job.")
+    t = entries[0].latency_target
+    window_s = t.window_us / 1e6
+    stats_s = max(x.runtime_s for e in entries for x in e.directions)
+    return {**_tail(result, percentile), "depth": max(e.latency_target.depth for e in entries),
+            "max_depth": entries[0].config.iodepth if entries[0].config else None, "jobs": len(entries),
+            "target_us": t.target_us, "percentile": t.percentile, "window_s": window_s, "stats_s": stats_s,
+            "settled": bool(0.9 * window_s <= stats_s < 2 * window_s)}
 
 
 def meets(rate: float, achieved: float, latency_us: float, s: SloSearchSettings) -> bool:

@@ -222,6 +222,10 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
             cmds.append(f"# slo search {describe_point(p0)}: rate_iops from {so.start_rate} (x{so.factor:g} while "
                         f"p{so.percentile:g} <= {so.slo_us:g} us), then bisection to {so.tolerance_pct:g} %; first:")
             cmds.append(point_cmd(replace(p0, rate_iops=so.start_rate, rate_process=p0.rate_process or "poisson")))
+            if so.cross_check:
+                cmds.append(f"# then the cross-check: fio's latency_target mode (queue depth 1..{p0.iodepth} chosen "
+                            f"by fio, {so.latency_window_s:g} s windows, at most {so.cross_check_windows}):")
+                cmds.append(point_cmd(so.cross_check_point(p0)))
     elif prof.mode == "steady-state" and prof.steady_state:
         ss = prof.steady_state
         cmds.append(f"# rounds 1..{ss.max_rounds} until steady state (window {ss.window}), each round:")
@@ -621,8 +625,29 @@ class _SweepContext:
                                                    m["latency"]))
             if history and "error" not in summary.get(series, {}):
                 summary[series] = slo_search.summary(history, so, p0.runtime_s + p0.ramp_s)
+                if so.cross_check:
+                    bar.set_postfix_str(f"{describe_point(p0)} (fio latency_target cross-check)")
+                    summary[series]["cross_check"] = self.run_cross_check(so.cross_check_point(p0), series)
+                    bar.update(1)
             write_manifest(self.plan.run_dir, self.manifest)
         bar.close()
+
+    def run_cross_check(self, point: Point, series: str) -> dict:
+        """The SLO search's cross-check: one point in fio's latency_target mode, its raw file kept verbatim
+        like every point's; what fio settled on, read back through the one fio reader, with its device time:
+        the seconds the fio process ran (fio stops once it has settled), at most the runtime cap (as
+        :func:`helpers.run.adaptive.device_seconds` counts a point that stopped early)."""
+        entry = self.run_point(point, {"slo": {"series": series, "kind": "cross-check"}})
+        ran = entry.get("seconds")
+        out = {"point_id": point.point_id, "raw_file": entry.get("raw_file"), "max_seconds": point.runtime_s,
+               "device_seconds": None if ran is None else round(min(float(ran), point.runtime_s), 2)}
+        if entry.get("status") != "ok":
+            last = (entry.get("fio_messages") or "no message").strip().splitlines() or ["no message"]
+            return {**out, "error": f"fio's latency_target point {point.point_id} failed: {last[-1]}"}
+        try:
+            return {**out, **slo_search.cross_check_result(self.raw(point), point.latency_percentile)}
+        except (OSError, ValueError, LabError) as exc:  # the raw file is kept verbatim either way
+            return {**out, "error": str(exc)[:300]}
 
     # ---------------------------------------------------------------------------- steady state
     def run_steady_state(self) -> None:
