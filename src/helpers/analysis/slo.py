@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from helpers.analysis.openloop import SATURATION_FRACTION, openloop_table
 from helpers.analysis.points import latency_columns
@@ -249,6 +248,9 @@ def slo_capacity_interval(iodepth, iops, p99_us, slo_us: float, confidence: floa
     if not groups or any(len(g) < 2 for g in groups):
         return float("nan"), float("nan"), float("nan")
     rng = np.random.default_rng(seed)
+    # heavy (~0.8 s): imported where used, so a notebook kernel that never calls this starts faster
+    from scipy import stats
+
     z = stats.norm.ppf(0.5 + confidence / 2)
     qd = np.array([g["qd"].iloc[0] for g in groups], dtype=float)
     mi = np.empty((n_boot, len(groups)))

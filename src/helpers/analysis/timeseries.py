@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 POINT_KEY = ["run_id", "point_id", "source_file", "direction"]
 BAND_PCT = 10.0  # "within ±10 % of the median"
@@ -99,6 +98,9 @@ def consistency_row(start_s, end_s, iops, band_pct: float = BAND_PCT, stall_frac
         unstable, reason = pd.NA, f"{n} windows: too few to judge settling (needs {settle_windows})"
     else:
         half = iops[n // 2:]
+        # heavy (~0.8 s): imported where used, so a notebook kernel that never calls this starts faster
+        from scipy import stats
+
         fit = stats.linregress(np.arange(len(half), dtype=float), half)
         excursion = abs(fit.slope) * (len(half) - 1)
         t = abs(fit.slope) / fit.stderr if fit.stderr > 0 else (np.inf if fit.slope else 0.0)
