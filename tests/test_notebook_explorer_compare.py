@@ -16,9 +16,15 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 QD4 = {"rw": "randread", "direction": "read", "bs_bytes": 4096, "iodepth": 4}
 
 
+T0 = 1_763_900_000  # fio timestamps: the three runs' repeats interleaved in time (A r0, B r0, C r0, A r1, ...),
+# so the comparison knows drift hit them alike (analysis.runpair: drift "interleaved")
+
+
 def repeats(run: str, iops: list[float], lat: list[float], **cfg) -> list[dict]:
+    slot = "ABC".index(run) + (0 if cfg["iodepth"] == 4 else 10)
     return [{"run_id": run, "point_id": f"p-r{i}", "source_file": f"{run}-{cfg['iodepth']}-r{i}.json", "iops": x,
-             "lat_mean_us": m, "total_ios": int(x), **cfg} for i, (x, m) in enumerate(zip(iops, lat))]
+             "lat_mean_us": m, "total_ios": int(x), "timestamp_s": T0 + 20 * i + 2 * slot, **cfg}
+            for i, (x, m) in enumerate(zip(iops, lat))]
 
 
 @pytest.fixture
