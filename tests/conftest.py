@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers import config
+
 FIO = shutil.which("fio")
 requires_fio = pytest.mark.skipif(FIO is None, reason="fio is not installed (apt-get install fio)")
+
+config.skip_slow_optional_imports()  # as the pipeline and the kernels do (nbformat's jsonschema extras)
 
 # Make sure kernels started by tests keep Jupyter state inside the project.
 _ROOT = Path(__file__).resolve().parents[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -40,3 +41,16 @@ HEALTH_DATASET = "health"
 def fio_binary() -> str:
     """Name or path of the fio binary (FIO env var overrides; tests use it for fault injection)."""
     return os.environ.get("FIO", "fio")
+
+
+# jsonschema imports rfc3987_syntax when it is installed, for 'iri' formats nothing here validates, and that
+# module builds a parser when imported: about 1 s per process (several on a busy machine).  nbformat pulls
+# jsonschema in, and papermill and plotly's notebook renderers pull nbformat in: every report kernel and
+# every pipeline run paid it.  Called before those imports (page.setup, the pipeline, the export).
+SKIPPED_OPTIONAL_IMPORTS = ("rfc3987_syntax",)
+
+
+def skip_slow_optional_imports() -> None:
+    """Make the optional imports above fail fast in this process (their users fall back, as when absent)."""
+    for name in SKIPPED_OPTIONAL_IMPORTS:
+        sys.modules.setdefault(name, None)

@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.io as pio
 from IPython.display import Markdown
 
+from helpers import config
 from helpers.figures.common import TEMPLATE
 from helpers.figures.table import format_table, long_text_positions, numeric_positions
 
@@ -26,6 +27,7 @@ _ids = itertools.count()
 
 def setup() -> None:
     """Figures render as plotly JSON (small notebooks; the report export adds plotly.js once per folder)."""
+    config.skip_slow_optional_imports()  # plotly's renderers import nbformat
     pio.renderers.default = NOTEBOOK_RENDERER
     pio.templates.default = TEMPLATE
 

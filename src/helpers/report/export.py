@@ -71,6 +71,7 @@ def export_html(executed: Path, out_html: Path, reports_dir: Path | None = None)
     """Export an executed notebook without code cells, using the offline template (no CDN scripts); the
     page loads the shared ``assets/plotly.min.js`` of ``reports_dir`` (default: two folders up from the
     page, ``reports/<run>/page.html``) by a relative path."""
+    config.skip_slow_optional_imports()
     import nbformat  # nbconvert/nbformat load when a page is exported, not with the command line
     from nbconvert import HTMLExporter
 

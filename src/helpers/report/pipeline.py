@@ -147,7 +147,8 @@ class _CtrlC:
 def execute(notebook: Path, out: Path, parameters: dict[str, Any]) -> Path:
     """Run ``notebook`` with papermill into ``out``; a failing cell becomes one LabError sentence, Ctrl-C
     becomes :class:`Interrupted`."""
-    import papermill as pm  # ~1-2 s of imports (nbformat, jsonschema): paid when a notebook runs, not when
+    config.skip_slow_optional_imports()
+    import papermill as pm  # ~1 s of imports (nbformat, jsonschema): paid when a notebook runs, not when
     # the command line refuses its arguments in one sentence
 
     with _CtrlC() as ctrl_c:
