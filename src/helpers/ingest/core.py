@@ -64,6 +64,7 @@ BINARY_SUFFIXES = (".parquet", ".gz", ".xz", ".zst", ".bz2", ".zip", ".tar", ".p
 FLAG_NAMES = schema.column_names(FLAG_COLUMNS)
 FIELDS = [c for c in schema.column_names() if c not in FLAG_NAMES]  # what _entry_rows produces, in order
 _DTYPES = schema.dtypes()
+_FIELD_DTYPES = [_DTYPES[c] for c in FIELDS]
 HIST_FIELDS = schema.column_names(schema.HISTOGRAM_COLUMNS)
 Q_FIELDS = schema.column_names(schema.QUARANTINE_COLUMNS)
 _ROW_ORDER = [
@@ -108,6 +109,28 @@ class _Sink:
         self.hist_counts: list[np.ndarray] = []
         self.files = 0
         self.recognised = 0  # files holding a fio result (even if every job in them is quarantined)
+
+    def pack(self) -> _Packed:
+        """The batch as a worker sends it back: result columns (numbers as arrays) instead of rows, and
+        the histograms' bins and counts as one array each (pickled many times faster)."""
+        return _Packed(_columns(self.rows), self.hist_meta, np.array([len(b) for b in self.hist_bins], np.int64),
+                       np.concatenate(self.hist_bins) if self.hist_bins else np.zeros(0, np.int64),
+                       np.concatenate(self.hist_counts) if self.hist_counts else np.zeros(0, np.int64),
+                       self.bad, self.files, self.recognised)
+
+
+@dataclass
+class _Packed:
+    """A parsed batch (see :meth:`_Sink.pack`)."""
+
+    columns: list  # per field of FIELDS: numbers as numpy (or nullable pandas) arrays, strings as tuples
+    hist_meta: list[tuple]
+    hist_lengths: np.ndarray  # bins per histogram
+    hist_bins: np.ndarray
+    hist_counts: np.ndarray
+    bad: list[tuple]
+    files: int
+    recognised: int
 
 
 def read_results(data: bytes) -> list[dict]:
@@ -217,10 +240,21 @@ def _column(values: list | tuple, dtype: str) -> Any:
     return pd.array(values, dtype=dtype)
 
 
+def _columns(rows: list[tuple]) -> list:
+    """The fields of ``rows`` column by column: numbers as arrays of their dtype, strings as tuples (turned
+    into Arrow strings by :func:`_columns_frame`, where the frame is made)."""
+    cols = list(zip(*rows)) if rows else [()] * len(FIELDS)
+    return [col if dtype == "string" else _column(col, dtype) for col, dtype in zip(cols, _FIELD_DTYPES)]
+
+
 def _results_frame(rows: list[tuple], flags: bool = True) -> pd.DataFrame:
     """The results frame of ``rows``; without ``flags`` only the fields (see :func:`_flagged`)."""
-    cols = list(zip(*rows)) if rows else [()] * len(FIELDS)
-    df = pd.DataFrame({name: _column(col, _DTYPES[name]) for name, col in zip(FIELDS, cols)})
+    return _columns_frame(_columns(rows), flags)
+
+
+def _columns_frame(columns: list, flags: bool = True) -> pd.DataFrame:
+    df = pd.DataFrame({name: _column(col, dtype) if dtype == "string" else col
+                       for name, col, dtype in zip(FIELDS, columns, _FIELD_DTYPES)})
     return _flagged(df) if flags else df
 
 
@@ -247,18 +281,18 @@ def _strings(values: Any, take: np.ndarray | None = None) -> Any:
     return pd.arrays.ArrowStringArray(pa.chunked_array([arr if take is None else arr.take(take)]))
 
 
-def _hist_frame(sink: _Sink) -> pd.DataFrame:
-    n = np.array([len(b) for b in sink.hist_bins], dtype=np.int64)
-    meta = list(zip(*sink.hist_meta)) if sink.hist_meta else [()] * 7
-    take = np.repeat(np.arange(len(n)), n)
+def _hist_frame(batch: _Packed | _Sink) -> pd.DataFrame:
+    p = batch.pack() if isinstance(batch, _Sink) else batch
+    meta = list(zip(*p.hist_meta)) if p.hist_meta else [()] * 7
+    take = np.repeat(np.arange(len(p.hist_lengths)), p.hist_lengths)
     out = {}
     for name, col in zip(HIST_FIELDS[:7], meta):
         if name == "job_index":
             out[name] = np.array(col, dtype=np.int64)[take]
         else:
             out[name] = _strings(list(col), take)
-    out["bin_ns"] = np.concatenate(sink.hist_bins) if sink.hist_bins else np.zeros(0, np.int64)
-    out["count"] = np.concatenate(sink.hist_counts) if sink.hist_counts else np.zeros(0, np.int64)
+    out["bin_ns"] = p.hist_bins
+    out["count"] = p.hist_counts
     return pd.DataFrame(out)
 
 
@@ -288,9 +322,9 @@ def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
     return _frames(_parse(items, run_id, host, groups), flags)
 
 
-def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Sink:
-    """Read and parse a batch of (path, source_file) into column-oriented rows (in a worker process:
-    a sink pickles as plain tuples and numpy arrays, much faster than frames of Arrow strings)."""
+def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Packed:
+    """Read and parse a batch of (path, source_file) into columns (in a worker process: a packed sink
+    pickles as numpy arrays and tuples, much faster than frames of Arrow strings)."""
     sink = _Sink()
     for path, rel in items:
         try:
@@ -306,12 +340,11 @@ def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
             sink.bad.append((run_id, rel, None, f"the file cannot be read ({exc.strerror or exc})."))
             continue
         add_file(data, run_id, rel, sink, host, groups)
-    return sink
+    return sink.pack()
 
 
-def _frames(sink: _Sink, flags: bool = True) -> Batch:
-    return Batch(_results_frame(sink.rows, flags), _hist_frame(sink), _quarantine_frame(sink.bad), sink.files,
-                 sink.recognised)
+def _frames(p: _Packed, flags: bool = True) -> Batch:
+    return Batch(_columns_frame(p.columns, flags), _hist_frame(p), _quarantine_frame(p.bad), p.files, p.recognised)
 
 
 def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
