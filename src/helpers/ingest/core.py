@@ -29,8 +29,10 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import functools
+import gc
 import multiprocessing
 import os
 import sys
@@ -325,6 +327,24 @@ def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
 def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Packed:
     """Read and parse a batch of (path, source_file) into columns (in a worker process: a packed sink
     pickles as numpy arrays and tuples, much faster than frames of Arrow strings)."""
+    with _gc_paused():
+        return _parse_files(items, run_id, host, groups).pack()
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused: parsing allocates millions of short-lived objects
+    without cycles (the decoded JSON, the entries and rows), and each collection would walk them all."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Sink:
     sink = _Sink()
     for path, rel in items:
         try:
@@ -340,7 +360,7 @@ def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
             sink.bad.append((run_id, rel, None, f"the file cannot be read ({exc.strerror or exc})."))
             continue
         add_file(data, run_id, rel, sink, host, groups)
-    return sink.pack()
+    return sink
 
 
 def _frames(p: _Packed, flags: bool = True) -> Batch:
@@ -484,25 +504,26 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     try:
         # histograms (the bulk) and quarantine stream batch by batch; result rows (a few hundred bytes
         # per job and direction) are kept, so the validity flags are computed once over the whole run
-        for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False):
-            files += b.files
-            recognised += b.recognised
-            hrows += len(b.histograms)
-            quar.append(b.quarantine)
-            res.append(b.results)
-            if keep:
-                hist.append(b.histograms)
+        with _gc_paused():  # (the worker processes forked here inherit the pause)
+            for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False):
+                files += b.files
+                recognised += b.recognised
+                hrows += len(b.histograms)
+                quar.append(b.quarantine)
+                res.append(b.results)
+                if keep:
+                    hist.append(b.histograms)
+                if writers:
+                    writers[config.HISTOGRAM_DATASET].write(b.histograms)
+                    writers[config.QUARANTINE_DATASET].write(b.quarantine)
+            results = _flagged(_concat(res)) if res else empty.results
+            del res
             if writers:
-                writers[config.HISTOGRAM_DATASET].write(b.histograms)
-                writers[config.QUARANTINE_DATASET].write(b.quarantine)
-        results = _flagged(_concat(res)) if res else empty.results
-        del res
-        if writers:
-            writers[config.RESULTS_DATASET].write(results)
-            for ds, df in ((config.RESULTS_DATASET, empty.results), (config.HISTOGRAM_DATASET, empty.histograms),
-                           (config.QUARANTINE_DATASET, empty.quarantine)):
-                writers[ds]._empty = df
-                writers[ds].close()
+                writers[config.RESULTS_DATASET].write(results)
+                for ds, df in ((config.RESULTS_DATASET, empty.results), (config.HISTOGRAM_DATASET, empty.histograms),
+                               (config.QUARANTINE_DATASET, empty.quarantine)):
+                    writers[ds]._empty = df
+                    writers[ds].close()
     except BaseException:
         for w in writers.values():
             w.abort()
