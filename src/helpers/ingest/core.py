@@ -344,6 +344,19 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+@contextlib.contextmanager
+def _system_memory() -> Iterator[None]:
+    """Arrow allocates from the C library's malloc, which reuses the memory of one batch for the next:
+    pyarrow's default allocator (mimalloc) backs large buffers with transparent huge pages and returns
+    them to the system between batches, so every batch's frames were zeroed afresh, 2 MiB at a time."""
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
 def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Sink:
     sink = _Sink()
     for path, rel in items:
@@ -375,9 +388,10 @@ def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = N
     groups = groups or {}
     workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
     pool = workers > 1 and len(items) >= POOL_MIN_FILES
-    if pool:  # smaller batches keep the workers evenly busy (the batch size still bounds memory)
-        batch_files = max(1, min(batch_files, -(-len(items) // (4 * workers))))
-    chunks = [items[i:i + batch_files] for i in range(0, len(items), batch_files)]
+    if pool:
+        chunks = _pool_chunks(items, batch_files, workers)
+    else:
+        chunks = [items[i:i + batch_files] for i in range(0, len(items), batch_files)]
     if not pool or len(chunks) < 2:
         for c in chunks:
             yield _batch(c, run_id, host, groups, flags)
@@ -395,6 +409,32 @@ def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = N
             nxt = next(it, None)
             if nxt is not None:
                 pending.append(ex.submit(_parse, nxt, run_id, host, groups))
+
+
+def _pool_chunks(items: list[tuple[str, str]], batch_files: int, workers: int) -> list[list[tuple[str, str]]]:
+    """Consecutive chunks of ``items`` for ``workers`` processes, sized by bytes (a file's work follows its
+    size): each at most ``batch_files`` files (that bounds memory) and about a 1/(2 x workers) share of the
+    bytes still to parse, but not under 1/(16 x workers) of all bytes.  Chunks shrink towards the end, so
+    the workers finish together and the last batch, framed and written by the parent alone once the
+    workers are done, is small."""
+    sizes = []
+    for path, _ in items:
+        try:
+            sizes.append(os.stat(path).st_size + 1)
+        except OSError:
+            sizes.append(1)
+    left = total = sum(sizes)
+    chunks, start = [], 0
+    while start < len(items):
+        target = max(left / (2 * workers), total / (16 * workers))
+        end, got = start + 1, sizes[start]
+        while end < len(items) and end - start < batch_files and got + sizes[end] <= target:
+            got += sizes[end]
+            end += 1
+        chunks.append(items[start:end])
+        left -= got
+        start = end
+    return chunks
 
 
 # --- files, runs, entry points -------------------------------------------------------------------
@@ -504,7 +544,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     try:
         # histograms (the bulk) and quarantine stream batch by batch; result rows (a few hundred bytes
         # per job and direction) are kept, so the validity flags are computed once over the whole run
-        with _gc_paused():  # (the worker processes forked here inherit the pause)
+        with _gc_paused(), _system_memory():  # (the worker processes forked here inherit both)
             for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False):
                 files += b.files
                 recognised += b.recognised

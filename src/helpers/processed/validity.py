@@ -93,7 +93,7 @@ def _texts(mask: pd.Series, make, *values: np.ndarray) -> tuple[np.ndarray, np.n
     if isinstance(make, str):
         return pos, np.zeros(len(pos), np.int64), [make]
     cols = [np.ascontiguousarray(v[pos], dtype=np.float64) for v in values]
-    bits = np.stack([c.view(np.int64) for c in cols], axis=1)
+    bits = cols[0].view(np.int64) if len(cols) == 1 else np.stack([c.view(np.int64) for c in cols], axis=1)
     first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)[1:]
     return pos, inverse.reshape(-1), [make(*(c[i] for c in cols)) for i in first]
 
