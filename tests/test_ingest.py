@@ -450,7 +450,7 @@ def assert_never_raises(data: bytes) -> None:
     sink = ingest._Sink()
     ingest.add_file(data, "h", "f.json", sink)
     df = ingest._results_frame(sink.rows)
-    ingest._hist_frame(sink)
+    ingest._hist_frame(sink.pack())
     ingest._quarantine_frame(sink.bad)
     assert len(sink.rows) + len(sink.bad) > 0  # every file is either data or quarantined
     assert (df.total_ios > 0).all() and (df.io_bytes > 0).all()

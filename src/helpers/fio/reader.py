@@ -581,7 +581,7 @@ def _direction_ns(d: dict, direction: str, ios: int) -> Direction | None:
         v = blk.get("mean")
         if type(v) not in _NUMBER or not _isfinite(v):
             return None
-        means.append(v / 1000.0)
+        means.append(v / _NS)
     pcts = []
     for blk in (clat, lat):
         pct = None if blk is None else blk.get("percentile")

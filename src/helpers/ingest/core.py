@@ -11,10 +11,11 @@ Files and jobs that are not data points (truncated, empty, not fio, wrong schema
 no I/O) are never rows: they go to the quarantine list with file, job and a one-sentence reason,
 and the rest of the batch ingests.
 
-Files are parsed in batches (in a forked process pool for large inputs); each batch becomes column
-arrays once.  The command line streams histograms and quarantine to Parquet batch by batch and writes
-the results once, after computing the validity flags over the whole run (the repeat flag compares all
-of a run's rows), so memory follows the batch size plus the run's result rows (~0.5 KB per row).
+Files are parsed in batches (in a forked process pool for large inputs, with batches sized by bytes
+that shrink towards the end); each batch becomes column arrays once, in the worker.  The command line
+streams histograms and quarantine to Parquet batch by batch and writes the results once, after
+computing the validity flags over the whole run (the repeat flag compares all of a run's rows), so
+memory follows the batch size plus the run's result rows (~0.5 KB per row).
 
 Files are recognised by content, never by name: every file below the given folders is considered
 (hidden files, the run manifest and Parquet files excepted; ``--glob`` restricts the search), read
@@ -283,8 +284,7 @@ def _strings(values: Any, take: np.ndarray | None = None) -> Any:
     return pd.arrays.ArrowStringArray(pa.chunked_array([arr if take is None else arr.take(take)]))
 
 
-def _hist_frame(batch: _Packed | _Sink) -> pd.DataFrame:
-    p = batch.pack() if isinstance(batch, _Sink) else batch
+def _hist_frame(p: _Packed) -> pd.DataFrame:
     meta = list(zip(*p.hist_meta)) if p.hist_meta else [()] * 7
     take = np.repeat(np.arange(len(p.hist_lengths)), p.hist_lengths)
     out = {}
@@ -349,8 +349,11 @@ def _system_memory() -> Iterator[None]:
     """Arrow allocates from the C library's malloc, which reuses the memory of one batch for the next:
     pyarrow's default allocator (mimalloc) backs large buffers with transparent huge pages and returns
     them to the system between batches, so every batch's frames were zeroed afresh, 2 MiB at a time."""
-    previous = pa.default_memory_pool()
-    pa.set_memory_pool(pa.system_memory_pool())
+    previous, system = pa.default_memory_pool(), pa.system_memory_pool()
+    if previous.backend_name == system.backend_name:
+        yield
+        return
+    pa.set_memory_pool(system)
     try:
         yield
     finally:
