@@ -423,7 +423,7 @@ def _pool_chunks(items: list[tuple[str, str]], batch_files: int, workers: int) -
     sizes = []
     for path, _ in items:
         try:
-            sizes.append(os.stat(path).st_size + 1)
+            sizes.append(min(os.stat(path).st_size, BIG_FILE) + 1)  # (a big binary file is barely read)
         except OSError:
             sizes.append(1)
     left = total = sum(sizes)
