@@ -8,11 +8,15 @@ import math
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
+from helpers.fio import reader
 from helpers.fio.json_output import parse_fio_bytes
-from helpers.fio.reader import NOT_RECORDED, read_result
+from helpers.fio.reader import NOT_RECORDED, Direction, read_result
 from helpers.ingest import core as ingest
 
 CORPUS = Path(__file__).parent / "data" / "fio"
@@ -187,3 +191,109 @@ def test_fio_3_39_two_connections_to_one_server_keep_only_what_both_blocks_say()
     for r in rows:
         assert r["ioengine"] is None and r["direct"] is None  # one block only / different values
         assert r["config_note"].startswith("ioengine, direct not set alike by the 'global options' of the clients")
+
+
+# --- fast paths: the same numbers as the general path, or the general path's verdict -----------------
+
+def _same(a, b) -> bool:
+    """Two reader results (Direction or None) hold the same values (NaN equal to NaN, bins element-wise)."""
+    if a is None or b is None:
+        return a is b
+    for name in Direction.__slots__:
+        x, y = getattr(a, name), getattr(b, name)
+        if name == "bins":
+            if (x is None) != (y is None) or x is not None and not all(
+                    u.dtype == v.dtype and np.array_equal(u, v) for u, v in zip(x, y)):
+                return False
+        elif not (x == y or pd.isna(x) and pd.isna(y) if not isinstance(x, tuple) else
+                  len(x) == len(y) and all(u == v or math.isnan(u) and math.isnan(v) for u, v in zip(x, y))):
+            return False
+    return True
+
+
+def _outcome(f, *args):
+    try:
+        return "ok", f(*args)
+    except Exception as exc:  # noqa: BLE001 - compared between the two paths
+        return type(exc).__name__, str(exc)
+
+
+def _check_direction(d: dict, direction: str) -> None:
+    """The fast fio >= 3 path gives what the general path gives (result or error) on ``d``."""
+    got, want = _outcome(reader._direction, d, direction), _outcome(reader._direction_any, d, direction)
+    assert got[0] == want[0] and (_same(got[1], want[1]) if got[0] == "ok" else got[1] == want[1]), (got, want)
+
+
+def _corpus_directions():
+    for p in sorted(CORPUS.rglob("*.json")):
+        if p.parts[-2] == "bad":
+            continue
+        data = p.read_bytes()
+        for obj in parse_fio_bytes(data):
+            for job in obj.get("jobs") or obj.get("client_stats") or []:
+                for direction in ("read", "write", "trim"):
+                    if isinstance(job.get(direction), dict):
+                        yield job[direction], direction
+
+
+def test_fast_direction_path_matches_the_general_path_on_the_corpus():
+    found = list(_corpus_directions())
+    assert sum(reader._direction_ns(d, k, d["total_ios"]) is not None for d, k in found
+               if type(d.get("total_ios")) is int and d["total_ios"] > 0 and "io_kbytes" in d) > 20
+    for d, direction in found:
+        _check_direction(d, direction)
+
+
+ODD_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.integers(2**63 - 2, 2**64),
+                       st.sampled_from([0.0, -0.0, 1.5, 1e308, math.inf, math.nan, "1", [], {}]))
+
+
+EDIT_PATHS = [("total_ios",), ("io_bytes",), ("iops",), ("runtime",), ("bw_bytes",), ("io_kbytes",), ("lat_ns",),
+              ("clat_ns",), ("slat_ns",), ("lat_ns", "N"), ("clat_ns", "N"), ("slat_ns", "N"), ("lat_ns", "mean"),
+              ("lat_ns", "max"), ("clat_ns", "mean"), ("slat_ns", "mean"), ("clat_ns", "percentile"),
+              ("clat_ns", "percentile", "99.000000"), ("lat_ns", "percentile"), ("clat_ns", "bins"),
+              ("lat_ns", "bins"), ("clat_ns", "bins", "1000")]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(EDIT_PATHS), st.one_of(ODD_VALUES, st.just(KeyError))), max_size=4))
+def test_fast_direction_path_matches_the_general_path_on_odd_values(edits):
+    d = json.loads((CORPUS / "jsonplus/randrw-mix70.json").read_text())["jobs"][0]["read"]
+    d["lat_ns"]["percentile"] = dict(d["clat_ns"]["percentile"])  # as with lat_percentiles=1
+    for (*parents, key), value in edits:
+        node = d
+        for k in parents:
+            node = node.get(k) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            if value is KeyError:
+                node.pop(key, None)
+            else:
+                node[key] = value
+    _check_direction(d, "read")
+
+
+def _bins_by_int(bins: dict):
+    """The bins as fio's keys read one by one with int() (the general conversion)."""
+    keys = np.fromiter(map(int, bins), dtype=np.int64, count=len(bins))
+    counts = np.fromiter(bins.values(), dtype=np.int64, count=len(bins))
+    return keys, counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.one_of(st.from_regex(r"\A[0-9]{1,20}\Z"), st.text("0123456789 _+-\u0663.e", max_size=21)),
+                       st.integers(0, 5), max_size=6))
+@example({"5 6": 1, "": 2, "7": 3})  # a key with a space and an empty key: as many numbers as keys
+@example({"": 1, "5 6": 2})
+@example({"5 6": 1, "": 2})
+@example({"9223372036854775807": 1, "9223372036854775808": 1})  # int64's last value, then beyond it
+@example({"0017": 1, "+5": 1, " 5": 1, "1_000": 1, "\u0663": 1})
+def test_bin_keys_in_one_pass_read_as_int_does(bins):
+    got, want = _outcome(reader._bins, {"bins": bins}, "clat"), _outcome(_bins_by_int, bins)
+    if want[0] != "ok":
+        assert got[0] == "EntryError", (bins, got)
+    elif want[1][0].size and want[1][0].min() < 0:
+        assert got[0] == "EntryError" and "negative" in got[1]
+    else:
+        assert got[0] == "ok", (bins, got)
+        for u, v in zip(got[1], want[1]):
+            assert u.dtype == v.dtype and np.array_equal(u, v), (bins, got, want)

@@ -3,8 +3,10 @@ from the JSON itself, bad files quarantined with reasons, and property-based rob
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import random
 import shutil
 from pathlib import Path
 
@@ -372,6 +374,70 @@ def test_process_pool_gives_the_same_frame_as_one_process(tmp_path, monkeypatch)
     pd.testing.assert_frame_equal(serial.histograms, pooled.histograms)
 
 
+def archive(folder: Path, n: int, seed: int = 3) -> dict[str, dict]:
+    """``n`` files shaped like a real archive (as in benchmarks/bench_ingest.py): each a numjobs run without
+    group_reporting, so 1-64 clone entries, with their numbers varied; json+ with bins on every 8th file.
+    Returns {source_file: the JSON written}."""
+    rng = random.Random(seed)
+    plain, plus = (json.loads((CORPUS / r).read_text()) for r in ("json/randread-qd4.json", "jsonplus/randrw-mix70.json"))
+    out = {}
+    for i in range(n):
+        obj = copy.deepcopy(plus if i % 8 == 7 else plain)
+        k = rng.choice((1, 2, 4, 8, 16, 32, 64))
+        job = obj["jobs"][0]
+        job["job options"]["numjobs"] = str(k)
+        obj["jobs"] = []
+        for _ in range(k):
+            j = copy.deepcopy(job)
+            for d in ("read", "write"):
+                x = j[d]
+                if x["total_ios"]:
+                    f = rng.uniform(0.5, 2.0)
+                    x["total_ios"], x["io_bytes"] = int(x["total_ios"] * f), int(x["io_bytes"] * f)
+                    x["iops"], x["bw_bytes"] = x["iops"] * f, int(x["bw_bytes"] * f)
+                    x["lat_ns"]["mean"] *= f
+                    x["clat_ns"]["percentile"] = {p: int(v * f) for p, v in x["clat_ns"]["percentile"].items()}
+                    if "bins" in x["clat_ns"]:
+                        x["clat_ns"]["bins"] = {b: c * rng.randint(1, 9) for b, c in x["clat_ns"]["bins"].items()}
+            j["usr_cpu"] = rng.uniform(0, 50)
+            obj["jobs"].append(j)
+        rel = f"host{i % 3}/qd{2 ** (i % 5)}/run-{i:03d}.json"
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(json.dumps(obj, indent=2))
+        out[rel] = obj
+    return out
+
+
+def test_archive_shaped_corpus_matches_the_naive_reading(tmp_path, monkeypatch):
+    files = archive(tmp_path / "raw", 40)
+    monkeypatch.setattr(ingest, "POOL_MIN_FILES", 0)  # worker processes, as for a real archive
+    res = ingest.ingest_paths([tmp_path / "raw"], "a", out=tmp_path / "out", keep=False, workers=2, batch_files=6)
+    results = store.load(tmp_path / "out", config.RESULTS_DATASET, "a")
+    hist = store.load(tmp_path / "out", config.HISTOGRAM_DATASET, "a")
+    assert res.files == 40 and len(res.quarantine) == 0 and res.rows == len(results)
+    by_file = dict(tuple(results.groupby("source_file")))
+    by_hist = dict(tuple(hist.groupby(["source_file", "job_index", "direction"])))
+    plus = 0
+    for rel, obj in files.items():
+        got = by_file[rel]
+        check_rows(got, expected_rows(obj))
+        assert set(got.numjobs) == {len(obj["jobs"])} and not got.group_reporting.any()
+        assert set(got.source_format) == {"json+" if "bins" in obj["jobs"][0]["read"]["clat_ns"] else "json"}
+        for i, job in enumerate(obj["jobs"]):
+            for d in ("read", "write"):
+                bins = job[d]["clat_ns"].get("bins")
+                h = by_hist.get((rel, i, d))
+                if not bins:
+                    assert h is None
+                    continue
+                plus += 1
+                h = h.sort_values("bin_ns")
+                assert list(h.bin_ns) == sorted(int(b) for b in bins)
+                assert list(h["count"]) == [bins[b] for b in sorted(bins, key=int)]
+                assert set(h.latency) == {"clat"} and set(h.point_id) == {job["jobname"]}
+    assert plus > 0 and len(by_hist) == plus
+
+
 # --- property-based: no uncaught exception, ever -------------------------------------------------
 
 SEEDS = [(CORPUS / r).read_bytes() for r in ("json/randread-qd4.json", "text/status-interval.json",
@@ -384,7 +450,7 @@ def assert_never_raises(data: bytes) -> None:
     sink = ingest._Sink()
     ingest.add_file(data, "h", "f.json", sink)
     df = ingest._results_frame(sink.rows)
-    ingest._hist_frame(sink)
+    ingest._hist_frame(sink.pack())
     ingest._quarantine_frame(sink.bad)
     assert len(sink.rows) + len(sink.bad) > 0  # every file is either data or quarantined
     assert (df.total_ios > 0).all() and (df.io_bytes > 0).all()

@@ -110,6 +110,23 @@ def test_open_loop_loads_are_not_repeats_of_each_other():
     assert f["flag_repeat_spread"].all()
 
 
+def test_each_row_gets_its_own_values_in_its_reasons_and_percentile_list():
+    # sentences are made once per distinct value: rows with equal, close and signed-zero values keep their own
+    rows = [row(runtime_s=1.04), row(runtime_s=1.04, direct=0), row(runtime_s=1.06), row(runtime_s=0.0, iodepth=8),
+            row(runtime_s=-0.0, iodepth=16), row(lat_mean_us=1.18, total_ios=5_000), row(lat_mean_us=1.184),
+            row(usr_cpu_pct=70.0, sys_cpu_pct=25.0, runtime_s=2.0, total_ios=50_000, clat_p99_99_us=np.nan)]
+    f = flags(*rows)
+    short = "too short for steady state (< 3 s)"
+    assert list(f["flag_reasons"]) == [
+        f"ran 1.0 s: {short}", f"buffered I/O (direct=0): the page cache may serve it; ran 1.0 s: {short}",
+        f"ran 1.1 s: {short}", f"ran 0.0 s: {short}", f"ran -0.0 s: {short}",
+        "mean read latency 1.18 µs is faster than any SSD (cache?)",
+        "mean read latency 1.18 µs is faster than any SSD (cache?)",
+        f"fio used 95 % of a CPU (CPU-bound); ran 2.0 s: {short}"]
+    assert list(f["unreliable_percentiles"]) == [""] * 5 + ["clat_p99_9_us,clat_p99_99_us", "", ""]
+    assert f["flag_reasons"].dtype == "string" and f["unreliable_percentiles"].dtype == "string"
+
+
 def test_empty_frame():
     f = add_flags(pd.DataFrame(columns=list(row())))
     assert all(c in f.columns for c, _, _ in FLAG_COLUMNS) and f.empty

@@ -85,6 +85,9 @@ def _count(v: Any, what: str | tuple) -> int:
 
 
 _isfinite = math.isfinite
+_INT64_MAX = 2**63 - 1
+_NS = 1000.0  # ns per µs
+_NUMBER = (float, int)  # type(v) in _NUMBER: a JSON number (bool is not one here)
 
 
 def _req(d: dict, key: str, direction: str) -> Any:
@@ -167,14 +170,37 @@ def _bins(block: dict, what: str) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     if type(bins) is not dict:
         raise EntryError(f"the {what} 'bins' entry is not an object (wrong schema).")
+    n = len(bins)
+    keys = _digit_keys(bins, n)
     try:
-        keys = np.fromiter(map(int, bins), dtype=np.int64, count=len(bins))  # int(): as numpy's str cast
-        counts = np.fromiter(bins.values(), dtype=np.int64, count=len(bins))
+        if keys is None:
+            keys = np.fromiter(map(int, bins), dtype=np.int64, count=n)  # int(): as numpy's str cast
+        counts = np.fromiter(bins.values(), dtype=np.int64, count=n)
     except (ValueError, TypeError, OverflowError):
         raise EntryError(f"the {what} 'bins' keys or counts are not integers (wrong schema).") from None
-    if len(keys) and (keys.min() < 0 or counts.min() < 0):
+    if n and (keys.min() < 0 or counts.min() < 0):
         raise EntryError(f"the {what} 'bins' hold negative latencies or counts (wrong schema).")
     return keys, counts
+
+
+_NOT_DIGITS = b"0123456789 "
+
+
+def _digit_keys(bins: dict, n: int) -> np.ndarray | None:
+    """The keys of ``bins`` as int64 in one C pass when every key is a plain ASCII digit string (what
+    fio writes), else None (the caller converts them one by one).  The keys joined with single spaces
+    hold only digits and single spaces, neither first nor last, and parse to ``n`` numbers exactly when
+    each key is a non-empty run of digits; a number beyond int64 (numpy saturates it) is left to the
+    caller too."""
+    try:
+        s = " ".join(bins)
+    except TypeError:
+        return None
+    if not s or not s.isascii() or s.encode().translate(None, _NOT_DIGITS) or "  " in s or s[0] == " " \
+            or s[-1] == " ":
+        return None
+    keys = np.fromstring(s, dtype=np.int64, sep=" ")
+    return keys if len(keys) == n and keys.max() < _INT64_MAX else None
 
 
 # --- the records ---------------------------------------------------------------------------------
@@ -506,6 +532,19 @@ def _direction(d: dict, direction: str) -> Direction | None:
     ios = d.get("total_ios")
     if ios == 0 and type(ios) is int:  # the common idle direction: nothing else to read
         return None
+    if type(ios) is int and "io_kbytes" in d:
+        try:
+            out = _direction_ns(d, direction, ios)
+        except Exception:  # noqa: BLE001 - not the usual shape: the general path says what is wrong
+            out = None
+        if out is not None:
+            return out
+    return _direction_any(d, direction)
+
+
+def _direction_any(d: dict, direction: str) -> Direction | None:
+    """:func:`_direction` for any shape fio ever wrote (and the reason when it is not a data point)."""
+    ios = d.get("total_ios")
     if ios is not None:
         ios = _count(ios, (direction, ".total_ios"))
         if ios == 0:
@@ -532,6 +571,62 @@ def _direction(d: dict, direction: str) -> Direction | None:
     # json+ bins (fio >= 3, ns keys): of total latency when fio wrote them (lat_percentiles=1), else clat
     for blk, f, name in ((lat, lf, "lat"), (clat, cf, "clat")):
         if blk is not None and f == 1000.0 and "bins" in blk:
+            b = _bins(blk, name)
+            if b is not None and len(b[0]):
+                out.bins, out.bins_latency = b, name
+                break
+    return out
+
+
+def _direction_ns(d: dict, direction: str, ios: int) -> Direction | None:
+    """:func:`_direction` for the shape fio >= 3 writes (integer counts, finite numbers, ``*_ns`` latency
+    blocks with ``N``, integer percentiles): the same Direction, read without the general path's call per
+    value; None for any other shape, which the general path then reads (and rejects where it must)."""
+    io_bytes, iops, runtime_ms, bw = d.get("io_bytes"), d.get("iops"), d.get("runtime"), d.get("bw_bytes")
+    if not (0 < ios <= _INT64_MAX and type(io_bytes) is int and 0 < io_bytes <= _INT64_MAX
+            and type(iops) in _NUMBER and _isfinite(iops) and type(runtime_ms) in _NUMBER
+            and _isfinite(runtime_ms) and runtime_ms > 0 and type(bw) in _NUMBER and _isfinite(bw)):
+        return None
+    blocks = []
+    for key in ("lat_ns", "clat_ns", "slat_ns"):
+        blk = d.get(key)
+        if type(blk) is not dict or type(blk.get("N")) is not int:
+            return None
+        blocks.append(blk if blk["N"] != 0 else None)
+    lat, clat, slat = blocks
+    if lat is None:
+        stats = (NAN, NAN, NAN, NAN)
+    else:
+        stats = (lat.get("mean"), lat.get("stddev"), lat.get("min"), lat.get("max"))
+        for v in stats:
+            if type(v) not in _NUMBER or not _isfinite(v):
+                return None
+        stats = tuple(map(_NS.__rtruediv__, stats))
+    means = []
+    for blk in (clat, slat):
+        if blk is None:
+            means.append(NAN)
+            continue
+        v = blk.get("mean")
+        if type(v) not in _NUMBER or not _isfinite(v):
+            return None
+        means.append(v / _NS)
+    pcts = []
+    for blk in (clat, lat):
+        pct = None if blk is None else blk.get("percentile")
+        if pct is None:
+            pcts.append(_NAN6)
+            continue
+        if type(pct) is not dict:
+            return None
+        vals = tuple(map(pct.__getitem__, PERCENTILE_KEYS))
+        for v in vals:
+            if type(v) is not int:
+                return None
+        pcts.append(tuple(map(_NS.__rtruediv__, vals)))
+    out = Direction(direction, runtime_ms / 1000.0, io_bytes, ios, float(iops), float(bw), *stats, *means, *pcts)
+    for blk, name in ((lat, "lat"), (clat, "clat")):
+        if blk is not None and "bins" in blk:
             b = _bins(blk, name)
             if b is not None and len(b[0]):
                 out.bins, out.bins_latency = b, name

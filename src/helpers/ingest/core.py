@@ -12,10 +12,11 @@ no I/O, or a job of fio's ``latency_target`` mode, whose queue depth fio chose s
 column describes it) are never rows: they go to the quarantine list with file, job and a one-sentence
 reason, and the rest of the batch ingests.
 
-Files are parsed in batches (in a forked process pool for large inputs); each batch becomes column
-arrays once.  The command line streams histograms and quarantine to Parquet batch by batch and writes
-the results once, after computing the validity flags over the whole run (the repeat flag compares all
-of a run's rows), so memory follows the batch size plus the run's result rows (~0.5 KB per row).
+Files are parsed in batches (in a forked process pool for large inputs, with batches sized by bytes
+that shrink towards the end); each batch becomes column arrays once, in the worker.  The command line
+streams histograms and quarantine to Parquet batch by batch and writes the results once, after
+computing the validity flags over the whole run (the repeat flag compares all of a run's rows), so
+memory follows the batch size plus the run's result rows (~0.5 KB per row).
 
 Files are recognised by content, never by name: every file below the given folders is considered
 (hidden files, the run manifest and Parquet files excepted; ``--glob`` restricts the search), read
@@ -30,8 +31,10 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import functools
+import gc
 import multiprocessing
 import os
 import sys
@@ -66,6 +69,7 @@ BINARY_SUFFIXES = (".parquet", ".gz", ".xz", ".zst", ".bz2", ".zip", ".tar", ".p
 FLAG_NAMES = schema.column_names(FLAG_COLUMNS)
 FIELDS = [c for c in schema.column_names() if c not in FLAG_NAMES]  # what _entry_rows produces, in order
 _DTYPES = schema.dtypes()
+_FIELD_DTYPES = [_DTYPES[c] for c in FIELDS]
 HIST_FIELDS = schema.column_names(schema.HISTOGRAM_COLUMNS)
 Q_FIELDS = schema.column_names(schema.QUARANTINE_COLUMNS)
 _ROW_ORDER = [
@@ -111,6 +115,28 @@ class _Sink:
         self.hist_counts: list[np.ndarray] = []
         self.files = 0
         self.recognised = 0  # files holding a fio result (even if every job in them is quarantined)
+
+    def pack(self) -> _Packed:
+        """The batch as a worker sends it back: result columns (numbers as arrays) instead of rows, and
+        the histograms' bins and counts as one array each (pickled many times faster)."""
+        return _Packed(_columns(self.rows), self.hist_meta, np.array([len(b) for b in self.hist_bins], np.int64),
+                       np.concatenate(self.hist_bins) if self.hist_bins else np.zeros(0, np.int64),
+                       np.concatenate(self.hist_counts) if self.hist_counts else np.zeros(0, np.int64),
+                       self.bad, self.files, self.recognised)
+
+
+@dataclass
+class _Packed:
+    """A parsed batch (see :meth:`_Sink.pack`)."""
+
+    columns: list  # per field of FIELDS: numbers as numpy (or nullable pandas) arrays, strings as tuples
+    hist_meta: list[tuple]
+    hist_lengths: np.ndarray  # bins per histogram
+    hist_bins: np.ndarray
+    hist_counts: np.ndarray
+    bad: list[tuple]
+    files: int
+    recognised: int
 
 
 def read_results(data: bytes) -> list[dict]:
@@ -232,10 +258,21 @@ def _column(values: list | tuple, dtype: str) -> Any:
     return pd.array(values, dtype=dtype)
 
 
+def _columns(rows: list[tuple]) -> list:
+    """The fields of ``rows`` column by column: numbers as arrays of their dtype, strings as tuples (turned
+    into Arrow strings by :func:`_columns_frame`, where the frame is made)."""
+    cols = list(zip(*rows)) if rows else [()] * len(FIELDS)
+    return [col if dtype == "string" else _column(col, dtype) for col, dtype in zip(cols, _FIELD_DTYPES)]
+
+
 def _results_frame(rows: list[tuple], flags: bool = True) -> pd.DataFrame:
     """The results frame of ``rows``; without ``flags`` only the fields (see :func:`_flagged`)."""
-    cols = list(zip(*rows)) if rows else [()] * len(FIELDS)
-    df = pd.DataFrame({name: _column(col, _DTYPES[name]) for name, col in zip(FIELDS, cols)})
+    return _columns_frame(_columns(rows), flags)
+
+
+def _columns_frame(columns: list, flags: bool = True) -> pd.DataFrame:
+    df = pd.DataFrame({name: _column(col, dtype) if dtype == "string" else col
+                       for name, col, dtype in zip(FIELDS, columns, _FIELD_DTYPES)})
     return _flagged(df) if flags else df
 
 
@@ -263,18 +300,17 @@ def _strings(values: Any, take: np.ndarray | None = None) -> Any:
     return pd.arrays.ArrowStringArray(pa.chunked_array([arr if take is None else arr.take(take)]))
 
 
-def _hist_frame(sink: _Sink) -> pd.DataFrame:
-    n = np.array([len(b) for b in sink.hist_bins], dtype=np.int64)
-    meta = list(zip(*sink.hist_meta)) if sink.hist_meta else [()] * 7
-    take = np.repeat(np.arange(len(n)), n)
+def _hist_frame(p: _Packed) -> pd.DataFrame:
+    meta = list(zip(*p.hist_meta)) if p.hist_meta else [()] * 7
+    take = np.repeat(np.arange(len(p.hist_lengths)), p.hist_lengths)
     out = {}
     for name, col in zip(HIST_FIELDS[:7], meta):
         if name == "job_index":
             out[name] = np.array(col, dtype=np.int64)[take]
         else:
             out[name] = _strings(list(col), take)
-    out["bin_ns"] = np.concatenate(sink.hist_bins) if sink.hist_bins else np.zeros(0, np.int64)
-    out["count"] = np.concatenate(sink.hist_counts) if sink.hist_counts else np.zeros(0, np.int64)
+    out["bin_ns"] = p.hist_bins
+    out["count"] = p.hist_counts
     return pd.DataFrame(out)
 
 
@@ -304,9 +340,43 @@ def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
     return _frames(_parse(items, run_id, host, groups), flags)
 
 
-def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Sink:
-    """Read and parse a batch of (path, source_file) into column-oriented rows (in a worker process:
-    a sink pickles as plain tuples and numpy arrays, much faster than frames of Arrow strings)."""
+def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Packed:
+    """Read and parse a batch of (path, source_file) into columns (in a worker process: a packed sink
+    pickles as numpy arrays and tuples, much faster than frames of Arrow strings)."""
+    with _gc_paused():
+        return _parse_files(items, run_id, host, groups).pack()
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused: parsing allocates millions of short-lived objects
+    without cycles (the decoded JSON, the entries and rows), and each collection would walk them all."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def _system_memory() -> Iterator[None]:
+    """Arrow allocates from the C library's malloc, which reuses the memory of one batch for the next:
+    pyarrow's default allocator (mimalloc) backs large buffers with transparent huge pages and returns
+    them to the system between batches, so every batch's frames were zeroed afresh, 2 MiB at a time."""
+    previous, system = pa.default_memory_pool(), pa.system_memory_pool()
+    if previous.backend_name == system.backend_name:
+        yield
+        return
+    pa.set_memory_pool(system)
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
+def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Sink:
     sink = _Sink()
     for path, rel in items:
         try:
@@ -325,9 +395,8 @@ def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: 
     return sink
 
 
-def _frames(sink: _Sink, flags: bool = True) -> Batch:
-    return Batch(_results_frame(sink.rows, flags), _hist_frame(sink), _quarantine_frame(sink.bad), sink.files,
-                 sink.recognised)
+def _frames(p: _Packed, flags: bool = True) -> Batch:
+    return Batch(_columns_frame(p.columns, flags), _hist_frame(p), _quarantine_frame(p.bad), p.files, p.recognised)
 
 
 def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
@@ -338,9 +407,10 @@ def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = N
     groups = groups or {}
     workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
     pool = workers > 1 and len(items) >= POOL_MIN_FILES
-    if pool:  # smaller batches keep the workers evenly busy (the batch size still bounds memory)
-        batch_files = max(1, min(batch_files, -(-len(items) // (4 * workers))))
-    chunks = [items[i:i + batch_files] for i in range(0, len(items), batch_files)]
+    if pool:
+        chunks = _pool_chunks(items, batch_files, workers)
+    else:
+        chunks = [items[i:i + batch_files] for i in range(0, len(items), batch_files)]
     if not pool or len(chunks) < 2:
         for c in chunks:
             yield _batch(c, run_id, host, groups, flags)
@@ -358,6 +428,32 @@ def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = N
             nxt = next(it, None)
             if nxt is not None:
                 pending.append(ex.submit(_parse, nxt, run_id, host, groups))
+
+
+def _pool_chunks(items: list[tuple[str, str]], batch_files: int, workers: int) -> list[list[tuple[str, str]]]:
+    """Consecutive chunks of ``items`` for ``workers`` processes, sized by bytes (a file's work follows its
+    size): each at most ``batch_files`` files (that bounds memory) and about a 1/(2 x workers) share of the
+    bytes still to parse, but not under 1/(16 x workers) of all bytes.  Chunks shrink towards the end, so
+    the workers finish together and the last batch, framed and written by the parent alone once the
+    workers are done, is small."""
+    sizes = []
+    for path, _ in items:
+        try:
+            sizes.append(min(os.stat(path).st_size, BIG_FILE) + 1)  # (a big binary file is barely read)
+        except OSError:
+            sizes.append(1)
+    left = total = sum(sizes)
+    chunks, start = [], 0
+    while start < len(items):
+        target = max(left / (2 * workers), total / (16 * workers))
+        end, got = start + 1, sizes[start]
+        while end < len(items) and end - start < batch_files and got + sizes[end] <= target:
+            got += sizes[end]
+            end += 1
+        chunks.append(items[start:end])
+        left -= got
+        start = end
+    return chunks
 
 
 # --- files, runs, entry points -------------------------------------------------------------------
@@ -469,25 +565,26 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     try:
         # histograms (the bulk) and quarantine stream batch by batch; result rows (a few hundred bytes
         # per job and direction) are kept, so the validity flags are computed once over the whole run
-        for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False):
-            files += b.files
-            recognised += b.recognised
-            hrows += len(b.histograms)
-            quar.append(b.quarantine)
-            res.append(b.results)
-            if keep:
-                hist.append(b.histograms)
+        with _gc_paused(), _system_memory():  # (the worker processes forked here inherit both)
+            for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False):
+                files += b.files
+                recognised += b.recognised
+                hrows += len(b.histograms)
+                quar.append(b.quarantine)
+                res.append(b.results)
+                if keep:
+                    hist.append(b.histograms)
+                if writers:
+                    writers[config.HISTOGRAM_DATASET].write(b.histograms)
+                    writers[config.QUARANTINE_DATASET].write(b.quarantine)
+            results = _flagged(_concat(res), throttled_points(health)) if res else empty.results
+            del res
             if writers:
-                writers[config.HISTOGRAM_DATASET].write(b.histograms)
-                writers[config.QUARANTINE_DATASET].write(b.quarantine)
-        results = _flagged(_concat(res), throttled_points(health)) if res else empty.results
-        del res
-        if writers:
-            writers[config.RESULTS_DATASET].write(results)
-            for ds, df in ((config.RESULTS_DATASET, empty.results), (config.HISTOGRAM_DATASET, empty.histograms),
-                           (config.QUARANTINE_DATASET, empty.quarantine)):
-                writers[ds]._empty = df
-                writers[ds].close()
+                writers[config.RESULTS_DATASET].write(results)
+                for ds, df in ((config.RESULTS_DATASET, empty.results), (config.HISTOGRAM_DATASET, empty.histograms),
+                               (config.QUARANTINE_DATASET, empty.quarantine)):
+                    writers[ds]._empty = df
+                    writers[ds].close()
     except BaseException:
         for w in writers.values():
             w.abort()

@@ -94,15 +94,33 @@ def repeat_cv(df: pd.DataFrame) -> pd.Series:
     return (std / mean).where(count > 1)
 
 
-def _texts(mask: pd.Series, make) -> list[str | None]:
-    """Reason text for the rows where ``mask`` holds, else None.  ``make`` is a fixed sentence or a
-    function of the rows' positions returning one sentence per position."""
-    out: list[str | None] = [None] * len(mask)
+def _texts(mask: pd.Series, make, *values: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Reason texts of the rows where ``mask`` holds: (their positions, the index of each one's text,
+    the distinct texts).  ``make`` is a fixed sentence or a function of one row's ``values`` (numpy
+    scalars) returning its sentence, called once per distinct set of values (told apart by their bits:
+    -0.0 is not 0.0) -- the rows of a run share few runtimes and spreads."""
     pos = np.flatnonzero(mask.to_numpy(dtype=bool, na_value=False))
-    texts = [make] * len(pos) if isinstance(make, str) else make(pos)
-    for p, text in zip(pos, texts):
-        out[p] = text
-    return out
+    if isinstance(make, str):
+        return pos, np.zeros(len(pos), np.int64), [make]
+    cols = [np.ascontiguousarray(v[pos], dtype=np.float64) for v in values]
+    bits = cols[0].view(np.int64) if len(cols) == 1 else np.stack([c.view(np.int64) for c in cols], axis=1)
+    first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)[1:]
+    return pos, inverse.reshape(-1), [make(*(c[i] for c in cols)) for i in first]
+
+
+def _joined(n: int, parts: list[tuple[np.ndarray, np.ndarray, list[str]]], sep: str = "; ") -> np.ndarray:
+    """Per row, the texts of ``parts`` (see :func:`_texts`) that reach it, in order, joined by ``sep`` ('' when
+    none): joined once per distinct combination of texts."""
+    codes = np.zeros((n, len(parts)), np.int64)  # 1 + the index of the row's text in each part; 0: none
+    key = np.zeros(n, np.int64)  # one number per combination (mixed radix, renumbered before it could overflow)
+    for j, (pos, inverse, texts) in enumerate(parts):
+        codes[pos, j] = inverse + 1
+        if n and int(key.max()) >= 2**62 // (len(texts) + 1):
+            key = np.unique(key, return_inverse=True)[1].reshape(-1)
+        key = key * (len(texts) + 1) + codes[:, j]
+    first, inverse = np.unique(key, return_index=True, return_inverse=True)[1:]
+    joined = [sep.join(parts[j][2][c - 1] for j, c in enumerate(codes[i]) if c) for i in first]
+    return np.array(joined, dtype=object)[inverse.reshape(-1)]
 
 
 def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> pd.DataFrame:
@@ -123,7 +141,8 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
     few = np.zeros((len(out), len(names)), dtype=bool)
     for j, (col, p) in enumerate(PERCENTILE_LEVELS.items()):
         few[:, j] = (_num(out, col).notna() & (total * (1.0 - p) < TAIL_SAMPLES)).to_numpy()
-    unreliable = [",".join(n for n, bad in zip(names, row) if bad) for row in few]
+    lists = [",".join(n for j, n in enumerate(names) if code >> j & 1) for code in range(1 << len(names))]
+    unreliable = np.array(lists, dtype=object)[few.astype(np.int64) @ (1 << np.arange(len(names)))]
     few_ios = pd.Series(few.any(axis=1), index=out.index, dtype=bool)
     runtime = _num(out, "runtime_s")
     short = runtime < MIN_RUNTIME_S
@@ -136,14 +155,13 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
 
     reasons = [
         _texts(buffered, "buffered I/O (direct=0): the page cache may serve it"),
-        _texts(too_fast, lambda ps: [f"mean read latency {lat_a[i]:.2f} µs is faster than any SSD (cache?)" for i in ps]),
-        _texts(not_on_disk, lambda ps: [f"fio counted {total_a[i]:,.0f} I/Os but the device only {disk_a[i]:,.0f} "
-                                        "(served from memory?)" for i in ps]),
-        _texts(cpu_bound, lambda ps: [f"fio used {cpu_a[i]:.0f} % of a CPU (CPU-bound)" for i in ps]),
-        _texts(short, lambda ps: [f"ran {run_a[i]:.1f} s: too short for steady state (< {MIN_RUNTIME_S:g} s)"
-                                  for i in ps]),
-        _texts(spread, lambda ps: [f"repeats of this point vary by {100 * cv_a[i]:.0f} % (CV) in IOPS" for i in ps]),
-        _texts(hot, lambda ps: [throttled[points[i]] for i in ps]),
+        _texts(too_fast, lambda v: f"mean read latency {v:.2f} µs is faster than any SSD (cache?)", lat_a),
+        _texts(not_on_disk, lambda t, d: f"fio counted {t:,.0f} I/Os but the device only {d:,.0f} "
+                                         "(served from memory?)", total_a, disk_a),
+        _texts(cpu_bound, lambda v: f"fio used {v:.0f} % of a CPU (CPU-bound)", cpu_a),
+        _texts(short, lambda v: f"ran {v:.1f} s: too short for steady state (< {MIN_RUNTIME_S:g} s)", run_a),
+        _texts(spread, lambda v: f"repeats of this point vary by {100 * v:.0f} % (CV) in IOPS", cv_a),
+        _texts(hot, lambda i: throttled[points[int(i)]], np.arange(len(out), dtype=np.float64)),
     ]
     out["flag_page_cache"] = (buffered | too_fast | not_on_disk).astype(bool)
     out["flag_cpu_bound"] = cpu_bound.astype(bool)
@@ -152,6 +170,5 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
     out["flag_short_run"] = short.astype(bool)
     out["flag_repeat_spread"] = spread.astype(bool)
     out["flag_throttled"] = hot
-    out["flag_reasons"] = pd.Series(["; ".join(t for t in row if t) for row in zip(*reasons)] if len(out) else [],
-                                    index=out.index, dtype="string")
+    out["flag_reasons"] = pd.Series(_joined(len(out), reasons), index=out.index, dtype="string")
     return out
