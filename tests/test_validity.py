@@ -141,4 +141,6 @@ def test_real_cached_buffered_read_is_flagged(fio_path, scratch_dir, tmp_path):
     r = res.iloc[0]
     assert r["direct"] == 0 and r["flag_page_cache"], r["flag_reasons"]
     assert "buffered I/O" in r["flag_reasons"]
-    assert r["lat_mean_us"] < 5.0  # served from memory: no device is that fast
+    # served from memory: a page-cache copy takes ~1-3 µs (5.8 µs seen with make test's two workers busy),
+    # a 4k read from this VM's disk ~100 µs
+    assert r["lat_mean_us"] < 20.0
