@@ -62,7 +62,8 @@ def test_value_logs_of_real_fio(logged_run):
     lat = logs.read_value_log(logs.read_text(logged_run / "job_lat.1.log"))
     assert set(iops["direction"]) == {0, 1} and (iops["bs_bytes"] == 0).all()  # averaged windows
     # windows of ~1 s counted from the end of the ramp
-    assert iops["time_ms"].min() == pytest.approx(1000, abs=50)
+    # the first 1 s window ends near 1000 ms; a busy CPU delays fio's log thread (1078 ms seen under make test)
+    assert iops["time_ms"].min() == pytest.approx(1000, abs=150)
     # bw (KiB/s) = IOPS x 4 KiB, window by window
     merged = iops.merge(bw, on=["time_ms", "direction"], suffixes=("_iops", "_bw"))
     assert len(merged) >= 2
