@@ -202,13 +202,19 @@ def _same(a, b) -> bool:
     for name in Direction.__slots__:
         x, y = getattr(a, name), getattr(b, name)
         if name == "bins":
-            if (x is None) != (y is None) or x is not None and not all(
-                    u.dtype == v.dtype and np.array_equal(u, v) for u, v in zip(x, y)):
-                return False
-        elif not (x == y or pd.isna(x) and pd.isna(y) if not isinstance(x, tuple) else
-                  len(x) == len(y) and all(u == v or math.isnan(u) and math.isnan(v) for u, v in zip(x, y))):
+            same = x is None and y is None or x is not None and y is not None and all(
+                u.dtype == v.dtype and np.array_equal(u, v) for u, v in zip(x, y))
+        elif isinstance(x, tuple):
+            same = len(x) == len(y) and all(map(_equal, x, y))
+        else:
+            same = _equal(x, y)
+        if not same:
             return False
     return True
+
+
+def _equal(x, y) -> bool:
+    return x == y or isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y)
 
 
 def _outcome(f, *args):
