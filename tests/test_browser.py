@@ -168,15 +168,21 @@ def jupyterlab(tmp_path_factory, sample_reports):
     log.close()
 
 
-def test_jupyterlab_explorer_sliders_update_the_figure(browser, jupyterlab):
+def run_all_in_jupyterlab(browser, jupyterlab, notebook: str):
+    """(context, page) of ``notebook`` opened in the fixture's JupyterLab with every cell run."""
     ctx, page, _errors, _ = offline_page(browser, allow_localhost=True)
-    page.goto(f"{jupyterlab['url']}/lab/tree/{jupyterlab['notebook']}?reset")
+    page.goto(f"{jupyterlab['url']}/lab/tree/{notebook}?reset")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.isEnabled('notebook:run-all-cells')",
                            timeout=60_000)
     page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=60_000)  # kernel started
     page.locator(".jp-Notebook .jp-Cell").first.click()
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    return ctx, page
+
+
+def test_jupyterlab_explorer_sliders_update_the_figure(browser, jupyterlab):
+    ctx, page = run_all_in_jupyterlab(browser, jupyterlab, jupyterlab["notebook"])
     slider = page.locator(".widget-slider .noUi-handle").first
     try:
         slider.wait_for(timeout=90_000)
@@ -231,14 +237,7 @@ def test_a_copied_reports_folder_still_works_offline(browser, sample_reports, tm
 
 def test_jupyterlab_compare_metric_dropdown_redraws_the_forest_plot(browser, jupyterlab):
     """The explorer on two runs: the comparison's forest plot is drawn, and picking another metric redraws it."""
-    ctx, page, _errors, _ = offline_page(browser, allow_localhost=True)
-    page.goto(f"{jupyterlab['url']}/lab/tree/{COMPARE_NB}?reset")
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.isEnabled('notebook:run-all-cells')",
-                           timeout=60_000)
-    page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=60_000)
-    page.locator(".jp-Notebook .jp-Cell").first.click()
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    ctx, page = run_all_in_jupyterlab(browser, jupyterlab, COMPARE_NB)
     title = ("(s) => [...document.querySelectorAll('.jp-OutputArea .js-plotly-plot .gtitle')]"
              ".some(t => t.textContent.startsWith(s))")
     try:
