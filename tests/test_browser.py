@@ -123,17 +123,22 @@ def test_operating_a_report_slider_changes_the_plot(browser, reports):
     ctx.close()
 
 
+COMPARE_NB = "90-explorer-two-runs.ipynb"
+
+
 @pytest.fixture(scope="module")
 def jupyterlab(tmp_path_factory, sample_reports):
-    """JupyterLab on a copy of the explorer notebook pointed at the bundled sample (no token)."""
+    """JupyterLab on copies of the explorer notebook pointed at the bundled sample (no token): one on the sample
+    run, one on both sample runs (the comparison section)."""
     tmp = tmp_path_factory.mktemp("lab")
     processed, run = sample_reports["processed_dir"], sample_reports["run"]
     nb_path = pipeline.interactive_notebooks()[0]
-    nb = nbformat.read(nb_path, as_version=4)
-    for c in nb.cells:
-        if "parameters" in c.metadata.get("tags", []):
-            c.source += f'\nrun_id = "{run}"\nprocessed_dir = "{processed}"'
-    nbformat.write(nb, tmp / nb_path.name)
+    for name, run_ids in ((nb_path.name, run), (COMPARE_NB, "sample-grid-vm,sample-quick-vm")):
+        nb = nbformat.read(nb_path, as_version=4)
+        for c in nb.cells:
+            if "parameters" in c.metadata.get("tags", []):
+                c.source += f'\nrun_id = "{run_ids}"\nprocessed_dir = "{processed}"'
+        nbformat.write(nb, tmp / name)
     port = free_port()
     log = open(tmp / "lab.log", "w")  # noqa: SIM115 - closed after the server stops
     proc = subprocess.Popen([str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--allow-root",
@@ -163,15 +168,21 @@ def jupyterlab(tmp_path_factory, sample_reports):
     log.close()
 
 
-def test_jupyterlab_explorer_sliders_update_the_figure(browser, jupyterlab):
+def run_all_in_jupyterlab(browser, jupyterlab, notebook: str):
+    """(context, page) of ``notebook`` opened in the fixture's JupyterLab with every cell run."""
     ctx, page, _errors, _ = offline_page(browser, allow_localhost=True)
-    page.goto(f"{jupyterlab['url']}/lab/tree/{jupyterlab['notebook']}?reset")
+    page.goto(f"{jupyterlab['url']}/lab/tree/{notebook}?reset")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.isEnabled('notebook:run-all-cells')",
                            timeout=60_000)
     page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=60_000)  # kernel started
     page.locator(".jp-Notebook .jp-Cell").first.click()
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    return ctx, page
+
+
+def test_jupyterlab_explorer_sliders_update_the_figure(browser, jupyterlab):
+    ctx, page = run_all_in_jupyterlab(browser, jupyterlab, jupyterlab["notebook"])
     slider = page.locator(".widget-slider .noUi-handle").first
     try:
         slider.wait_for(timeout=90_000)
@@ -222,3 +233,28 @@ def test_a_copied_reports_folder_still_works_offline(browser, sample_reports, tm
         assert page.evaluate("() => typeof window.Plotly") == "object", html.name
         assert not errors and not blocked, (html.name, errors, blocked)
         ctx.close()
+
+
+def test_jupyterlab_compare_metric_dropdown_redraws_the_forest_plot(browser, jupyterlab):
+    """The explorer on two runs: the comparison's forest plot is drawn, and picking another metric redraws it."""
+    ctx, page = run_all_in_jupyterlab(browser, jupyterlab, COMPARE_NB)
+    title = ("(s) => [...document.querySelectorAll('.jp-OutputArea .js-plotly-plot .gtitle')]"
+             ".some(t => t.textContent.startsWith(s))")
+    try:
+        page.wait_for_function(title, arg="IOPS: sample-quick-vm (new) vs sample-grid-vm (base)", timeout=120_000)
+    except Exception:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / "jupyterlab-compare-failed.png"), full_page=False)
+        raise
+    metric = page.locator(".widget-dropdown select").last
+    metric.select_option(label="bandwidth")
+    metric.scroll_into_view_if_needed()  # JupyterLab draws only the cells in view
+    try:
+        page.wait_for_function(title, arg="bandwidth: sample-quick-vm (new) vs sample-grid-vm (base)", timeout=30_000)
+    except Exception:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / "jupyterlab-compare-failed.png"), full_page=False)
+        raise
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / "jupyterlab-compare.png"), full_page=False)
+    ctx.close()

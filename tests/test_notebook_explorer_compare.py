@@ -10,7 +10,7 @@ import pytest
 from figdata import rows
 from helpers.analysis import runpair
 from helpers.notebook import explorer
-from helpers.report.export import PLOTLY_MIME, plotly_outputs_to_html
+from helpers.report.export import PLOTLY_MIME, export_html, plotly_outputs_to_html, static_outputs
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 QD4 = {"rw": "randread", "direction": "read", "bs_bytes": 4096, "iodepth": 4}
@@ -72,7 +72,7 @@ def test_one_run_is_one_sentence(runs):
     assert text.endswith(".") and text.replace("e.g. ", "").count(". ") == 0  # one sentence
 
 
-def test_displayed_outputs_carry_a_plotly_figure_and_a_table_for_an_exported_page(runs, monkeypatch):
+def test_displayed_outputs_carry_a_plotly_figure_and_a_table_for_an_exported_page(runs, monkeypatch, tmp_path):
     import nbformat
 
     shown = []
@@ -83,9 +83,17 @@ def test_displayed_outputs_carry_a_plotly_figure_and_a_table_for_an_exported_pag
     assert WIDGET_MIME in figure and WIDGET_MIME in table  # JupyterLab draws the live widgets
     assert [t["name"] for t in figure[PLOTLY_MIME]["data"]] == [t.name for t in view.figure.data]
     assert table["text/html"] == view.table.value
-    # the report export turns the figure into a plotly div and drops the widget; the table stays HTML
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
-    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data=b) for b in (figure, table)]
-    assert plotly_outputs_to_html(nb) == 1
-    data = nb.cells[0].outputs[0]["data"]
-    assert set(data) <= {"text/html", "text/plain"} and "Plotly.newPlot" in data["text/html"]
+    # an executed notebook as papermill saves it (widget state in the metadata), then a widget-only output
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")], metadata={"widgets": {"state": "MBs"}})
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data=b) for b in (figure, table)] + [
+        nbformat.v4.new_output("display_data", data=view.base._repr_mimebundle_())]
+    executed = tmp_path / "90-explorer.ipynb"
+    nbformat.write(nb, executed)
+    page = export_html(executed, tmp_path / "reports" / "run" / "explorer.html").read_text()
+    # the exported page: the forest plot as a plotly div, the table as HTML, a sentence for the widget
+    assert page.count("Plotly.newPlot") == 1 and "slower" in page and "4k randread QD4" in page
+    assert WIDGET_MIME not in page and "MBs" not in page and "An interactive widget" in page
+    # the steps: widget views give way to the static copies, then plotly JSON becomes a plotly div
+    again = nbformat.read(executed, as_version=4)
+    assert static_outputs(again) == 3 and plotly_outputs_to_html(again) == 1
+    assert [set(o["data"]) for o in again.cells[0].outputs] == [{"text/html", "text/plain"}] * 3

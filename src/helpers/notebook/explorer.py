@@ -138,6 +138,35 @@ class Explorer:
                 fig.show()
 
 
+class _FigureArea:
+    """A figure that each selection redraws with a NEW figure from a figure builder: a box holding a plotly
+    FigureWidget of the figure, replaced by a new one each time (JupyterLab draws a new widget from its full
+    state; replacing the traces and layout of one FigureWidget left the title out after Plotly.relayout), or,
+    without anywidget, an Output widget the figure is shown in.  Not an Output widget when avoidable:
+    executing the notebook headless (papermill/nbclient), a cell capturing into an Output widget after a cell
+    showing a FigureWidget hung in 3 of 8 runs here; FigureWidget after FigureWidget in none of 8."""
+
+    def __init__(self):
+        import ipywidgets as w
+
+        self._cls = _figure_class()
+        self.widget = w.Box() if self._cls else w.Output()
+        self.figure: go.Figure | None = None
+
+    def show(self, fig: go.Figure) -> None:
+        if self._cls:
+            old = self.widget.children
+            self.figure = self._cls(fig)
+            self.widget.children = (self.figure,)
+            for child in old:
+                child.close()
+            return
+        self.figure = fig
+        self.widget.clear_output(wait=True)
+        with self.widget:
+            fig.show()
+
+
 class _nullcontext:
     def __enter__(self):
         return self
@@ -181,12 +210,15 @@ class TimeseriesExplorer:
         self.stall = w.FloatSlider(value=0.5, min=0.1, max=0.9, step=0.05, description="Stall below",
                                    readout_format=".0%", continuous_update=False)
         self.info = w.HTML()
-        self.output = w.Output()
-        self.figure: go.Figure | None = None
+        self.area = _FigureArea()
         self.point.observe(lambda _c: self.redraw(), names="value")
         self.stall.observe(lambda _c: self.redraw(), names="value")
-        self.widget = w.VBox([w.HBox([self.point, self.stall]), self.info, self.output])
+        self.widget = w.VBox([w.HBox([self.point, self.stall]), self.info, self.area.widget])
         self.redraw()
+
+    @property
+    def figure(self) -> go.Figure | None:
+        return self.area.figure
 
     def select(self, label: str | None = None, stall_fraction: float | None = None) -> None:
         if label is not None:
@@ -199,11 +231,8 @@ class TimeseriesExplorer:
         pick = (self.ts["run_id"] == run) & (self.ts["source_file"] == source)
         ts = self.ts[pick]
         summary = consistency(ts, stall_fraction=self.stall.value)
-        self.figure = timeseries_figure(point_series(ts), summary, health=self.health, health_note=self.health_note)
+        self.area.show(timeseries_figure(point_series(ts), summary, health=self.health, health_note=self.health_note))
         self.info.value = "<br>".join(f"<b>{r.direction}</b>: {r.summary}" for r in summary.itertuples())
-        self.output.clear_output(wait=True)
-        with self.output:
-            self.figure.show()
 
 
 def timeseries_explorer(ts: pd.DataFrame, health: pd.DataFrame | None = None, health_note: str = ""):
@@ -237,15 +266,18 @@ class CompareExplorer:
         self.metric = w.Dropdown(options=[(METRICS[m].label, m) for m in metrics], value=metrics[0],
                                  description="Metric", layout=w.Layout(width="auto"), **label)
         self.info = w.HTML()
-        self.output = w.Output()
+        self.area = _FigureArea()
         self.table = w.HTML()
-        self.figure: go.Figure | None = None
         self.comparison: RunComparison | None = None
         for widget in (self.base, self.new, self.metric):
             widget.observe(lambda _c: self.redraw(), names="value")
         self.widget = w.VBox([w.HBox([self.base, self.new, self.metric], layout=w.Layout(flex_flow="row wrap")),
-                              self.info, self.output])
+                              self.info, self.area.widget])
         self.redraw()
+
+    @property
+    def figure(self) -> go.Figure | None:
+        return self.area.figure
 
     def select(self, base: list[str] | str | None = None, new: list[str] | str | None = None,
                metric: str | None = None) -> None:
@@ -261,22 +293,19 @@ class CompareExplorer:
         if not base or not new or set(base) & set(new):
             self.comparison = None
             summary = "Pick at least one base run and one new run, none on both sides."
-            self.figure = message_figure(summary)
+            figure = message_figure(summary)
             table = pd.DataFrame(columns=COMPARE_COLUMNS)
         else:
             self.comparison = compare_runs(self.samples, base, new, metrics=[metric])
             summary = self.comparison.summary
-            self.figure = forest_figure(self.comparison.table, summary,
-                                        title=f"{METRICS[metric].label}: {', '.join(new)} (new) vs {', '.join(base)} "
-                                              "(base)")
+            figure = forest_figure(self.comparison.table, summary,
+                                   title=f"{METRICS[metric].label}: {', '.join(new)} (new) vs {', '.join(base)} (base)")
             table = self.comparison.table
         self.info.value = f"<b>{'; '.join(base) or '—'} → {'; '.join(new) or '—'}</b>: {summary}"
         self.table.value = page.table(table, columns=COMPARE_COLUMNS,
                                       empty="No point was measured with the same configuration on both sides."
                                       )._repr_html_()
-        self.output.clear_output(wait=True)
-        with self.output:
-            self.figure.show()
+        self.area.show(figure)
 
     def _ipython_display_(self) -> None:
         """Two outputs, each a live widget in JupyterLab with a static copy for an exported page: the

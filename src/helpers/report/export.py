@@ -4,6 +4,7 @@ Exports hide code (``--no-input``).  Notebooks store figures as plotly JSON only
 one with ``Plotly.newPlot`` and every page loads plotly.js from ONE shared file,
 ``reports/assets/plotly.min.js``, by a relative path (``../assets/plotly.min.js``), so a copied or zipped
 reports folder still opens offline and a page carries only its own figures (not 5 MB of plotly.js).
+Widgets cannot work on such a page: their outputs show the static copy they carry, or one sentence.
 """
 
 from __future__ import annotations
@@ -67,6 +68,27 @@ def plotly_outputs_to_html(nb) -> int:
     return n
 
 
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+WIDGET_NOTE = "<p><em>An interactive widget: it works in JupyterLab, with a running kernel.</em></p>"
+
+
+def static_outputs(nb) -> int:
+    """A report page has no kernel and no widget manager (its script is on a CDN, which offline pages do not
+    load): every widget view gives way to the static representation its output carries (the run-comparison
+    explorer's forest plot and table), or to one sentence; the saved widget state (megabytes) is dropped.
+    Returns how many widget views were replaced."""
+    nb.metadata.pop("widgets", None)
+    n = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data") or {}
+            if data.pop(WIDGET_MIME, None) is not None:
+                n += 1
+                if all(k == "text/plain" for k in data):
+                    data["text/html"] = WIDGET_NOTE
+    return n
+
+
 def export_html(executed: Path, out_html: Path, reports_dir: Path | None = None) -> Path:
     """Export an executed notebook without code cells, using the offline template (no CDN scripts); the
     page loads the shared ``assets/plotly.min.js`` of ``reports_dir`` (default: two folders up from the
@@ -80,6 +102,7 @@ def export_html(executed: Path, out_html: Path, reports_dir: Path | None = None)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
                             template_name="offline", extra_template_basedirs=[str(TEMPLATES_DIR)])
     nb = nbformat.read(executed, as_version=4)
+    static_outputs(nb)
     plotly_outputs_to_html(nb)
     body, _ = exporter.from_notebook_node(nb)
     body = strip_external_scripts(body)
