@@ -235,26 +235,26 @@ def test_a_copied_reports_folder_still_works_offline(browser, sample_reports, tm
         ctx.close()
 
 
+def _wait_or_shoot(page, title_js: str, title: str, timeout: int) -> None:
+    """Wait until a plot title starts with ``title``; on failure keep a screenshot of what the page showed."""
+    try:
+        page.wait_for_function(title_js, arg=title, timeout=timeout)
+    except Exception:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / "jupyterlab-compare-failed.png"), full_page=False)
+        raise
+
+
 def test_jupyterlab_compare_metric_dropdown_redraws_the_forest_plot(browser, jupyterlab):
     """The explorer on two runs: the comparison's forest plot is drawn, and picking another metric redraws it."""
     ctx, page = run_all_in_jupyterlab(browser, jupyterlab, COMPARE_NB)
     title = ("(s) => [...document.querySelectorAll('.jp-OutputArea .js-plotly-plot .gtitle')]"
              ".some(t => t.textContent.startsWith(s))")
-    try:
-        page.wait_for_function(title, arg="IOPS: sample-quick-vm (new) vs sample-grid-vm (base)", timeout=120_000)
-    except Exception:
-        SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / "jupyterlab-compare-failed.png"), full_page=False)
-        raise
+    _wait_or_shoot(page, title, "IOPS: sample-quick-vm (new) vs sample-grid-vm (base)", 120_000)
     metric = page.locator(".widget-dropdown select").last
     metric.select_option(label="bandwidth")
     metric.scroll_into_view_if_needed()  # JupyterLab draws only the cells in view
-    try:
-        page.wait_for_function(title, arg="bandwidth: sample-quick-vm (new) vs sample-grid-vm (base)", timeout=30_000)
-    except Exception:
-        SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / "jupyterlab-compare-failed.png"), full_page=False)
-        raise
+    _wait_or_shoot(page, title, "bandwidth: sample-quick-vm (new) vs sample-grid-vm (base)", 30_000)
     SCREENS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENS / "jupyterlab-compare.png"), full_page=False)
     ctx.close()

@@ -9,6 +9,7 @@ x block size x queue depth grid and a mix sweep); ``sample-quick-vm`` is the qui
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -103,38 +104,30 @@ class RunData:
         total = len(self.results) + (0 if self.left_out is None else len(self.left_out))
         return left_out_sentence(self.left_out, total)
 
-    @property
+    @cached_property
     def histograms(self) -> pd.DataFrame:
         """json+ latency bins of the chosen runs (empty DataFrame when none were ingested)."""
-        if not hasattr(self, "_histograms"):
-            self._histograms = store.load(self.processed_dir, config.HISTOGRAM_DATASET, self.run_ids)
-        return self._histograms
+        return store.load(self.processed_dir, config.HISTOGRAM_DATASET, self.run_ids)
 
-    @property
+    @cached_property
     def manifests(self) -> dict[str, dict]:
         """run id -> its sweep manifest ({} when not found), loaded once."""
-        if not hasattr(self, "_manifests"):
-            self._manifests = {r: load_manifest(r, self.processed_dir, self.raw_dir) for r in self.run_ids}
-        return self._manifests
+        return {r: load_manifest(r, self.processed_dir, self.raw_dir) for r in self.run_ids}
 
     @property
     def manifest(self) -> dict:
         """The manifest of the first chosen run (what a single-run page such as the device card describes)."""
         return self.manifests[self.run_ids[0]] if self.run_ids else {}
 
-    @property
+    @cached_property
     def timeseries(self) -> pd.DataFrame:
         """fio's per-window logs of the chosen runs (empty DataFrame when the runs have none)."""
-        if not hasattr(self, "_timeseries"):
-            self._timeseries = store.load(self.processed_dir, config.TIMESERIES_DATASET, self.run_ids)
-        return self._timeseries
+        return store.load(self.processed_dir, config.TIMESERIES_DATASET, self.run_ids)
 
-    @property
+    @cached_property
     def health(self) -> pd.DataFrame:
         """SMART/health captures of the chosen runs (empty DataFrame when the runs have none)."""
-        if not hasattr(self, "_health"):
-            self._health = store.load(self.processed_dir, config.HEALTH_DATASET, self.run_ids)
-        return self._health
+        return store.load(self.processed_dir, config.HEALTH_DATASET, self.run_ids)
 
     @property
     def health_note(self) -> str:
