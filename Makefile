@@ -26,6 +26,9 @@ export JUPYTER_DATA_DIR := $(CURDIR)/.jupyter/data
 export JUPYTER_RUNTIME_DIR := $(CURDIR)/.jupyter/runtime
 export IPYTHONDIR := $(CURDIR)/.jupyter/ipython
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# Python caches compiled modules (__pycache__, gitignored) even when the caller's environment says not to:
+# every notebook kernel imports helpers, and pytest keeps its rewritten test modules there.
+unexport PYTHONDONTWRITEBYTECODE
 
 PIPELINE = $(BIN)/python -m helpers.report.pipeline
 # one --flag="$(VAR)" per sweep option of src/helpers/run/options.py (tests/test_options.py checks they agree)

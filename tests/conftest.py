@@ -83,12 +83,14 @@ def _uses_chain(item) -> bool:
     return bool(set(getattr(item, "fixturenames", ())) & SESSION_CHAIN)
 
 
-def _xdist_order(item) -> int:
+def _xdist_order(item) -> tuple[int, int]:
     """With two workers: the session chain first (its worker starts at once), then modules that run fio or
-    notebooks (long), then the quick unit modules, which fill the gaps at the end."""
+    notebooks (long), then the quick unit modules, which fill the gaps at the end.  Within the chain the
+    browser tests come last: the smoke sweep and its notebooks run while the sample reports build in the
+    background, and the browser tests, which need both, find them done."""
     if _uses_chain(item):
-        return 0
-    return 1 if item.get_closest_marker("fio") or item.get_closest_marker("notebooks") else 2
+        return 0, _heavy(item)
+    return (1 if item.get_closest_marker("fio") or item.get_closest_marker("notebooks") else 2), 0
 
 
 def pytest_collection_modifyitems(config, items):
@@ -106,7 +108,7 @@ def pytest_collection_modifyitems(config, items):
         items.sort(key=_xdist_order)  # stable: file order within each class
         return  # the worker that gets the chain starts the sample reports (smoke_run / sample_reports)
     items.sort(key=_heavy)  # stable: file order within each class
-    if any(HEAVY_FIXTURES & set(getattr(it, "fixturenames", ())) for it in items):
+    if not config.option.collectonly and any(HEAVY_FIXTURES & set(getattr(it, "fixturenames", ())) for it in items):
         _start_sample_reports(config._tmp_path_factory)
 
 

@@ -2,7 +2,8 @@
 
 * every exported report loads offline with at least one rendered plotly plot and no page errors,
   and operating a report's plotly slider changes the plot (screenshots in build/screens/);
-* JupyterLab: the explorer notebook's ipywidgets render and moving a slider updates the figure.
+* JupyterLab: the explorer notebook (on two runs) renders its ipywidgets; moving a slider updates the figure and
+  picking another comparison metric redraws the forest plot.
 """
 
 from __future__ import annotations
@@ -87,8 +88,12 @@ def plot_state(page, i: int) -> dict:
 def test_every_report_renders_offline_without_errors(browser, reports):
     SCREENS.mkdir(parents=True, exist_ok=True)
     assert len(reports["pages"]) == len(pipeline.analysis_notebooks())
+    # one tab goes from page to page, as a reader clicking through the folder would (each page is a new
+    # document; the tab keeps plotly.js compiled, which halves the time); errors and requests are per page
+    ctx, page, errors, blocked = offline_page(browser)
     for html in reports["pages"] + [reports["index"]]:
-        ctx, page, errors, blocked = offline_page(browser)
+        errors.clear()
+        blocked.clear()
         page.goto(html.as_uri())
         if html.name != "index.html":
             page.wait_for_selector(".plotly .main-svg", timeout=30_000)
@@ -98,7 +103,7 @@ def test_every_report_renders_offline_without_errors(browser, reports):
         page.screenshot(path=str(SCREENS / f"{html.stem}.png"), full_page=True)
         assert not errors, f"{html.name}: page errors {errors}"
         assert not [u for u in blocked if u.endswith(".js")], f"{html.name} tried to load scripts: {blocked}"
-        ctx.close()
+    ctx.close()
 
 
 def test_operating_a_report_slider_changes_the_plot(browser, reports):
@@ -128,17 +133,16 @@ COMPARE_NB = "90-explorer-two-runs.ipynb"
 
 @pytest.fixture(scope="module")
 def jupyterlab(tmp_path_factory, sample_reports):
-    """JupyterLab on copies of the explorer notebook pointed at the bundled sample (no token): one on the sample
-    run, one on both sample runs (the comparison section)."""
+    """JupyterLab on a copy of the explorer notebook pointed at both bundled sample runs (no token), so one
+    notebook shows the sliders and the comparison section."""
     tmp = tmp_path_factory.mktemp("lab")
-    processed, run = sample_reports["processed_dir"], sample_reports["run"]
+    processed = sample_reports["processed_dir"]
     nb_path = pipeline.interactive_notebooks()[0]
-    for name, run_ids in ((nb_path.name, run), (COMPARE_NB, "sample-grid-vm,sample-quick-vm")):
-        nb = nbformat.read(nb_path, as_version=4)
-        for c in nb.cells:
-            if "parameters" in c.metadata.get("tags", []):
-                c.source += f'\nrun_id = "{run_ids}"\nprocessed_dir = "{processed}"'
-        nbformat.write(nb, tmp / name)
+    nb = nbformat.read(nb_path, as_version=4)
+    for c in nb.cells:
+        if "parameters" in c.metadata.get("tags", []):
+            c.source += f'\nrun_id = "sample-grid-vm,sample-quick-vm"\nprocessed_dir = "{processed}"'
+    nbformat.write(nb, tmp / COMPARE_NB)
     port = free_port()
     log = open(tmp / "lab.log", "w")  # noqa: SIM115 - closed after the server stops
     proc = subprocess.Popen([str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--allow-root",
@@ -159,7 +163,7 @@ def jupyterlab(tmp_path_factory, sample_reports):
     else:
         proc.terminate()
         pytest.fail("JupyterLab did not start: " + (tmp / "lab.log").read_text()[-2000:])
-    yield {"url": url, "notebook": nb_path.name}
+    yield {"url": url, "notebook": COMPARE_NB}
     proc.terminate()
     try:
         proc.wait(timeout=15)
@@ -181,8 +185,17 @@ def run_all_in_jupyterlab(browser, jupyterlab, notebook: str):
     return ctx, page
 
 
-def test_jupyterlab_explorer_sliders_update_the_figure(browser, jupyterlab):
+@pytest.fixture(scope="module")
+def lab_explorer(browser, jupyterlab):
+    """The explorer notebook open in JupyterLab with every cell run (one kernel for the slider and the
+    comparison checks)."""
     ctx, page = run_all_in_jupyterlab(browser, jupyterlab, jupyterlab["notebook"])
+    yield page
+    ctx.close()
+
+
+def test_jupyterlab_explorer_sliders_update_the_figure(lab_explorer):
+    page = lab_explorer
     slider = page.locator(".widget-slider .noUi-handle").first
     try:
         slider.wait_for(timeout=90_000)
@@ -202,7 +215,6 @@ def test_jupyterlab_explorer_sliders_update_the_figure(browser, jupyterlab):
     SCREENS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENS / "jupyterlab-explorer.png"), full_page=False)
     assert before != after and "QD" in after
-    ctx.close()
 
 
 def test_sweep_modes_report_renders_offline(browser, modes_reports):
@@ -245,9 +257,9 @@ def _wait_or_shoot(page, title_js: str, title: str, timeout: int) -> None:
         raise
 
 
-def test_jupyterlab_compare_metric_dropdown_redraws_the_forest_plot(browser, jupyterlab):
+def test_jupyterlab_compare_metric_dropdown_redraws_the_forest_plot(lab_explorer):
     """The explorer on two runs: the comparison's forest plot is drawn, and picking another metric redraws it."""
-    ctx, page = run_all_in_jupyterlab(browser, jupyterlab, COMPARE_NB)
+    page = lab_explorer
     title = ("(s) => [...document.querySelectorAll('.jp-OutputArea .js-plotly-plot .gtitle')]"
              ".some(t => t.textContent.startsWith(s))")
     _wait_or_shoot(page, title, "IOPS: sample-quick-vm (new) vs sample-grid-vm (base)", 120_000)
@@ -257,4 +269,3 @@ def test_jupyterlab_compare_metric_dropdown_redraws_the_forest_plot(browser, jup
     _wait_or_shoot(page, title, "bandwidth: sample-quick-vm (new) vs sample-grid-vm (base)", 30_000)
     SCREENS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENS / "jupyterlab-compare.png"), full_page=False)
-    ctx.close()

@@ -61,12 +61,13 @@ def test_missing_fio_is_one_sentence(tmp_path, monkeypatch):
     assert not list(tmp_path.iterdir())  # nothing written
 
 
-def test_hanging_fio_is_stopped_and_leaves_no_output(tmp_path, fake_fio):
-    fio = fake_fio("exec sleep 60")
+def test_hanging_fio_is_stopped_and_leaves_no_output(tmp_path, fake_fio, monkeypatch):
+    fio = fake_fio("trap '' INT; exec sleep 60")  # hung: it ignores the SIGINT that asks fio to stop
+    monkeypatch.setattr(runner, "STOP_GRACE_S", 0.5)
     tmp, final = tmp_path / ".p.json.tmp", tmp_path / "p.json"
     tmp.write_text("{")
     rc, text, seconds = runner.run_fio([str(fio)], tmp, final, timeout=1)
-    assert rc == 124 and "did not finish within 1 s" in text and seconds < 30
+    assert rc == 124 and "did not finish within 1 s" in text and seconds < 30  # killed after the grace
     assert not tmp.exists() and not final.exists()
 
 

@@ -179,15 +179,19 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         return
 
 
-def stop_process(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
-    """Ask fio to stop (SIGINT: it ends its jobs and exits), then kill it if it does not."""
+STOP_GRACE_S = 10.0  # seconds fio gets to end its jobs after SIGINT before it is killed
+
+
+def stop_process(proc: subprocess.Popen, grace_s: float | None = None) -> None:
+    """Ask fio to stop (SIGINT: it ends its jobs and exits), then kill it if it does not within ``grace_s``
+    (:data:`STOP_GRACE_S`)."""
     if proc.poll() is None:
         try:
             proc.send_signal(signal.SIGINT)
         except OSError:
             pass
         try:
-            proc.wait(timeout=grace_s)
+            proc.wait(timeout=STOP_GRACE_S if grace_s is None else grace_s)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
