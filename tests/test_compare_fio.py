@@ -1,5 +1,5 @@
 """Run comparison on real fio (64 MiB file, 4 x 1 s repeats per configuration): A/A is within noise, a B
-throttled by rate_iops to ~45 % of A is slower with an interval covering the true ratio, and the gate
+throttled by rate_iops to ~30 % of A is slower with an interval covering the true ratio, and the gate
 fails on it.
 
 The repeats of A, B and A' are interleaved in time (A r0, B r0, A' r0, A r1, ...): this machine's disk
@@ -9,7 +9,7 @@ timestamps (drift "interleaved").  Runs one after the other need the drift measu
 (benchmarks/bench_compare.py measures the false-alarm rate of both designs with real fio; the history
 method has its known-answer tests in tests/test_analysis_samples.py).  A' (an
 independent A) is the reference for A's true IOPS, so "the interval covers the true ratio" is checked
-against a measurement the interval never saw.  The A/A check uses 99 % intervals so that the test
+against a measurement the interval never saw: B's interval against A' must agree with B's against A.  The A/A check uses 99 % intervals so that the test
 itself fails by chance in ~1 % of runs, not 5 %.
 """
 
@@ -36,9 +36,10 @@ def runs(tmp_path_factory, scratch_dir, fio_path) -> dict:
     for r in range(2):
         fio_repeat(fio_path, target, d / "pilot" / f"r{r}.json")
     pilot = samples_of(d / "pilot", "pilot")
-    # 45 % of the slower pilot repeat: the shared disk's speed swings (make test runs other fio jobs beside
-    # this one; A's IOPS then spread by tens of %), B must still reach its rate and stand out of that spread
-    rate = int(0.45 * pilot.loc[pilot["metric"] == "iops", "value"].min())
+    # 30 % of the slower pilot repeat: the shared disk's speed swings (make test runs other fio jobs beside
+    # this one; A's IOPS then spread by tens of %; at 45 % the gate once found no regression), B must still
+    # reach its rate and stand out of that spread
+    rate = int(0.3 * pilot.loc[pilot["metric"] == "iops", "value"].min())
     # 4 repeats: with 3, a repeat CV above 40 % (seen here under other jobs' load) leaves A's mean not
     # distinguishable from 0 and Fieller's interval unbounded; with 4 that takes a CV above 63 %
     samples = interleaved(fio_path, target, d, {"a": {}, "b": {"rate_iops": rate, "rate_process": "linear"},
@@ -59,8 +60,15 @@ def test_throttled_b_is_slower_and_the_interval_covers_the_true_ratio(runs):
     t = c.table.set_index("metric")
     assert mean_iops(s, "b") <= 1.02 * runs["rate"], runs  # fio held B to its cap (if the disk slowed, below it)
     assert t.loc["iops", "verdict"] == "slower", t.loc["iops", ["ratio", "low", "high", "drift"]]
-    truth = mean_iops(s, "b") / mean_iops(s, "a2")  # A's true IOPS from the independent A'
-    assert t.loc["iops", "low"] <= truth <= t.loc["iops", "high"], (truth, t.loc["iops", ["low", "high"]])
+    # the true ratio, measured independently against A': A' has its own noise (as large as A's), so the check
+    # is that the two intervals of the same ratio agree -- two independent 95 % intervals of one quantity
+    # miss each other by chance in well under 1 % of runs, while the point estimate B/A' falls outside A's
+    # interval far more often than 5 % (seen here once under the other worker's load: 0.51 vs 0.37-0.49)
+    ref = compare_runs(s, "a2", "b", metrics=["iops"], keys=KEYS).table.set_index("metric").loc["iops"]
+    truth = mean_iops(s, "b") / mean_iops(s, "a2")
+    assert ref["low"] <= truth <= ref["high"]
+    assert t.loc["iops", "low"] <= ref["high"] and ref["low"] <= t.loc["iops", "high"], \
+        (truth, t.loc["iops", ["low", "high"]], ref[["low", "high"]])
     assert t.loc["p99", "ratio"] > 0  # percentiles from the real json+ histograms
     assert c.summary.startswith("0 of 1 points within noise; 4k randread QD4 IOPS -")
 
