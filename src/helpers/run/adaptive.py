@@ -3,7 +3,8 @@
 Per series the search doubles QD from ``start_qd`` (1, 2, 4, ...) and stops when
 
 * the last ``flat_steps`` doublings each added less than ``gain_pct`` % IOPS over the best
-  depth measured before them ("flat"), or
+  depth measured before them ("flat"; a probe that ran its full runtime without settling never
+  counts as flat: its number may come from a slow phase of the device, so the ladder goes on), or
 * the mean completion latency exceeded ``lat_limit_us`` (when set), or
 * ``max_qd`` was measured.
 
@@ -39,6 +40,29 @@ class Step:
     runtime_s: float | None = None  # the most the step could run (its runtime_s)
     device_s: float | None = None  # seconds it drove the device: ramp + the runtime it took
     settled_s: float | None = None  # it ended early, settled, this many seconds in (ramp included); None: ran it all
+    settle_check: bool = False  # it could have ended early once settled (settle_windows > 0)
+
+    @property
+    def unsettled(self) -> bool:
+        """It had a settle check and ran its full runtime without settling: its IOPS moved by more than the
+        tolerance from window to window, so the number may come from a passing slow (or fast) phase."""
+        return self.settle_check and self.settled_s is None and self.kind != "confirm"
+
+
+# a settle window must hold at least this many I/Os before the search shortens it: their count alone then moves
+# by about 1/sqrt(1000) = 3 % from window to window, well inside the default 10 % tolerance
+WINDOW_IOS = 1000
+
+
+def probe_window_ms(history: list[Step], a: AdaptiveSettings, window_ms: int) -> int:
+    """The settle window of the next probe: the profile's ``window_ms``, shortened (to ``a.min_window_ms`` at
+    the least, in 10 ms steps) when the last measured step's IOPS put :data:`WINDOW_IOS` I/Os into a
+    shorter one.  QD only doubles, so the next probe's IOPS are at least about that high; a probe only has to
+    show whether its doubling paid off.  A pure function of the history, like :func:`next_depth`."""
+    if not history or history[-1].iops <= 0:
+        return window_ms
+    need = math.ceil(WINDOW_IOS * 1000 / history[-1].iops / 10) * 10
+    return min(window_ms, max(a.min_window_ms, need))
 
 
 def point_metrics(raw: Path) -> dict[str, float]:
@@ -55,7 +79,8 @@ def step_of(qd: int, kind: str, raw: Path, entry: dict) -> Step:
     p = entry.get("parameters", {})
     runtime = float(p.get("runtime_s", 0))
     device = entry.get("device_s", runtime + float(p.get("ramp_s", 0)))
-    return Step(qd, m["iops"], m["lat_mean_us"], kind, runtime, device, entry.get("settled_after_s"))
+    return Step(qd, m["iops"], m["lat_mean_us"], kind, runtime, device, entry.get("settled_after_s"),
+                int(p.get("settle_windows", 0) or 0) > 0)
 
 
 def settle_text(step: Step) -> str:
@@ -79,11 +104,14 @@ def summary(history: list[Step], a: AdaptiveSettings) -> dict:
 
 
 def _flat_run(ladder: list[Step], gain: float) -> int:
-    """Number of trailing ladder steps that gained less than ``gain`` over the best before them."""
+    """Number of trailing ladder steps that gained less than ``gain`` over the best before them.  A step
+    that did not settle (:attr:`Step.unsettled`) never counts as flat: it ends the run as a step that paid
+    off does, so a flat verdict rests only on settled (or settle-free) measurements and the ladder goes on
+    through a slow phase instead of calling its dip a plateau."""
     n = 0
     for i in range(len(ladder) - 1, 0, -1):
         best_before = max(s.iops for s in ladder[:i])
-        if ladder[i].iops < best_before * (1 + gain):
+        if ladder[i].iops < best_before * (1 + gain) and not ladder[i].unsettled:
             n += 1
         else:
             break
@@ -100,7 +128,9 @@ def ladder_stop(ladder: list[Step], a: AdaptiveSettings) -> str | None:
     if _flat_run(ladder, a.gain_pct / 100) >= a.flat_steps:
         return f"{a.flat_steps} doublings in a row added less than {a.gain_pct:g} % IOPS (up to QD {last.qd})"
     if last.qd * 2 > a.max_qd:
-        return f"reached the largest queue depth {last.qd}"
+        unsettled = sum(s.unsettled for s in ladder)
+        note = f" ({unsettled} of {len(ladder)} doublings did not settle)" if unsettled else ""
+        return f"reached the largest queue depth {last.qd}{note}"
     return None
 
 

@@ -140,6 +140,9 @@ class AdaptiveSettings:
     lat_limit_us: float | None = None  # stop when mean completion latency exceeds this
     refine: bool = True  # measure the geometric midpoint between the last two depths before the plateau
     confirm_runtime_s: float = 0.0  # >0: re-measure the knee and the peak at this runtime
+    # probes whose previous step's IOPS fill a shorter settle window with helpers.run.adaptive.WINDOW_IOS I/Os
+    # use it, down to this many ms (the profile's settle_window_ms is the longest; see adaptive.probe_window_ms)
+    min_window_ms: int = 150
     typical_steps: int = 8  # for the duration estimate
 
 
