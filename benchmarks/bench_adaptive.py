@@ -173,6 +173,11 @@ def main() -> int:
         knee_how = f", that step {settled(at_knee[0])}" if at_knee else ""
         print(f"  knee: grid QD {g_knee} ({g_how}); adaptive QD {a_knee} ({a_how}{knee_how}); "
               f"{apart} QD steps apart")
+        same = [(x["qd"], x["iops"] / gd[x["qd"]] - 1) for x in ad["steps"]
+                if x["kind"] == "ladder" and x["qd"] in gd and x["qd"] >= (g_knee or 1)]
+        if same:  # a level shift between the two runs (the disk's phase) rather than the search's estimate
+            print("  same depths at and past the grid's knee, adaptive probe vs grid point: " + ", ".join(
+                f"QD{q} {d:+.1%}" for q, d in same) + f" (median {statistics.median(d for _, d in same):+.1%})")
         print(f"  device time: grid {rnd['g_dev']:.1f} s, adaptive {rnd['a_dev']:.1f} s "
               f"({pct(rnd['ratio'])}); wall {rnd['g_wall']:.1f} s / {rnd['a_wall']:.1f} s", flush=True)
 

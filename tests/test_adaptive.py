@@ -252,3 +252,17 @@ def test_probe_windows_shorten_once_the_previous_step_fills_them_with_enough_ios
     assert probe_window_ms([_probe(1, 12_000, True)], a, 250) == 150  # floor: min_window_ms
     assert probe_window_ms([_probe(1, 12_000, True)], AdaptiveSettings(min_window_ms=50), 250) == 90
     assert probe_window_ms([_probe(1, 12_000, True)], a, 100) == 100  # never longer than the profile's
+
+
+def test_a_curve_creeping_up_just_under_gain_pct_per_doubling_is_still_rising():
+    """Bench round 1 (2026-11-23 21:05): QD 32 and QD 64 each added 6-7 % over the step before, so two 'flat'
+    doublings ended the ladder at QD 64 with 67k IOPS while the grid went on to 80k at QD 512.  Flat now means
+    within gain_pct of the best step before the run began: 64 added 14 % over QD 16, so the ladder goes on."""
+    a = AdaptiveSettings()
+    probes = [_probe(q, v, True) for q, v in [(1, 12847), (2, 26547), (4, 42647), (8, 43193), (16, 58901),
+                                              (32, 62667), (64, 67283)]]
+    assert next_depth(probes, a) == (128, "ladder")
+    probes += [_probe(128, 73000, True), _probe(256, 76000, True)]  # 256: +4 % over 128, 128: +8.5 % over 64
+    assert next_depth(probes, a) == (512, "ladder")
+    probes += [_probe(512, 79000, True)]  # 256 and 512 within 10 % of QD 128's 73k: a plateau
+    assert next_depth(probes, a) == (181, "refine")

@@ -3,7 +3,7 @@
 Per series the search doubles QD from ``start_qd`` (1, 2, 4, ...) and stops when
 
 * the last ``flat_steps`` doublings each added less than ``gain_pct`` % IOPS over the best
-  depth measured before them ("flat"; a probe that ran its full runtime without settling never
+  depth measured before the first of them ("flat"; a probe that ran its full runtime without settling never
   counts as flat: its number may come from a slow phase of the device, so the ladder goes on), or
 * the mean completion latency exceeded ``lat_limit_us`` (when set), or
 * ``max_qd`` was measured.
@@ -104,15 +104,17 @@ def summary(history: list[Step], a: AdaptiveSettings) -> dict:
 
 
 def _flat_run(ladder: list[Step], gain: float) -> int:
-    """Number of trailing ladder steps that gained less than ``gain`` over the best before them.  A step
-    that did not settle (:attr:`Step.unsettled`) never counts as flat: it ends the run as a step that paid
-    off does, so a flat verdict rests only on settled (or settle-free) measurements and the ladder goes on
-    through a slow phase instead of calling its dip a plateau."""
+    """Number of trailing ladder steps that together stayed flat: each gained less than ``gain`` over the best
+    step measured before the first of them, so a curve that creeps up by a little less than ``gain`` per
+    doubling (7 %, then 7 % more) is still rising.  A step that did not settle (:attr:`Step.unsettled`)
+    never counts as flat: it ends the run as a step that paid off does, so a flat verdict rests only on
+    settled (or settle-free) measurements and the ladder goes on through a slow phase instead of calling its
+    dip a plateau."""
     n = 0
-    for i in range(len(ladder) - 1, 0, -1):
-        best_before = max(s.iops for s in ladder[:i])
-        if ladder[i].iops < best_before * (1 + gain) and not ladder[i].unsettled:
-            n += 1
+    for i in range(len(ladder) - 1, 0, -1):  # try the run ladder[i:]
+        base = max(s.iops for s in ladder[:i])
+        if all(s.iops < base * (1 + gain) and not s.unsettled for s in ladder[i:]):
+            n = len(ladder) - i
         else:
             break
     return n
@@ -126,7 +128,8 @@ def ladder_stop(ladder: list[Step], a: AdaptiveSettings) -> str | None:
     if a.lat_limit_us is not None and last.lat_mean_us > a.lat_limit_us:
         return f"mean latency {last.lat_mean_us:.0f} us at QD {last.qd} exceeds the limit {a.lat_limit_us:.0f} us"
     if _flat_run(ladder, a.gain_pct / 100) >= a.flat_steps:
-        return f"{a.flat_steps} doublings in a row added less than {a.gain_pct:g} % IOPS (up to QD {last.qd})"
+        return (f"{a.flat_steps} doublings in a row added less than {a.gain_pct:g} % IOPS over the depths before "
+                f"them (up to QD {last.qd})")
     if last.qd * 2 > a.max_qd:
         unsettled = sum(s.unsettled for s in ladder)
         note = f" ({unsettled} of {len(ladder)} doublings did not settle)" if unsettled else ""
