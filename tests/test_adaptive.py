@@ -266,3 +266,38 @@ def test_a_curve_creeping_up_just_under_gain_pct_per_doubling_is_still_rising():
     assert next_depth(probes, a) == (512, "ladder")
     probes += [_probe(512, 79000, True)]  # 256 and 512 within 10 % of QD 128's 73k: a plateau
     assert next_depth(probes, a) == (181, "refine")
+
+
+def test_plateau_level_is_the_median_of_the_probes_from_the_last_depth_that_paid_off():
+    """Bench run 2 round 1 (2026-11-23 21:12): QD 64 paid off, 128 and 256 were flat, the refine at QD 91 dipped;
+    the best probe (QD 128, 84.5k) is the best of four noisy ones, the plateau level their median."""
+    from helpers.run.adaptive import plateau, plateau_iops, summary
+
+    a = AdaptiveSettings()
+    h = [_probe(q, v, True) for q, v in [(1, 13135), (2, 24062), (4, 30683), (8, 45724), (16, 51071),
+                                         (32, 70208), (64, 80487), (128, 84511), (256, 81350)]]
+    assert next_depth(h, a) == (91, "refine")
+    h.append(_probe(91, 55366, True, "refine"))
+    assert next_depth(h, a) is None
+    assert [s.qd for s in plateau(h, a)] == [64, 128, 256, 91]
+    assert plateau_iops(h, a) == (80487 + 81350) / 2
+    s = summary(h, a)
+    assert (s["peak_qd"], s["peak_iops"]) == (128, 84511) and s["plateau_qds"] == [64, 128, 256, 91]
+    assert s["plateau_iops"] == 80918.5
+    rising = _search(lambda q: q * 1000.0, AdaptiveSettings(max_qd=8))
+    assert plateau(rising, AdaptiveSettings(max_qd=8)) == [] and summary(rising, AdaptiveSettings(max_qd=8))[
+        "plateau_iops"] is None
+
+
+def test_plateau_starts_at_the_step_the_flat_run_was_measured_against():
+    """An unsettled dip (QD 256) between the best step (QD 128) and two settled flat ones: the plateau starts at
+    QD 128, the level the flat doublings did not beat."""
+    from helpers.run.adaptive import plateau
+
+    a = AdaptiveSettings()
+    h = [_probe(q, v, True) for q, v in [(1, 12119), (2, 17371), (4, 31976), (8, 45178), (16, 58453), (32, 66553),
+                                         (64, 58770), (128, 69195)]]
+    h += [_probe(256, 62919, False), _probe(512, 51169, True), _probe(1024, 63054, True)]
+    assert next_depth(h, a) == (362, "refine")
+    h.append(_probe(362, 66867, True, "refine"))
+    assert [s.qd for s in plateau(h, a)] == [128, 256, 512, 1024, 362]

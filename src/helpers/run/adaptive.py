@@ -23,6 +23,7 @@ how settled the measurement behind it was.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,11 +95,14 @@ def settle_text(step: Step) -> str:
 
 def summary(history: list[Step], a: AdaptiveSettings) -> dict:
     """The manifest's record of one series: every step, why the ladder stopped, the peak (a measured step)
-    and how settled it was, and the seconds the series drove the device."""
+    and how settled it was, the plateau's probes and their median IOPS (:func:`plateau_iops`; None when the
+    ladder did not end on a plateau), and the seconds the series drove the device."""
     pk = peak(history)
     return {"steps": [s.__dict__ for s in history], "stop_reason": stop_reason(history, a),
             "peak_qd": pk.qd, "peak_iops": round(pk.iops, 1), "peak_kind": pk.kind,
             "peak_settled_after_s": pk.settled_s, "peak_how": settle_text(pk),
+            "plateau_qds": [s.qd for s in plateau(history, a)],
+            "plateau_iops": None if (pl := plateau_iops(history, a)) is None else round(pl, 1),
             "device_s": round(sum(s.device_s or 0.0 for s in history), 3),
             "settled_steps": sum(s.settled_s is not None for s in history)}
 
@@ -171,6 +175,25 @@ def next_depth(history: list[Step], a: AdaptiveSettings) -> tuple[int, str] | No
 
 def peak(history: list[Step]) -> Step:
     return max(history, key=lambda s: s.iops)
+
+
+def plateau(history: list[Step], a: AdaptiveSettings) -> list[Step]:
+    """The probes on the plateau the ladder ended on, when it stopped on ``flat_steps`` flat doublings (empty
+    otherwise: still rising at ``max_qd``, or stopped by the latency limit): the ladder and refine steps from
+    the depth the flat run was measured against (the best step before it) upwards."""
+    ladder = [s for s in history if s.kind == "ladder"]
+    flat = _flat_run(ladder, a.gain_pct / 100)
+    if flat < a.flat_steps:
+        return []
+    base = max(ladder[:len(ladder) - flat], key=lambda s: s.iops)
+    return [s for s in history if s.kind in ("ladder", "refine") and s.qd >= base.qd]
+
+
+def plateau_iops(history: list[Step], a: AdaptiveSettings) -> float | None:
+    """The median IOPS of the :func:`plateau` probes: the plateau's level from a few short probes, none of which
+    is picked for being high (:func:`peak`, the best single probe, is the best of several noisy ones)."""
+    steps = plateau(history, a)
+    return statistics.median(s.iops for s in steps) if steps else None
 
 
 def stop_reason(history: list[Step], a: AdaptiveSettings) -> str:
