@@ -51,7 +51,8 @@ LOG_HIST_MSEC = 1000  # fio completion-latency histogram log: one histogram per 
 SETTLE_DEFAULTS = {"settle_windows": 0, "settle_pct": 5.0, "settle_window_ms": 1000}  # grid points: off
 # Adaptive probes end once settled unless the profile sets these keys (settle_windows: 0 turns it off): a probe
 # only has to show whether a doubling of QD paid off, so three quarter-second windows that agree within the
-# search's gain_pct (filled in by parse_profile) are enough, and runtime_s is the most a probe may take.
+# search's gain_pct (filled in by parse_profile) are enough, and runtime_s is the most a probe may take.  The
+# search shortens the windows (down to AdaptiveSettings.min_window_ms) once IOPS fill them (adaptive.probe_window_ms).
 ADAPTIVE_SETTLE = {"settle_windows": 3, "settle_pct": None, "settle_window_ms": 250}
 
 
