@@ -3,7 +3,8 @@
 Per series the search doubles QD from ``start_qd`` (1, 2, 4, ...) and stops when
 
 * the last ``flat_steps`` doublings each added less than ``gain_pct`` % IOPS over the best
-  depth measured before them ("flat"), or
+  depth measured before the first of them ("flat"; a probe that ran its full runtime without settling never
+  counts as flat: its number may come from a slow phase of the device, so the ladder goes on), or
 * the mean completion latency exceeded ``lat_limit_us`` (when set), or
 * ``max_qd`` was measured.
 
@@ -22,6 +23,7 @@ how settled the measurement behind it was.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +41,29 @@ class Step:
     runtime_s: float | None = None  # the most the step could run (its runtime_s)
     device_s: float | None = None  # seconds it drove the device: ramp + the runtime it took
     settled_s: float | None = None  # it ended early, settled, this many seconds in (ramp included); None: ran it all
+    settle_check: bool = False  # it could have ended early once settled (settle_windows > 0)
+
+    @property
+    def unsettled(self) -> bool:
+        """It had a settle check and ran its full runtime without settling: its IOPS moved by more than the
+        tolerance from window to window, so the number may come from a passing slow (or fast) phase."""
+        return self.settle_check and self.settled_s is None and self.kind != "confirm"
+
+
+# a settle window must hold at least this many I/Os before the search shortens it: their count alone then moves
+# by about 1/sqrt(1000) = 3 % from window to window, well inside the default 10 % tolerance
+WINDOW_IOS = 1000
+
+
+def probe_window_ms(history: list[Step], a: AdaptiveSettings, window_ms: int) -> int:
+    """The settle window of the next probe: the profile's ``window_ms``, shortened (to ``a.min_window_ms`` at
+    the least, in 10 ms steps) when the last measured step's IOPS put :data:`WINDOW_IOS` I/Os into a
+    shorter one.  QD only doubles, so the next probe's IOPS are at least about that high; a probe only has to
+    show whether its doubling paid off.  A pure function of the history, like :func:`next_depth`."""
+    if not history or history[-1].iops <= 0:
+        return window_ms
+    need = math.ceil(WINDOW_IOS * 1000 / history[-1].iops / 10) * 10
+    return min(window_ms, max(a.min_window_ms, need))
 
 
 def point_metrics(raw: Path) -> dict[str, float]:
@@ -55,7 +80,8 @@ def step_of(qd: int, kind: str, raw: Path, entry: dict) -> Step:
     p = entry.get("parameters", {})
     runtime = float(p.get("runtime_s", 0))
     device = entry.get("device_s", runtime + float(p.get("ramp_s", 0)))
-    return Step(qd, m["iops"], m["lat_mean_us"], kind, runtime, device, entry.get("settled_after_s"))
+    return Step(qd, m["iops"], m["lat_mean_us"], kind, runtime, device, entry.get("settled_after_s"),
+                int(p.get("settle_windows", 0) or 0) > 0)
 
 
 def settle_text(step: Step) -> str:
@@ -69,22 +95,30 @@ def settle_text(step: Step) -> str:
 
 def summary(history: list[Step], a: AdaptiveSettings) -> dict:
     """The manifest's record of one series: every step, why the ladder stopped, the peak (a measured step)
-    and how settled it was, and the seconds the series drove the device."""
+    and how settled it was, the plateau's probes and their median IOPS (:func:`plateau_iops`; None when the
+    ladder did not end on a plateau), and the seconds the series drove the device."""
     pk = peak(history)
     return {"steps": [s.__dict__ for s in history], "stop_reason": stop_reason(history, a),
             "peak_qd": pk.qd, "peak_iops": round(pk.iops, 1), "peak_kind": pk.kind,
             "peak_settled_after_s": pk.settled_s, "peak_how": settle_text(pk),
+            "plateau_qds": [s.qd for s in plateau(history, a)],
+            "plateau_iops": None if (pl := plateau_iops(history, a)) is None else round(pl, 1),
             "device_s": round(sum(s.device_s or 0.0 for s in history), 3),
             "settled_steps": sum(s.settled_s is not None for s in history)}
 
 
 def _flat_run(ladder: list[Step], gain: float) -> int:
-    """Number of trailing ladder steps that gained less than ``gain`` over the best before them."""
+    """Number of trailing ladder steps that together stayed flat: each gained less than ``gain`` over the best
+    step measured before the first of them, so a curve that creeps up by a little less than ``gain`` per
+    doubling (7 %, then 7 % more) is still rising.  A step that did not settle (:attr:`Step.unsettled`)
+    never counts as flat: it ends the run as a step that paid off does, so a flat verdict rests only on
+    settled (or settle-free) measurements and the ladder goes on through a slow phase instead of calling its
+    dip a plateau."""
     n = 0
-    for i in range(len(ladder) - 1, 0, -1):
-        best_before = max(s.iops for s in ladder[:i])
-        if ladder[i].iops < best_before * (1 + gain):
-            n += 1
+    for i in range(len(ladder) - 1, 0, -1):  # try the run ladder[i:]
+        base = max(s.iops for s in ladder[:i])
+        if all(s.iops < base * (1 + gain) and not s.unsettled for s in ladder[i:]):
+            n = len(ladder) - i
         else:
             break
     return n
@@ -98,9 +132,12 @@ def ladder_stop(ladder: list[Step], a: AdaptiveSettings) -> str | None:
     if a.lat_limit_us is not None and last.lat_mean_us > a.lat_limit_us:
         return f"mean latency {last.lat_mean_us:.0f} us at QD {last.qd} exceeds the limit {a.lat_limit_us:.0f} us"
     if _flat_run(ladder, a.gain_pct / 100) >= a.flat_steps:
-        return f"{a.flat_steps} doublings in a row added less than {a.gain_pct:g} % IOPS (up to QD {last.qd})"
+        return (f"{a.flat_steps} doublings in a row added less than {a.gain_pct:g} % IOPS over the depths before "
+                f"them (up to QD {last.qd})")
     if last.qd * 2 > a.max_qd:
-        return f"reached the largest queue depth {last.qd}"
+        unsettled = sum(s.unsettled for s in ladder)
+        note = f" ({unsettled} of {len(ladder)} doublings did not settle)" if unsettled else ""
+        return f"reached the largest queue depth {last.qd}{note}"
     return None
 
 
@@ -138,6 +175,25 @@ def next_depth(history: list[Step], a: AdaptiveSettings) -> tuple[int, str] | No
 
 def peak(history: list[Step]) -> Step:
     return max(history, key=lambda s: s.iops)
+
+
+def plateau(history: list[Step], a: AdaptiveSettings) -> list[Step]:
+    """The probes on the plateau the ladder ended on, when it stopped on ``flat_steps`` flat doublings (empty
+    otherwise: still rising at ``max_qd``, or stopped by the latency limit): the ladder and refine steps from
+    the depth the flat run was measured against (the best step before it) upwards."""
+    ladder = [s for s in history if s.kind == "ladder"]
+    flat = _flat_run(ladder, a.gain_pct / 100)
+    if flat < a.flat_steps:
+        return []
+    base = max(ladder[:len(ladder) - flat], key=lambda s: s.iops)
+    return [s for s in history if s.kind in ("ladder", "refine") and s.qd >= base.qd]
+
+
+def plateau_iops(history: list[Step], a: AdaptiveSettings) -> float | None:
+    """The median IOPS of the :func:`plateau` probes: the plateau's level from a few short probes, none of which
+    is picked for being high (:func:`peak`, the best single probe, is the best of several noisy ones)."""
+    steps = plateau(history, a)
+    return statistics.median(s.iops for s in steps) if steps else None
 
 
 def stop_reason(history: list[Step], a: AdaptiveSettings) -> str:

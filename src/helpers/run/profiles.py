@@ -51,7 +51,8 @@ LOG_HIST_MSEC = 1000  # fio completion-latency histogram log: one histogram per 
 SETTLE_DEFAULTS = {"settle_windows": 0, "settle_pct": 5.0, "settle_window_ms": 1000}  # grid points: off
 # Adaptive probes end once settled unless the profile sets these keys (settle_windows: 0 turns it off): a probe
 # only has to show whether a doubling of QD paid off, so three quarter-second windows that agree within the
-# search's gain_pct (filled in by parse_profile) are enough, and runtime_s is the most a probe may take.
+# search's gain_pct (filled in by parse_profile) are enough, and runtime_s is the most a probe may take.  The
+# search shortens the windows (down to AdaptiveSettings.min_window_ms) once IOPS fill them (adaptive.probe_window_ms).
 ADAPTIVE_SETTLE = {"settle_windows": 3, "settle_pct": None, "settle_window_ms": 250}
 
 
@@ -140,6 +141,9 @@ class AdaptiveSettings:
     lat_limit_us: float | None = None  # stop when mean completion latency exceeds this
     refine: bool = True  # measure the geometric midpoint between the last two depths before the plateau
     confirm_runtime_s: float = 0.0  # >0: re-measure the knee and the peak at this runtime
+    # probes whose previous step's IOPS fill a shorter settle window with helpers.run.adaptive.WINDOW_IOS I/Os
+    # use it, down to this many ms (the profile's settle_window_ms is the longest; see adaptive.probe_window_ms)
+    min_window_ms: int = 150
     typical_steps: int = 8  # for the duration estimate
 
 
