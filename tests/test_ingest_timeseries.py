@@ -69,10 +69,12 @@ def test_lab_point_percentiles_and_few_ios(lab_point):
     assert (h["clat_p50_us"] <= h["clat_p99_us"]).all() and (h["clat_p99_us"] <= h["clat_p99_9_us"]).all()
     # ~500 I/Os a window: p50 is sound, p99 has 5 beyond it and p99.9 0.5 (flagged, by results' own rule)
     assert (h["unreliable_percentiles"] == "clat_p99_us,clat_p99_9_us").all() and h["flag_few_ios"].all()
-    # never more I/Os in the windows than fio counted in the whole point
+    # never more I/Os in the windows than fio counted in the whole point, give or take the I/Os in flight at
+    # its end (iodepth per job): the histogram log once held 2993 against fio's 2991
+    in_flight = lab_point["point"].iodepth * lab_point["point"].numjobs
     for d in ("read", "write"):
         total = results.loc[results["direction"] == d, "total_ios"].sum()
-        assert h.loc[h["direction"] == d, "hist_ios"].sum() <= total
+        assert h.loc[h["direction"] == d, "hist_ios"].sum() <= total + in_flight
     # joins with results on source_file, job_index and direction
     keys = ["source_file", "job_index", "direction"]
     assert len(df[keys].drop_duplicates().merge(results[keys], on=keys)) == 2
