@@ -25,3 +25,18 @@ def test_adaptive_steps_say_how_long_each_step_ran_and_whether_it_settled():
     t = adaptive_steps(manifest)
     assert list(t["device_s"][:2]) == [1.04, 2.25] and t["settled_after_s"].iloc[0] == 1.0
     assert t["settled_after_s"][1:].isna().all() and t["device_s"].isna().iloc[2]
+
+
+def test_adaptive_steps_mark_the_plateau_and_its_median_level():
+    manifest = {"adaptive": {"randread 4k": {"steps": [
+        {"qd": 1, "iops": 10.0, "lat_mean_us": 100.0, "kind": "ladder"},
+        {"qd": 2, "iops": 30.0, "lat_mean_us": 60.0, "kind": "ladder"},
+        {"qd": 4, "iops": 31.0, "lat_mean_us": 120.0, "kind": "ladder"},
+        {"qd": 8, "iops": 29.0, "lat_mean_us": 250.0, "kind": "ladder"},
+        {"qd": 3, "iops": 30.5, "lat_mean_us": 90.0, "kind": "refine"}],
+        "plateau_qds": [2, 4, 8, 3], "plateau_iops": 30.25, "stop_reason": "2 doublings in a row ..."}}}
+    t = adaptive_steps(manifest)
+    assert list(t["on_plateau"]) == [False, True, True, True, True]
+    assert (t["plateau_iops"] == 30.25).all()
+    old = adaptive_steps({"adaptive": {"s": {"steps": [{"qd": 1, "iops": 1.0, "kind": "ladder"}]}}})
+    assert not old["on_plateau"].any() and old["plateau_iops"].isna().all()  # recorded before the plateau

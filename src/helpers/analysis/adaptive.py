@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 STEP_COLUMNS = ["series", "step", "kind", "qd", "iops", "clat_mean_us", "runtime_s", "device_s", "settled_after_s",
-                "stop_reason"]
+                "on_plateau", "plateau_iops", "stop_reason"]
 
 
 def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
@@ -17,19 +17,23 @@ def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
     ``stop_reason`` repeats the series' reason (or its error) on each of its rows.  ``runtime_s`` is the most
     the step could run, ``device_s`` the seconds it drove the device (ramp + the runtime it took) and
     ``settled_after_s`` when it ended early because its IOPS had settled (ramp included; empty: it ran its
-    full runtime, or the run predates these records)."""
+    full runtime, or the run predates these records).  ``on_plateau`` marks the probes of the plateau the ladder
+    ended on and ``plateau_iops`` repeats their median IOPS on each row of the series (the search's estimate of
+    the plateau level; empty when it ended on none, or the run predates it)."""
     rows = []
     for series, info in ((manifest or {}).get("adaptive") or {}).items():
         reason = info.get("stop_reason", info.get("error"))
+        plateau, level = set(info.get("plateau_qds") or ()), info.get("plateau_iops")
         for i, st in enumerate(info.get("steps") or [], start=1):
             rows.append({"series": series, "step": i, "kind": st.get("kind"), "qd": st.get("qd"),
                          "iops": st.get("iops"),
                          # the search records the IOPS-weighted mean COMPLETION latency (fio.reader.point_totals)
                          "clat_mean_us": st.get("lat_mean_us"), "runtime_s": st.get("runtime_s"),
                          "device_s": st.get("device_s"), "settled_after_s": st.get("settled_s"),
-                         "stop_reason": reason})
+                         "on_plateau": st.get("kind") in ("ladder", "refine") and st.get("qd") in plateau,
+                         "plateau_iops": level, "stop_reason": reason})
         if not info.get("steps"):
             rows.append({"series": series, "step": None, "kind": None, "qd": None, "iops": None,
                          "clat_mean_us": None, "runtime_s": None, "device_s": None, "settled_after_s": None,
-                         "stop_reason": reason})
+                         "on_plateau": None, "plateau_iops": None, "stop_reason": reason})
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
