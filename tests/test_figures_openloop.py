@@ -69,3 +69,19 @@ def test_no_open_loop_points_says_so_in_one_sentence():
         fig = openloop_figure(empty)
         assert not fig.data
         assert [a.text for a in fig.layout.annotations] == ["No open-loop points (profile with rate_iops) in this run."]
+
+
+def test_one_line_per_series_never_joining_two_workloads():
+    """Two workloads (and two runs) in one table: each line goes through the loads of one series only, in
+    the order they were offered."""
+    rows = pd.DataFrame({
+        "run_id": ["a", "a", "a", "a", "b", "b"],
+        "point_id": ["r-rate1000", "r-rate2000", "w-rate500", "w-rate1000", "r-rate1000", "r-rate2000"],
+        "rw": ["randread", "randread", "randwrite", "randwrite", "randread", "randread"], "bs_bytes": 4096,
+        "iodepth": 32, "direction": ["read", "read", "write", "write", "read", "read"],
+        "iops": [1000.0, 2000.0, 500.0, 990.0, 1000.0, 1990.0],
+        "clat_p50_us": 80.0, "clat_p99_us": [150.0, 300.0, 200.0, 400.0, 160.0, 310.0], "clat_p99_9_us": 900.0})
+    fig = openloop_figure(openloop_table(rows))
+    p99 = {t.name: list(t.x) for t in fig.data if t.name.startswith("p99 ")}
+    assert p99 == {"p99 a: randread 4k QD32": [1000.0, 2000.0], "p99 a: randwrite 4k QD32": [500.0, 990.0],
+                   "p99 b: randread 4k QD32": [1000.0, 1990.0]}
