@@ -97,3 +97,21 @@ def test_displayed_outputs_carry_a_plotly_figure_and_a_table_for_an_exported_pag
     again = nbformat.read(executed, as_version=4)
     assert static_outputs(again) == 3 and plotly_outputs_to_html(again) == 1
     assert [set(o["data"]) for o in again.cells[0].outputs] == [{"text/html", "text/plain"}] * 3
+
+
+def test_history_measures_the_drift_between_runs_back_to_back(runs):
+    """Runs one after the other (not interleaved): without other runs of the points the explorer can only say
+    "drift not measured"; given a history of runs, as the 16-compare page has, it measures the drift and calls
+    the 20 % drop slower, like run_comparison with the same history."""
+    back_to_back = runs.copy()
+    back_to_back["timestamp_s"] = back_to_back["timestamp_s"] + back_to_back["run_id"].map({"A": 0, "B": 1000, "C": 2000})
+    alone = explorer.compare_explorer(back_to_back, None, ["A", "B"])
+    assert "drift not measured" in set(alone.comparison.table["verdict"])
+    hist = pd.concat([back_to_back[back_to_back["run_id"] == "A"].assign(run_id=h, timestamp_s=lambda d, k=k: d["timestamp_s"] - k)
+                      for k, h in ((5000, "H1"), (4000, "H2"), (3000, "H3"))])
+    view = explorer.compare_explorer(back_to_back, None, ["A", "B"], history_results=hist, history_note="History: 3 runs.")
+    want = runpair.run_comparison(back_to_back, None, ["A", "B"], metrics=["iops"], history_results=hist)
+    t = view.comparison.table.set_index("point")
+    assert t.loc["4k randread QD4", "verdict"] == "slower" and t.loc["4k randread QD4", "drift"] == "history"
+    assert view.comparison.summary == want.summary
+    assert "History: 3 runs." in view.info.value and view.comparison.drift_summary.split()[0] in view.info.value

@@ -5,12 +5,14 @@ carries its figure and table as static outputs too (an exported page shows those
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from helpers.analysis.runpair import METRICS, RunComparison, compare_runs, comparison_samples
+from helpers.analysis.runpair import METRICS, RunComparison, compare_runs, comparison_samples, repeat_samples
 from helpers.analysis.timeseries import consistency, point_series
 from helpers.figures.common import IOPS_AXIS, MB_AXIS, TEMPLATE, bs_axis, log2_axis, message_figure
 from helpers.figures.compare import forest_figure, needs_runs_message
@@ -251,12 +253,17 @@ class CompareExplorer:
     """Two runs (or groups of runs) compared point by point: base and new run pickers (several runs per
     side make a group) and a metric dropdown drive the forest plot (:func:`helpers.figures.forest_figure`)
     and the table of :func:`helpers.analysis.compare_runs`; the one-line summary sits above them.
+    ``history``: samples of other runs of the same points (:func:`helpers.analysis.repeat_samples`), which
+    measure the run-to-run drift as on the 16-compare page; ``history_note`` says where they came from.
     ``select(base, new, metric)`` is what the widgets call (and tests)."""
 
-    def __init__(self, samples: pd.DataFrame, run_ids: list[str]):
+    def __init__(self, samples: pd.DataFrame, run_ids: list[str], history: pd.DataFrame | None = None,
+                 history_note: str = ""):
         import ipywidgets as w
 
         self.samples = samples
+        self.history = history
+        self.history_note = history_note
         present = set(samples["metric"]) if len(samples) else set()
         metrics = [m for m in METRICS if m in present] or list(METRICS)
         label = {"style": {"description_width": "initial"}}
@@ -296,12 +303,14 @@ class CompareExplorer:
             figure = message_figure(summary)
             table = pd.DataFrame(columns=COMPARE_COLUMNS)
         else:
-            self.comparison = compare_runs(self.samples, base, new, metrics=[metric])
+            self.comparison = compare_runs(self.samples, base, new, metrics=[metric], history=self.history)
             summary = self.comparison.summary
             figure = forest_figure(self.comparison.table, summary,
                                    title=f"{METRICS[metric].label}: {', '.join(new)} (new) vs {', '.join(base)} (base)")
             table = self.comparison.table
-        self.info.value = f"<b>{'; '.join(base) or '—'} → {'; '.join(new) or '—'}</b>: {summary}"
+        drift = " ".join(x for x in (self.comparison.drift_summary if self.comparison else "", self.history_note) if x)
+        self.info.value = f"<b>{'; '.join(base) or '—'} → {'; '.join(new) or '—'}</b>: {summary}" + \
+            (f"<br>{html.escape(drift)}" if drift else "")
         self.table.value = page.table(table, columns=COMPARE_COLUMNS,
                                       empty="No point was measured with the same configuration on both sides."
                                       )._repr_html_()
@@ -318,10 +327,15 @@ class CompareExplorer:
 
 
 def compare_explorer(results: pd.DataFrame, histograms: pd.DataFrame | None, run_ids: list[str],
-                     timeseries: pd.DataFrame | None = None):
+                     timeseries: pd.DataFrame | None = None, history_results: pd.DataFrame | None = None,
+                     history_histograms: pd.DataFrame | None = None, history_note: str = ""):
     """The run-comparison explorer over the loaded runs ``run_ids`` (samples from repeats, json+ histograms
-    and per-window logs, as the 16-compare page), or one sentence when fewer than two runs are loaded."""
+    and per-window logs, as the 16-compare page; ``history_results`` + ``history_histograms``: other runs of
+    the same points, which measure the drift between runs, as there), or one sentence when fewer than two
+    runs are loaded."""
     run_ids = list(dict.fromkeys(run_ids))
     if len(run_ids) < 2:
         return message_figure(needs_runs_message(run_ids))
-    return CompareExplorer(comparison_samples(results, histograms, timeseries), run_ids)
+    history = repeat_samples(history_results, history_histograms) \
+        if history_results is not None and len(history_results) else None
+    return CompareExplorer(comparison_samples(results, histograms, timeseries), run_ids, history, history_note)
