@@ -248,7 +248,7 @@ def _column(values: list | tuple, dtype: str) -> Any:
     if dtype == "float64":
         return np.array(values, dtype=float) if values else np.zeros(0)
     if dtype == "int64":
-        if any(v is None for v in values):
+        if None in values:  # (a C loop; numbers never equal None)
             return pd.array(values, dtype="Int64")
         return np.array(values, dtype=np.int64) if values else np.zeros(0, np.int64)
     if dtype == "bool":
