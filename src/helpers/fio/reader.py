@@ -664,13 +664,13 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
     if not e.aggregate:
         fmt = e.source_format if e.source_format in ("normal", "terse") else None
         key = None
+        e.config = None
         if entries_alike > 1:  # numjobs clones share their options: read them once per file
             try:
                 key = (job.get("hostname"), job.get("port"), entries_alike, fmt, tuple(job["job options"].items()))
-                hash(key)
+                e.config = cache.get(key)
             except (KeyError, TypeError, AttributeError):
                 key = None
-        e.config = cache.get(key) if key is not None else None
         if e.config is None:
             e.config = _config(job, glob, res.fio_version, entries_alike, fmt)
             if key is not None:
@@ -735,7 +735,11 @@ def read_result(objs: list[dict], data: bytes = b"") -> Result:
         except Exception as exc:  # noqa: BLE001 - a malformed entry must never stop the file
             e.error = f"the job's fields have an unexpected form ({type(exc).__name__})."
             e.directions = []
-        plus = plus or any(x.bins is not None for x in e.directions)
+        if not plus:
+            for x in e.directions:
+                if x.bins is not None:
+                    plus = True
+                    break
         res.entries.append(e)
     if plus:
         for e in res.entries:

@@ -165,8 +165,9 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
     point = name
     group = ctx["groups"].get(point)
     head = (ctx["run_id"], host, res.fio_version, ctx["source_file"], point, group, name, entry.index, c.rw)
+    note, text_note = c.note, entry.text_note
     tail = (entry.usr_cpu_pct, entry.sys_cpu_pct, res.timestamp, *entry.disk, entry.source_format,
-            entry.rounded_columns, "; ".join(n for n in (c.note, entry.text_note) if n) or None)
+            entry.rounded_columns, "; ".join(n for n in (note, text_note) if n) or None if note or text_note else None)
     rows = []
     for x in entry.directions:
         d = x.direction
