@@ -601,11 +601,10 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     """
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     items = _items(paths, glob)
-    health = health_frame(paths, run_id)  # the device's health captures: the throttling flag reads them
+    health = empty = None  # the device's health captures (the throttling flag reads them), typed empty frames
     res, hist, quar = [], [], []
     files = hrows = recognised = 0
     writers = {}
-    empty = _empty()  # typed empty frames
     if out is not None:
         writers = {ds: store.RunWriter(out, ds, run_id) for ds in (config.RESULTS_DATASET, config.QUARANTINE_DATASET)}
         writers[config.HISTOGRAM_DATASET] = store.RunWriter(out, config.HISTOGRAM_DATASET, run_id,
@@ -617,6 +616,8 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
             # (not kept: histograms go to the writer as Arrow tables, their strings never materialised per bin)
             for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False,
                                   arrow=out is not None and not keep):
+                if empty is None:  # (read here, while the worker processes parse the next batches)
+                    health, empty = health_frame(paths, run_id), _empty()
                 files += b.files
                 recognised += b.recognised
                 hrows += len(b.histograms)
@@ -627,6 +628,8 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
                 if writers:
                     writers[config.HISTOGRAM_DATASET].write(b.histograms)
                     writers[config.QUARANTINE_DATASET].write(b.quarantine)
+            if empty is None:
+                health, empty = health_frame(paths, run_id), _empty()
             results = _flagged(_concat(res), throttled_points(health)) if res else empty.results
             del res
             if writers:
