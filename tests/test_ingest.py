@@ -436,6 +436,9 @@ def test_archive_shaped_corpus_matches_the_naive_reading(tmp_path, monkeypatch):
                 assert list(h["count"]) == [bins[b] for b in sorted(bins, key=int)]
                 assert set(h.latency) == {"clat"} and set(h.point_id) == {job["jobname"]}
     assert plus > 0 and len(by_hist) == plus
+    kept = ingest.ingest_paths([tmp_path / "raw"], "a", workers=2, batch_files=6)  # frames, not Arrow tables
+    pd.testing.assert_frame_equal(hist, kept.histograms)
+    assert res.histogram_rows == len(hist)
 
 
 # --- property-based: no uncaught exception, ever -------------------------------------------------

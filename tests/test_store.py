@@ -32,6 +32,33 @@ def test_failed_write_leaves_the_old_partition(tmp_path):
     assert [p.name for p in (tmp_path / "ds").iterdir()] == ["run_id=r"]
 
 
+def test_dictionary_tables_read_back_as_the_decoded_frame(tmp_path):
+    """A table whose strings are dictionary-encoded (how the ingest streams histograms) gives the file
+    the decoded frame gives: same key-value metadata (stored Arrow schema: large_string), same values."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    df = pd.DataFrame({"s": pd.array(["a", None, "b", "a"], dtype="string"), "x": [1, 2, 3, 4]})
+    plain = store.arrow_table(df)
+    enc = plain.column("s").combine_chunks().dictionary_encode()
+    dtable = pa.Table.from_arrays([enc, plain.column("x")], schema=pa.schema(
+        [pa.field("s", pa.dictionary(pa.int32(), pa.large_string())), plain.schema.field("x")],
+        metadata=plain.schema.metadata))
+    store.write_run(tmp_path, "plain", "r", df)
+    with store.RunWriter(tmp_path, "dict", "r", statistics=["x"]) as w:
+        w.write(dtable.slice(0, 2))
+        w.write(dtable.slice(2))
+    files = [store.run_partition(tmp_path, ds, "r") / "part-0.parquet" for ds in ("plain", "dict")]
+    assert pq.read_metadata(files[0]).metadata == pq.read_metadata(files[1]).metadata
+    assert pq.read_table(files[0]).equals(pq.read_table(files[1]))
+    pd.testing.assert_frame_equal(pd.read_parquet(files[0]), pd.read_parquet(files[1]))
+    pd.testing.assert_frame_equal(store.load(tmp_path, "plain"), store.load(tmp_path, "dict"))
+    pd.testing.assert_frame_equal(store.load_where(tmp_path, "dict", {"s": "a"}), store.load(tmp_path, "dict").iloc[[0, 3]]
+                                  .reset_index(drop=True))
+    stats = pq.ParquetFile(files[1]).metadata.row_group(0)
+    assert stats.column(1).statistics is not None and stats.column(0).statistics is None
+
+
 def test_empty_datasets_are_typed(tmp_path):
     h = store.load(tmp_path, config.HISTOGRAM_DATASET)
     assert list(h.columns)[-2:] == ["bin_ns", "count"] and len(h) == 0

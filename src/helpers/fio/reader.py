@@ -35,6 +35,7 @@ What fio versions wrote, and how it is read (each a test in ``tests/test_fio_rea
 from __future__ import annotations
 
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,10 @@ TERSE_PERCENTILES_ASSUMED = ("terse percentiles taken as completion latency (cla
 DISK_FIELDS = ("read_ios", "write_ios", "read_merges", "write_merges")
 _NO_DISK = (None, None, None, None)
 _NAN6 = (NAN,) * len(PERCENTILE_KEYS)
+_NAN4 = (NAN,) * 4
+_INT6 = (int,) * len(PERCENTILE_KEYS)
+_PCTS = operator.itemgetter(*PERCENTILE_KEYS)  # (KeyError when one is missing)
+_STATS = operator.itemgetter("mean", "stddev", "min", "max")
 
 
 class EntryError(ValueError):
@@ -88,6 +93,7 @@ _isfinite = math.isfinite
 _INT64_MAX = 2**63 - 1
 _NS = 1000.0  # ns per µs
 _NUMBER = (float, int)  # type(v) in _NUMBER: a JSON number (bool is not one here)
+_NUMBER_TYPES = frozenset(_NUMBER)
 
 
 def _req(d: dict, key: str, direction: str) -> Any:
@@ -171,7 +177,12 @@ def _bins(block: dict, what: str) -> tuple[np.ndarray, np.ndarray] | None:
     if type(bins) is not dict:
         raise EntryError(f"the {what} 'bins' entry is not an object (wrong schema).")
     n = len(bins)
-    keys = _digit_keys(bins, n)
+    try:  # fio's bins are its fixed latency buckets: their keys recur in every file
+        keys = np.fromiter(map(_BIN_KEYS.__getitem__, bins), dtype=np.int64, count=n)
+    except (KeyError, TypeError):
+        keys = _digit_keys(bins, n)
+        if keys is not None and len(_BIN_KEYS) < _BIN_KEYS_MAX:
+            _BIN_KEYS.update(zip(bins, keys.tolist()))
     try:
         if keys is None:
             keys = np.fromiter(map(int, bins), dtype=np.int64, count=n)  # int(): as numpy's str cast
@@ -184,6 +195,8 @@ def _bins(block: dict, what: str) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 _NOT_DIGITS = b"0123456789 "
+_BIN_KEYS: dict[str, int] = {}  # bin key -> its value, for keys :func:`_digit_keys` read (plain digits)
+_BIN_KEYS_MAX = 1 << 16  # fio has 1856 buckets (FIO_IO_U_PLAT_NR); a bound all the same
 
 
 def _digit_keys(bins: dict, n: int) -> np.ndarray | None:
@@ -582,35 +595,37 @@ def _direction_ns(d: dict, direction: str, ios: int) -> Direction | None:
     """:func:`_direction` for the shape fio >= 3 writes (integer counts, finite numbers, ``*_ns`` latency
     blocks with ``N``, integer percentiles): the same Direction, read without the general path's call per
     value; None for any other shape, which the general path then reads (and rejects where it must)."""
-    io_bytes, iops, runtime_ms, bw = d.get("io_bytes"), d.get("iops"), d.get("runtime"), d.get("bw_bytes")
+    g = d.get
+    io_bytes, iops, runtime_ms, bw = g("io_bytes"), g("iops"), g("runtime"), g("bw_bytes")
     if not (0 < ios <= _INT64_MAX and type(io_bytes) is int and 0 < io_bytes <= _INT64_MAX
             and type(iops) in _NUMBER and _isfinite(iops) and type(runtime_ms) in _NUMBER
             and _isfinite(runtime_ms) and runtime_ms > 0 and type(bw) in _NUMBER and _isfinite(bw)):
         return None
-    blocks = []
-    for key in ("lat_ns", "clat_ns", "slat_ns"):
-        blk = d.get(key)
-        if type(blk) is not dict or type(blk.get("N")) is not int:
-            return None
-        blocks.append(blk if blk["N"] != 0 else None)
-    lat, clat, slat = blocks
-    if lat is None:
-        stats = (NAN, NAN, NAN, NAN)
+    lat, clat, slat = g("lat_ns"), g("clat_ns"), g("slat_ns")
+    if type(lat) is not dict or type(clat) is not dict or type(slat) is not dict:
+        return None
+    n_lat, n_clat, n_slat = lat.get("N"), clat.get("N"), slat.get("N")
+    if type(n_lat) is not int or type(n_clat) is not int or type(n_slat) is not int:
+        return None
+    if n_lat == 0:
+        lat = None
+        stats = _NAN4
     else:
-        stats = (lat.get("mean"), lat.get("stddev"), lat.get("min"), lat.get("max"))
-        for v in stats:
-            if type(v) not in _NUMBER or not _isfinite(v):
-                return None
+        stats = _STATS(lat)  # (KeyError: the general path)
+        if not _NUMBER_TYPES.issuperset(map(type, stats)) or not all(map(_isfinite, stats)):
+            return None
         stats = tuple(map(_NS.__rtruediv__, stats))
     means = []
-    for blk in (clat, slat):
-        if blk is None:
+    for blk, n in ((clat, n_clat), (slat, n_slat)):
+        if n == 0:
             means.append(NAN)
             continue
         v = blk.get("mean")
         if type(v) not in _NUMBER or not _isfinite(v):
             return None
         means.append(v / _NS)
+    if n_clat == 0:
+        clat = None
     pcts = []
     for blk in (clat, lat):
         pct = None if blk is None else blk.get("percentile")
@@ -619,10 +634,9 @@ def _direction_ns(d: dict, direction: str, ios: int) -> Direction | None:
             continue
         if type(pct) is not dict:
             return None
-        vals = tuple(map(pct.__getitem__, PERCENTILE_KEYS))
-        for v in vals:
-            if type(v) is not int:
-                return None
+        vals = _PCTS(pct)
+        if tuple(map(type, vals)) != _INT6:
+            return None
         pcts.append(tuple(map(_NS.__rtruediv__, vals)))
     out = Direction(direction, runtime_ms / 1000.0, io_bytes, ios, float(iops), float(bw), *stats, *means, *pcts)
     for blk, name in ((lat, "lat"), (clat, "clat")):
@@ -650,13 +664,13 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
     if not e.aggregate:
         fmt = e.source_format if e.source_format in ("normal", "terse") else None
         key = None
+        e.config = None
         if entries_alike > 1:  # numjobs clones share their options: read them once per file
             try:
                 key = (job.get("hostname"), job.get("port"), entries_alike, fmt, tuple(job["job options"].items()))
-                hash(key)
+                e.config = cache.get(key)
             except (KeyError, TypeError, AttributeError):
                 key = None
-        e.config = cache.get(key) if key is not None else None
         if e.config is None:
             e.config = _config(job, glob, res.fio_version, entries_alike, fmt)
             if key is not None:
@@ -721,7 +735,11 @@ def read_result(objs: list[dict], data: bytes = b"") -> Result:
         except Exception as exc:  # noqa: BLE001 - a malformed entry must never stop the file
             e.error = f"the job's fields have an unexpected form ({type(exc).__name__})."
             e.directions = []
-        plus = plus or any(x.bins is not None for x in e.directions)
+        if not plus:
+            for x in e.directions:
+                if x.bins is not None:
+                    plus = True
+                    break
         res.entries.append(e)
     if plus:
         for e in res.entries:

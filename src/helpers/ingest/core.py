@@ -165,8 +165,9 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
     point = name
     group = ctx["groups"].get(point)
     head = (ctx["run_id"], host, res.fio_version, ctx["source_file"], point, group, name, entry.index, c.rw)
+    note, text_note = c.note, entry.text_note
     tail = (entry.usr_cpu_pct, entry.sys_cpu_pct, res.timestamp, *entry.disk, entry.source_format,
-            entry.rounded_columns, "; ".join(n for n in (c.note, entry.text_note) if n) or None)
+            entry.rounded_columns, "; ".join(n for n in (note, text_note) if n) or None if note or text_note else None)
     rows = []
     for x in entry.directions:
         d = x.direction
@@ -248,7 +249,7 @@ def _column(values: list | tuple, dtype: str) -> Any:
     if dtype == "float64":
         return np.array(values, dtype=float) if values else np.zeros(0)
     if dtype == "int64":
-        if any(v is None for v in values):
+        if None in values:  # (a C loop; numbers never equal None)
             return pd.array(values, dtype="Int64")
         return np.array(values, dtype=np.int64) if values else np.zeros(0, np.int64)
     if dtype == "bool":
@@ -314,8 +315,51 @@ def _hist_frame(p: _Packed) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _hist_table(p: _Packed) -> pa.Table:
+    """The histograms of a batch as :class:`~helpers.processed.store.RunWriter` writes them (no run_id):
+    the string columns dictionary-encoded -- each histogram's value once, repeated over its bins by
+    index, never one string per bin -- which the writer puts into Parquet's dictionary pages as they
+    are; the file reads back as :func:`_hist_frame`'s frame would have written it."""
+    meta = list(zip(*p.hist_meta)) if p.hist_meta else [()] * 7
+    take = pa.array(np.repeat(np.arange(len(p.hist_lengths), dtype=np.int32), p.hist_lengths))
+    arrays = []
+    for name, col in zip(HIST_FIELDS[1:7], meta[1:]):
+        if name == "job_index":
+            arrays.append(pa.array(np.array(col, dtype=np.int64)).take(take))
+            continue
+        try:
+            values = pa.array(col, type=pa.large_string(), from_pandas=True)
+        except Exception:  # noqa: BLE001 - other values: converted as the frame would convert them
+            values = _strings(list(col))._pa_array.combine_chunks()
+        enc = values.dictionary_encode()
+        arrays.append(pa.DictionaryArray.from_arrays(enc.indices.take(take), enc.dictionary))
+    arrays += [pa.array(p.hist_bins), pa.array(p.hist_counts)]
+    return pa.Table.from_arrays(arrays, schema=_hist_schema())
+
+
+@functools.lru_cache(maxsize=1)
+def _hist_schema() -> pa.Schema:
+    """The schema of :func:`_hist_table`: the written frame's (with its pandas metadata), strings as
+    dictionaries."""
+    plain = store.arrow_table(_empty_batch().histograms).schema
+    return pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), f.type)) if f.type == pa.large_string() else f
+                      for f in plain], metadata=plain.metadata)
+
+
+# the histograms' columns whose row-group statistics are written: direction and latency (a few values,
+# all in every row group) would never let a reader skip one
+HIST_STATISTICS = [c for c in HIST_FIELDS[1:] if c not in ("direction", "latency")]
+
+
 def _quarantine_frame(bad: list[tuple]) -> pd.DataFrame:
+    if not bad:  # (most batches)
+        return _empty_quarantine().copy()
     return pd.DataFrame(bad, columns=Q_FIELDS).astype(schema.dtypes(schema.QUARANTINE_COLUMNS))
+
+
+@functools.lru_cache(maxsize=1)
+def _empty_quarantine() -> pd.DataFrame:
+    return pd.DataFrame([], columns=Q_FIELDS).astype(schema.dtypes(schema.QUARANTINE_COLUMNS))
 
 
 def to_frames(rows: list[dict], bad: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -327,7 +371,7 @@ def to_frames(rows: list[dict], bad: list[dict]) -> tuple[pd.DataFrame, pd.DataF
 @dataclass
 class Batch:
     results: pd.DataFrame
-    histograms: pd.DataFrame
+    histograms: pd.DataFrame | pa.Table  # a table (as written, no run_id) from iter_batches(arrow=True)
     quarantine: pd.DataFrame
     files: int
     recognised: int = 0
@@ -395,15 +439,18 @@ def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, gr
     return sink
 
 
-def _frames(p: _Packed, flags: bool = True) -> Batch:
-    return Batch(_columns_frame(p.columns, flags), _hist_frame(p), _quarantine_frame(p.bad), p.files, p.recognised)
+def _frames(p: _Packed, flags: bool = True, arrow: bool = False) -> Batch:
+    """The frames of a parsed batch; with ``arrow`` the histograms as the table written (:func:`_hist_table`)."""
+    return Batch(_columns_frame(p.columns, flags), _hist_table(p) if arrow else _hist_frame(p),
+                 _quarantine_frame(p.bad), p.files, p.recognised)
 
 
 def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
                  groups: dict | None = None, batch_files: int = BATCH_FILES,
-                 workers: int | None = None, flags: bool = True) -> Iterator[Batch]:
+                 workers: int | None = None, flags: bool = True, arrow: bool = False) -> Iterator[Batch]:
     """Batches in input order; a process pool (fork, at most 2 batches per worker in flight) for many
-    files.  Each batch's results are flagged on their own unless ``flags`` is False."""
+    files.  Each batch's results are flagged on their own unless ``flags`` is False; with ``arrow`` the
+    histograms come as the Arrow table to write (:func:`_hist_table`), not a frame."""
     groups = groups or {}
     workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
     pool = workers > 1 and len(items) >= POOL_MIN_FILES
@@ -413,7 +460,7 @@ def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = N
         chunks = [items[i:i + batch_files] for i in range(0, len(items), batch_files)]
     if not pool or len(chunks) < 2:
         for c in chunks:
-            yield _batch(c, run_id, host, groups, flags)
+            yield _frames(_parse(c, run_id, host, groups), flags, arrow)
         return
     ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as ex:
@@ -424,7 +471,7 @@ def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = N
             if len(pending) >= 2 * workers:
                 break
         while pending:
-            yield _frames(pending.pop(0).result(), flags)
+            yield _frames(pending.pop(0).result(), flags, arrow)
             nxt = next(it, None)
             if nxt is not None:
                 pending.append(ex.submit(_parse, nxt, run_id, host, groups))
@@ -554,19 +601,23 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     """
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     items = _items(paths, glob)
-    health = health_frame(paths, run_id)  # the device's health captures: the throttling flag reads them
+    health = empty = None  # the device's health captures (the throttling flag reads them), typed empty frames
     res, hist, quar = [], [], []
     files = hrows = recognised = 0
     writers = {}
-    empty = _empty()  # typed empty frames
     if out is not None:
-        writers = {ds: store.RunWriter(out, ds, run_id) for ds in
-                   (config.RESULTS_DATASET, config.HISTOGRAM_DATASET, config.QUARANTINE_DATASET)}
+        writers = {ds: store.RunWriter(out, ds, run_id) for ds in (config.RESULTS_DATASET, config.QUARANTINE_DATASET)}
+        writers[config.HISTOGRAM_DATASET] = store.RunWriter(out, config.HISTOGRAM_DATASET, run_id,
+                                                            statistics=HIST_STATISTICS)
     try:
         # histograms (the bulk) and quarantine stream batch by batch; result rows (a few hundred bytes
         # per job and direction) are kept, so the validity flags are computed once over the whole run
         with _gc_paused(), _system_memory():  # (the worker processes forked here inherit both)
-            for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False):
+            # (not kept: histograms go to the writer as Arrow tables, their strings never materialised per bin)
+            for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False,
+                                  arrow=out is not None and not keep):
+                if empty is None:  # (read here, while the worker processes parse the next batches)
+                    health, empty = health_frame(paths, run_id), _empty()
                 files += b.files
                 recognised += b.recognised
                 hrows += len(b.histograms)
@@ -577,6 +628,8 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
                 if writers:
                     writers[config.HISTOGRAM_DATASET].write(b.histograms)
                     writers[config.QUARANTINE_DATASET].write(b.quarantine)
+            if empty is None:
+                health, empty = health_frame(paths, run_id), _empty()
             results = _flagged(_concat(res), throttled_points(health)) if res else empty.results
             del res
             if writers:

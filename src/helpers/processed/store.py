@@ -6,6 +6,7 @@ writing a run replaces that run's partition atomically (re-ingest never duplicat
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import uuid
@@ -24,9 +25,19 @@ def run_partition(processed_dir: Path, dataset: str, run_id: str) -> Path:
     return Path(processed_dir) / dataset / f"run_id={run_id}"
 
 
-def _table(df: pd.DataFrame) -> pa.Table:
+def arrow_table(df: pd.DataFrame) -> pa.Table:
+    """The table written for ``df`` (its run_id column is the partition's folder name)."""
     # nthreads=1: one batch is small; pyarrow's conversion thread pool costs more than it saves
     return pa.Table.from_pandas(df.drop(columns=["run_id"], errors="ignore"), preserve_index=False, nthreads=1)
+
+
+_table = arrow_table
+
+
+def _decoded(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with every dictionary type replaced by its value type (metadata kept)."""
+    return pa.schema([pa.field(f.name, f.type.value_type, f.nullable, f.metadata)
+                      if pa.types.is_dictionary(f.type) else f for f in schema], metadata=schema.metadata)
 
 
 class RunWriter:
@@ -39,8 +50,11 @@ class RunWriter:
                 w.write(df)
     """
 
-    def __init__(self, processed_dir: Path, dataset: str, run_id: str):
+    def __init__(self, processed_dir: Path, dataset: str, run_id: str, statistics: list[str] | None = None):
+        """``statistics``: the columns whose row-group min/max are written (default: all)."""
         self.part = run_partition(processed_dir, dataset, run_id)
+        self.statistics = statistics
+        self._stored_schema: dict | None = None
         self.part.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = self.part.parent / f".tmp-{uuid.uuid4().hex}"
         self.tmp.mkdir()
@@ -48,20 +62,40 @@ class RunWriter:
         self._empty: pd.DataFrame | None = None
         self.rows = 0
 
-    def write(self, df: pd.DataFrame) -> None:
-        if not len(df):
+    def write(self, df: pd.DataFrame | pa.Table) -> None:
+        """Append ``df``: a frame, or a pyarrow Table as written (no run_id column, the schema's metadata
+        that of :func:`arrow_table`), whose dictionary columns go into Parquet's dictionary pages as they
+        are and read back as their value type: the file is the one the decoded table would give."""
+        if isinstance(df, pa.Table):
+            if not df.num_rows:
+                return
+            table = df
+        elif not len(df):
             self._empty = df if self._empty is None else self._empty
             return
-        table = _table(df)
-        if self._writer is None:
-            self._writer = pq.ParquetWriter(self.tmp / "part-0.parquet", table.schema)
         else:
+            table = _table(df)
+        if self._writer is None:
+            self._writer = self._open(table.schema)
+        elif isinstance(df, pd.DataFrame) or not table.schema.equals(self._writer.schema):
             table = table.cast(self._writer.schema)  # all-<NA> columns of a batch get the first batch's type
         self._writer.write_table(table)
-        self.rows += len(df)
+        self.rows += len(table)
+
+    def _open(self, schema: pa.Schema) -> pq.ParquetWriter:
+        opts = {} if self.statistics is None else {"write_statistics": list(self.statistics)}
+        if not any(pa.types.is_dictionary(t) for t in schema.types):
+            return pq.ParquetWriter(self.tmp / "part-0.parquet", schema, **opts)
+        # the stored Arrow schema (which readers follow) is the decoded one, as if the values were written
+        plain = _decoded(schema)
+        self._stored_schema = {**(plain.metadata or {}),
+                               b"ARROW:schema": base64.b64encode(plain.serialize().to_pybytes())}
+        return pq.ParquetWriter(self.tmp / "part-0.parquet", schema, store_schema=False, **opts)
 
     def close(self) -> Path:
         if self._writer is not None:
+            if self._stored_schema is not None:
+                self._writer.add_key_value_metadata(self._stored_schema)
             self._writer.close()
         elif self._empty is not None:
             pq.write_table(_table(self._empty), self.tmp / "part-0.parquet")
