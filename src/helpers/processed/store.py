@@ -31,9 +31,6 @@ def arrow_table(df: pd.DataFrame) -> pa.Table:
     return pa.Table.from_pandas(df.drop(columns=["run_id"], errors="ignore"), preserve_index=False, nthreads=1)
 
 
-_table = arrow_table
-
-
 def _decoded(schema: pa.Schema) -> pa.Schema:
     """``schema`` with every dictionary type replaced by its value type (metadata kept)."""
     return pa.schema([pa.field(f.name, f.type.value_type, f.nullable, f.metadata)
@@ -74,7 +71,7 @@ class RunWriter:
             self._empty = df if self._empty is None else self._empty
             return
         else:
-            table = _table(df)
+            table = arrow_table(df)
         if self._writer is None:
             self._writer = self._open(table.schema)
         elif isinstance(df, pd.DataFrame) or not table.schema.equals(self._writer.schema):
@@ -98,7 +95,7 @@ class RunWriter:
                 self._writer.add_key_value_metadata(self._stored_schema)
             self._writer.close()
         elif self._empty is not None:
-            pq.write_table(_table(self._empty), self.tmp / "part-0.parquet")
+            pq.write_table(arrow_table(self._empty), self.tmp / "part-0.parquet")
         old = self.part.parent / f".old-{uuid.uuid4().hex}"
         if self.part.exists():
             os.replace(self.part, old)
