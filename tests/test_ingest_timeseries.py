@@ -51,7 +51,10 @@ def test_lab_point_windows(lab_point):
     assert np.allclose(full["window_end_s"] - full["window_start_s"], 1.0)
     assert full["window_end_s"].min() == 1.0 and full["window_end_s"].max() <= 4.0
     assert len(full) >= 2 * 2 * 2
-    np.testing.assert_allclose(full["iops"], RATE, rtol=0.05)
+    # the known answer is the offered rate: the typical window carries it; a single window may fall short when
+    # the machine stalls fio for a moment (429 of 500 seen once under make test's two workers)
+    assert abs(full["iops"].median() - RATE) <= 0.02 * RATE
+    np.testing.assert_allclose(full["iops"], RATE, rtol=0.2)
     np.testing.assert_allclose(full["bytes_per_s"], full["iops"] * 4096, rtol=0.02)
     # total latency = submission + completion, window by window (fio's three logs agree)
     lat = df.dropna(subset=["lat_mean_us", "clat_mean_us", "slat_mean_us"])
@@ -63,8 +66,10 @@ def test_lab_point_percentiles_and_few_ios(lab_point):
     df, results = lab_point["ts"], lab_point["results"]
     h = df[df["hist_ios"].notna()]
     assert len(h) >= 4
-    # fio's log windows jitter by a few ms, so neighbouring windows trade I/Os (521, 498, ... seen on a busy box)
-    np.testing.assert_allclose(h["hist_ios"].astype(float), RATE, rtol=0.1)
+    # fio's log windows jitter by a few ms, so neighbouring windows trade I/Os (521, 498, ... seen on a busy box),
+    # and a stall of the machine can leave one window short (437 seen once)
+    np.testing.assert_allclose(h["hist_ios"].astype(float), RATE, rtol=0.2)
+    assert abs(h["hist_ios"].astype(float).median() - RATE) <= 0.02 * RATE
     assert abs(h["hist_ios"].astype(float).mean() - RATE) <= 0.05 * RATE
     assert (h["clat_p50_us"] <= h["clat_p99_us"]).all() and (h["clat_p99_us"] <= h["clat_p99_9_us"]).all()
     # ~500 I/Os a window: p50 is sound, p99 has 5 beyond it and p99.9 0.5 (flagged, by results' own rule)

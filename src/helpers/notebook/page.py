@@ -43,8 +43,8 @@ class Table:
         self.empty = empty
 
     def _repr_html_(self) -> str:
-        if self.cells.empty:
-            return f"<p><em>{html.escape(self.empty)}</em></p>"
+        if self.cells.empty:  # nothing when empty is "": the figure above the table already said it
+            return f"<p><em>{html.escape(self.empty)}</em></p>" if self.empty else ""
         cls = f"lab-table-{next(_ids)}"
         right = ",".join(f"table.{cls} td:nth-child({i + 1})" for i in self.numeric)
         right_th = ",".join(f"table.{cls} th:nth-child({i + 1})" for i in self.numeric)
@@ -74,7 +74,7 @@ class Table:
 def table(df: pd.DataFrame, columns: list[str] | None = None, caption: str = "", latency: str = "",
           empty: str = "This run has no rows for this table.") -> Table:
     """``df`` (optionally only ``columns``, those present) as a readable HTML table; an empty frame is the
-    one sentence ``empty``."""
+    one sentence ``empty`` (nothing when ``empty`` is "": a figure above already says there is no data)."""
     if columns is not None:
         keep = [c for c in columns if c in df.columns or c in (df.index.names or [])]
         df = df.reset_index() if any(c in (df.index.names or []) for c in keep) else df
