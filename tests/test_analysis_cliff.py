@@ -116,9 +116,16 @@ def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):
     cliffs = sustained_write_cliffs(point_series(ts))
     assert len(cliffs) == 1
     c = cliffs.iloc[0]
-    known_gb = 96 * 2**20 / 1e9  # 0.1007 GB: fio drops a window or two at the phase change, so within 10 %
+    known_gb = 96 * 2**20 / 1e9  # 0.1007 GB
     windows = point_series(ts)[["window_end_s", "bytes_per_s"]].to_string()
-    assert c["cliff_gb"] == pytest.approx(known_gb, rel=0.10), (c["reason"], windows)
+    # fio logs nothing for a stretch at the phase change (the first job's last windows and the second's start:
+    # 0.35 s seen, with the first job running 0.1 s of it), so the cliff lies inside that stretch: at most the
+    # volume logged before it (what the detector reports) plus that stretch at the earlier rate
+    ends = np.sort(point_series(ts)["window_end_s"].to_numpy(dtype=float))
+    gap_s = float(np.diff(ends).max())
+    assert gap_s < 1.0, windows
+    assert c["cliff_gb"] <= known_gb * 1.01, (c["reason"], windows)
+    assert known_gb <= c["cliff_gb"] + gap_s * c["before_bytes_per_s"] / 1e9, (c["reason"], gap_s, windows)
     assert c["before_bytes_per_s"] == pytest.approx(64 * 2**20, rel=0.10), (c["reason"], windows)
     assert c["after_bytes_per_s"] == pytest.approx(16 * 2**20, rel=0.10), (c["reason"], windows)
     # (when the machine stalls fio, its rate limiter catches up afterwards, faster than the rate for a while; the
