@@ -302,24 +302,19 @@ def _strings(values: Any, take: np.ndarray | None = None) -> Any:
 
 
 def _hist_frame(p: _Packed) -> pd.DataFrame:
-    meta = list(zip(*p.hist_meta)) if p.hist_meta else [()] * 7
-    take = np.repeat(np.arange(len(p.hist_lengths)), p.hist_lengths)
-    out = {}
-    for name, col in zip(HIST_FIELDS[:7], meta):
-        if name == "job_index":
-            out[name] = np.array(col, dtype=np.int64)[take]
-        else:
-            out[name] = _strings(list(col), take)
-    out["bin_ns"] = p.hist_bins
-    out["count"] = p.hist_counts
-    return pd.DataFrame(out)
+    """The histograms of a batch as a frame: :func:`_hist_table` decoded (one string per bin), with run_id."""
+    t = _hist_table(p)
+    df = t.cast(store.decoded_schema(t.schema)).to_pandas()
+    runs = [m[0] for m in p.hist_meta]
+    df.insert(0, "run_id", _strings(runs, np.repeat(np.arange(len(runs)), p.hist_lengths)))
+    return df
 
 
 def _hist_table(p: _Packed) -> pa.Table:
     """The histograms of a batch as :class:`~helpers.processed.store.RunWriter` writes them (no run_id):
     the string columns dictionary-encoded -- each histogram's value once, repeated over its bins by
     index, never one string per bin -- which the writer puts into Parquet's dictionary pages as they
-    are; the file reads back as :func:`_hist_frame`'s frame would have written it."""
+    are; the file reads back as the decoded frame (:func:`_hist_frame`)."""
     meta = list(zip(*p.hist_meta)) if p.hist_meta else [()] * 7
     take = pa.array(np.repeat(np.arange(len(p.hist_lengths), dtype=np.int32), p.hist_lengths))
     arrays = []
@@ -341,7 +336,7 @@ def _hist_table(p: _Packed) -> pa.Table:
 def _hist_schema() -> pa.Schema:
     """The schema of :func:`_hist_table`: the written frame's (with its pandas metadata), strings as
     dictionaries."""
-    plain = store.arrow_table(_empty_batch().histograms).schema
+    plain = store.arrow_table(pd.DataFrame({c: pd.Series(dtype=t) for c, t, _ in schema.HISTOGRAM_COLUMNS})).schema
     return pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), f.type)) if f.type == pa.large_string() else f
                       for f in plain], metadata=plain.metadata)
 

@@ -31,7 +31,7 @@ def arrow_table(df: pd.DataFrame) -> pa.Table:
     return pa.Table.from_pandas(df.drop(columns=["run_id"], errors="ignore"), preserve_index=False, nthreads=1)
 
 
-def _decoded(schema: pa.Schema) -> pa.Schema:
+def decoded_schema(schema: pa.Schema) -> pa.Schema:
     """``schema`` with every dictionary type replaced by its value type (metadata kept)."""
     return pa.schema([pa.field(f.name, f.type.value_type, f.nullable, f.metadata)
                       if pa.types.is_dictionary(f.type) else f for f in schema], metadata=schema.metadata)
@@ -84,7 +84,7 @@ class RunWriter:
         if not any(pa.types.is_dictionary(t) for t in schema.types):
             return pq.ParquetWriter(self.tmp / "part-0.parquet", schema, **opts)
         # the stored Arrow schema (which readers follow) is the decoded one, as if the values were written
-        plain = _decoded(schema)
+        plain = decoded_schema(schema)
         self._stored_schema = {**(plain.metadata or {}),
                                b"ARROW:schema": base64.b64encode(plain.serialize().to_pybytes())}
         return pq.ParquetWriter(self.tmp / "part-0.parquet", schema, store_schema=False, **opts)

@@ -182,16 +182,16 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
 STOP_GRACE_S = 10.0  # seconds fio gets to end its jobs after SIGINT before it is killed
 
 
-def stop_process(proc: subprocess.Popen, grace_s: float | None = None) -> None:
-    """Ask fio to stop (SIGINT: it ends its jobs and exits), then kill it if it does not within ``grace_s``
-    (:data:`STOP_GRACE_S`)."""
+def stop_process(proc: subprocess.Popen) -> None:
+    """Ask fio to stop (SIGINT: it ends its jobs and exits), then kill it if it does not within
+    :data:`STOP_GRACE_S`."""
     if proc.poll() is None:
         try:
             proc.send_signal(signal.SIGINT)
         except OSError:
             pass
         try:
-            proc.wait(timeout=STOP_GRACE_S if grace_s is None else grace_s)
+            proc.wait(timeout=STOP_GRACE_S)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
