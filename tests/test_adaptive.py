@@ -169,8 +169,18 @@ def test_real_adaptive_probes_end_once_settled_and_find_the_peak(tmp_path, scrat
     m = sweep.sweep(scratch_dir / "adaptive.bin", prof, "settle", None, "16m", tmp_path / "raw", progress=False)
     summary = next(iter(m["adaptive"].values()))
     steps = summary["steps"]
-    assert [s["qd"] for s in steps] == [1, 2, 4] and summary["stop_reason"].startswith("2 doublings")
+    history = [Step(**s) for s in steps]
+    a = load_profile(prof).adaptive
+    for i, s in enumerate(history):  # the path taken is the pure search's answer to what was measured ...
+        assert next_depth(history[:i], a) == (s.qd, s.kind), steps
+    assert next_depth(history, a) is None and summary["stop_reason"].startswith("2 doublings"), steps
+    # ... and a quiet machine measures the known flat shape: QD 1 reaches the offered load, every probe settles,
+    # two flat doublings end it.  A machine stall can make a probe slow or unsettled; the ladder then rightly
+    # goes on (CI, 2026-11-23: QD 1, 2, 4, 8 then refine 3), so the exact path is checked only without one.
+    quiet = history[0].iops * 1.1 > 2000 and not any(s.unsettled for s in history[:3])
+    assert [s.qd for s in history] == [1, 2, 4] or not quiet, steps
     assert summary["peak_iops"] == pytest.approx(2000, rel=0.1)  # the known peak, a measured step
+    assert summary["plateau_iops"] == pytest.approx(2000, rel=0.1)  # the plateau is at the offered load
     settled = [s for s in steps if s["settled_s"] is not None]
     assert settled, steps  # a steady load settles: the probe stopped early ...
     for s in settled:  # ... after its ramp and three windows, well before its 3 s
