@@ -162,7 +162,11 @@ def test_groups_of_runs_and_errors(pair):
 
 def test_one_run_needs_a_second():
     c = runpair.run_comparison(rows([{"run_id": "A"}]), None, ["A"])
-    assert c.table.empty and c.summary.startswith("A statistical comparison needs a second run")
+    assert c.table.empty and c.summary == runpair.needs_runs_message(["A"])
+    assert c.summary.startswith("Comparing needs two or more runs; this report has 1 (A)")
+    assert c.unmatched.empty and c.unmatched_empty == ""  # nothing was compared: no claim about both runs
+    both = runpair.run_comparison(rows([{"run_id": "A"}, {"run_id": "B"}]), None, ["A", "B"])
+    assert both.unmatched.empty and both.unmatched_empty == "Every measured configuration appears in both runs."
 
 
 def test_point_labels():

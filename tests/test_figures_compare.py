@@ -34,8 +34,10 @@ def test_runs_side_by_side_and_single_run_message():
     fig = figures.run_metrics_figure(analysis.run_metrics(two_runs()))
     bars = [t for t in fig.data if t.type == "bar"]
     assert list(bars[0].x) == ["a", "b"]
-    one = figures.run_metrics_figure(analysis.run_metrics(rows([{}])))
-    assert not one.data and "two or more runs" in one.layout.annotations[0].text
+    one = figures.run_metrics_figure(analysis.run_metrics(rows([{}])))  # one run: its own numbers
+    assert [list(t.x) for t in one.data if t.type == "bar"][0] == [rows([{}])["run_id"].iloc[0]]
+    none = figures.run_metrics_figure(analysis.run_metrics(rows([{}]).iloc[:0]))
+    assert not none.data and "two or more runs" in none.layout.annotations[0].text
 
 
 def forest_runs(gap_s: int) -> pd.DataFrame:

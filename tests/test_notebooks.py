@@ -126,6 +126,18 @@ def test_sweep_modes_page_says_in_one_sentence_when_a_run_has_none_of_that_data(
         assert sum(sentence in c for c in cells) == 1, sentence  # once: the figure says it, its table adds nothing
 
 
+def test_compare_page_with_one_run_says_once_that_it_needs_a_second(smoke_reports):
+    """One run: its headline numbers are drawn (they are data), the forest plot says once that a comparison needs
+    a second run, and the tables under it add no sentence of their own."""
+    nb = nbformat.read(smoke_reports["executed"] / "16-compare.ipynb", as_version=4)
+    cells = [json.dumps(c.get("outputs", [])) for c in nb.cells if c.cell_type == "code"]
+    assert sum("Comparing needs two or more runs" in c for c in cells) == 1
+    assert not any("appears in both runs" in c or "this page has one" in c for c in cells)
+    headline = plotly_figures(smoke_reports["executed"] / "16-compare.ipynb")[0]
+    bars = [t for t in headline["data"] if t["type"] == "bar"]
+    assert bars and all(list(t["x"]) == [smoke_reports["run_id"]] for t in bars)
+
+
 def plotly_figures(executed: Path) -> list[dict]:
     nb = nbformat.read(executed, as_version=4)
     return [o["data"]["application/vnd.plotly.v1+json"] for c in nb.cells for o in c.get("outputs", [])

@@ -226,6 +226,12 @@ class RunComparison:
         return drift_sentence(self.table)
 
     @property
+    def unmatched_empty(self) -> str:
+        """What an empty ``unmatched`` means, in one sentence ("" without two sides: nothing was compared,
+        and the comparison's summary already says so)."""
+        return "Every measured configuration appears in both runs." if self.base and self.new else ""
+
+    @property
     def matched_points(self) -> int:
         return int(self.table["point"].nunique()) if len(self.table) else 0
 
@@ -518,6 +524,12 @@ def _span(v: pd.Series, fmt: str) -> str:
     return lo if lo == hi else f"{lo}–{hi}"
 
 
+def needs_runs_message(run_ids: list[str]) -> str:
+    """The one sentence every comparison view shows when it has fewer than two runs."""
+    return (f"Comparing needs two or more runs; this report has {len(run_ids)} ({', '.join(run_ids) or 'none'}): "
+            f"pass run_id as a comma-separated list, e.g. sample-grid-vm,sample-quick-vm.")
+
+
 def run_comparison(results: pd.DataFrame, histograms: pd.DataFrame | None, run_ids: list[str],
                    metrics: list[str] | None = None, timeseries: pd.DataFrame | None = None,
                    history_results: pd.DataFrame | None = None, history_histograms: pd.DataFrame | None = None,
@@ -529,9 +541,8 @@ def run_comparison(results: pd.DataFrame, histograms: pd.DataFrame | None, run_i
     With fewer than two runs the comparison is empty and its summary says a second run is needed."""
     run_ids = list(dict.fromkeys(run_ids))
     if len(run_ids) < 2:
-        msg = (f"A statistical comparison needs a second run: pass run_id as 'BASE,NEW' "
-               f"(this report has {', '.join(run_ids) or 'no run'}).")
-        return RunComparison(run_ids, [], pd.DataFrame(columns=TABLE_COLUMNS), pd.DataFrame(), msg, metrics or [])
+        return RunComparison(run_ids, [], pd.DataFrame(columns=TABLE_COLUMNS), pd.DataFrame(),
+                             needs_runs_message(run_ids), metrics or [])
     history = None
     if history_results is not None and len(history_results):
         history = repeat_samples(history_results, history_histograms)

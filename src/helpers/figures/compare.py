@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from helpers.analysis.runpair import needs_runs_message
 from helpers.figures.common import TEMPLATE, color, message_figure
 from helpers.figures.table import format_number
 
@@ -16,16 +17,12 @@ def _fmt(v, unit: str) -> str:
     return "not measured" if pd.isna(v) else f"{format_number(v)} {unit}"  # the one number format of tables
 
 
-def needs_runs_message(run_ids: list[str]) -> str:
-    return (f"Comparing needs two or more runs; this report has {len(run_ids)} ({', '.join(run_ids) or 'none'}): "
-            f"pass run_id as a comma-separated list, e.g. sample-grid-vm,sample-quick-vm.")
-
-
 def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per run") -> go.Figure:
     """One small panel per device-card metric, one bar per run on the same axis (hover: where it
-    was measured).  ``metrics`` is the output of :func:`helpers.analysis.run_metrics`."""
+    was measured); a single run's own numbers when there is one (the comparison views say once that a
+    second run is needed).  ``metrics`` is the output of :func:`helpers.analysis.run_metrics`."""
     runs = list(dict.fromkeys(metrics["run_id"])) if len(metrics) else []
-    if len(runs) < 2:
+    if not runs:
         return message_figure(needs_runs_message(runs))
     names = list(dict.fromkeys(metrics["metric"]))
     cols = 4

@@ -12,10 +12,17 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from helpers.analysis.runpair import METRICS, RunComparison, compare_runs, comparison_samples, repeat_samples
+from helpers.analysis.runpair import (
+    METRICS,
+    RunComparison,
+    compare_runs,
+    comparison_samples,
+    needs_runs_message,
+    repeat_samples,
+)
 from helpers.analysis.timeseries import consistency, point_series
 from helpers.figures.common import IOPS_AXIS, MB_AXIS, TEMPLATE, bs_axis, log2_axis, message_figure
-from helpers.figures.compare import forest_figure, needs_runs_message
+from helpers.figures.compare import forest_figure
 from helpers.figures.timeseries import NO_LOGS, timeseries_figure
 from helpers.fio.units import format_bytes
 from helpers.notebook import page
