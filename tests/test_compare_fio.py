@@ -1,5 +1,5 @@
 """Run comparison on real fio (64 MiB file, 4 x 1 s repeats per configuration): A/A is within noise, a B
-throttled by rate_iops to ~30 % of A is slower with an interval covering the true ratio, and the gate
+throttled by rate_iops to ~15 % of A is slower with an interval covering the true ratio, and the gate
 fails on it.
 
 The repeats of A, B and A' are interleaved in time (A r0, B r0, A' r0, A r1, ...): this machine's disk
@@ -36,10 +36,11 @@ def runs(tmp_path_factory, scratch_dir, fio_path) -> dict:
     for r in range(2):
         fio_repeat(fio_path, target, d / "pilot" / f"r{r}.json")
     pilot = samples_of(d / "pilot", "pilot")
-    # 30 % of the slower pilot repeat: the shared disk's speed swings (make test runs other fio jobs beside
-    # this one; A's IOPS then spread by tens of %; at 45 % the gate once found no regression), B must still
-    # reach its rate and stand out of that spread
-    rate = int(0.3 * pilot.loc[pilot["metric"] == "iops", "value"].min())
+    # 15 % of the slower pilot repeat: the shared disk's speed swings and fio is CPU-bound here (make test runs
+    # other fio jobs and notebook kernels beside this one; A's IOPS then spread by tens of %: at 45 % the gate
+    # once found no regression, and at 30 % under one extra busy CPU loop A's repeats spread so that the
+    # interval was 0.12-1.17 around a ratio of 0.39), B must still reach its rate and stand out of that spread
+    rate = int(0.15 * pilot.loc[pilot["metric"] == "iops", "value"].min())
     # 4 repeats: with 3, a repeat CV above 40 % (seen here under other jobs' load) leaves A's mean not
     # distinguishable from 0 and Fieller's interval unbounded; with 4 that takes a CV above 63 %
     samples = interleaved(fio_path, target, d, {"a": {}, "b": {"rate_iops": rate, "rate_process": "linear"},
