@@ -265,8 +265,10 @@ def test_point_with_quarter_second_windows_ends_soon_after_its_ramp(tmp_path, sc
     from helpers.ingest import core
 
     target = small_target(scratch_dir, "runner-target.bin")
-    # a steady offered load; the ramp (0.6 s) spans two windows, so the windows start at fio's reset
-    point = Point(group="t", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=10.0, ramp_s=0.6, rate_iops=2000,
+    # a steady offered load; the ramp (0.6 s) spans two windows, so the windows start at fio's reset.  500 IOPS
+    # at QD 1 leaves 2 ms per I/O: at 2,000 (0.5 ms), with one busy CPU loop beside the suite, fio delivered
+    # 1,385 (the machine, not the settle check, was short of the offered load)
+    point = Point(group="t", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=10.0, ramp_s=0.6, rate_iops=500,
                   rate_process="linear", settle_windows=3, settle_pct=10.0, settle_window_ms=250,
                   log_avg_msec=0, log_hist_msec=0)
     res = runner.run_point(point, target, 64 * 1024**2, tmp_path, fio=fio_path)
@@ -275,7 +277,7 @@ def test_point_with_quarter_second_windows_ends_soon_after_its_ramp(tmp_path, sc
     assert res.settled_s - 0.05 <= res.device_s < 6 and res.device_s < point.ramp_s + point.runtime_s
     rows, bad = core.rows_from_bytes((tmp_path / res.raw_file).read_bytes(), "settle", res.raw_file)
     results, _ = core.to_frames(rows, bad)
-    assert not bad and len(results) == 1 and results.iloc[0]["iops"] == pytest.approx(2000, rel=0.1)
+    assert not bad and len(results) == 1 and results.iloc[0]["iops"] == pytest.approx(500, rel=0.1)
     assert results.iloc[0]["runtime_s"] == pytest.approx(res.device_s - point.ramp_s, abs=0.01)
 
 
