@@ -37,7 +37,7 @@ def test_runs_side_by_side_and_single_run_message():
     one = figures.run_metrics_figure(analysis.run_metrics(rows([{}])))  # one run: its own numbers
     assert [list(t.x) for t in one.data if t.type == "bar"][0] == [rows([{}])["run_id"].iloc[0]]
     none = figures.run_metrics_figure(analysis.run_metrics(rows([{}]).iloc[:0]))
-    assert not none.data and "two or more runs" in none.layout.annotations[0].text
+    assert not none.data and none.layout.annotations[0].text == "No run has a headline number to show."
 
 
 def forest_runs(gap_s: int) -> pd.DataFrame:

@@ -8,7 +8,6 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.analysis.runpair import needs_runs_message
 from helpers.figures.common import TEMPLATE, color, message_figure
 from helpers.figures.table import format_number
 
@@ -23,7 +22,7 @@ def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per
     second run is needed).  ``metrics`` is the output of :func:`helpers.analysis.run_metrics`."""
     runs = list(dict.fromkeys(metrics["run_id"])) if len(metrics) else []
     if not runs:
-        return message_figure(needs_runs_message(runs))
+        return message_figure("No run has a headline number to show.")
     names = list(dict.fromkeys(metrics["metric"]))
     cols = 4
     rows = -(-len(names) // cols)
