@@ -196,6 +196,21 @@ def plateau_iops(history: list[Step], a: AdaptiveSettings) -> float | None:
     return statistics.median(s.iops for s in steps) if steps else None
 
 
+def curve_level(curve: dict[int, float], a: AdaptiveSettings) -> tuple[float, list[int]]:
+    """The level of a measured IOPS-vs-QD curve (a grid's points) by the search's own rule, and the depths behind
+    it: the curve's points as ladder steps, the median IOPS of their :func:`plateau`; the best point when the curve
+    did not end on a plateau (as the search falls back to its best probe).  A grid's peak so taken can be compared
+    with the search's ``plateau_iops`` like for like: neither is the best of several noisy readings."""
+    steps = [Step(q, v, 0.0) for q, v in sorted(curve.items())]
+    if not steps:
+        raise ValueError("an empty curve has no level")
+    on = plateau(steps, a)
+    if on:
+        return statistics.median(s.iops for s in on), [s.qd for s in on]
+    best = peak(steps)
+    return best.iops, [best.qd]
+
+
 def stop_reason(history: list[Step], a: AdaptiveSettings) -> str:
     return ladder_stop([s for s in history if s.kind == "ladder"], a) or "not finished"
 
