@@ -60,7 +60,14 @@ import yaml
 
 from helpers.analysis import find_knee
 from helpers.run import sweep
-from helpers.run.adaptive import Step, curve_level, device_seconds, point_metrics, settle_text
+from helpers.run.adaptive import (
+    Step,
+    concluded_curve,
+    curve_level,
+    device_seconds,
+    point_metrics,
+    settle_text,
+)
 from helpers.run.profiles import AdaptiveSettings
 
 
@@ -81,9 +88,10 @@ def measure_grid(manifest: dict, raw: Path) -> dict[int, float]:
     return dict(sorted(out.items()))
 
 
-def summarize_adaptive(manifest: dict) -> dict:
+def summarize_adaptive(manifest: dict, rule: AdaptiveSettings) -> dict:
     series = next(iter(manifest["adaptive"].values()))
     steps = series["steps"]
+    curve_qd, curve_iops = concluded_curve([Step(**s) for s in steps], rule)
     probes = [s for s in steps if s["kind"] in ("ladder", "refine")]
     confirm = [s for s in steps if s["kind"] == "confirm"]
     best = max(probes, key=lambda s: s["iops"])
@@ -99,6 +107,7 @@ def summarize_adaptive(manifest: dict) -> dict:
     return {"steps": steps, "stop": series["stop_reason"], "probe_qd": [s["qd"] for s in probes],
             "probe_iops": [s["iops"] for s in probes], "peak": peak, "peak_qd": peak_qd, "peak_how": how,
             "best": best["iops"], "best_qd": best["qd"], "best_how": settled(best),
+            "curve_qd": curve_qd, "curve_iops": curve_iops,
             "settled": sum(s.get("settled_s") is not None for s in probes), "probes": len(probes)}
 
 
@@ -191,7 +200,7 @@ def main() -> int:
                   + f"; level {level:.0f} (median of QD {', '.join(map(str, level_qds))}), max {gd[pk]:.0f} at QD "
                   f"{pk}; device {out['dev']:.1f} s, wall {out['wall']:.1f} s", flush=True)
         else:
-            out.update(summarize_adaptive(m))
+            out.update(summarize_adaptive(m, rule))
             print(f"adaptive {n} (load average {out['load']:.2f}): " + ", ".join(step_text(s) for s in out["steps"])
                   + f"; stop: {out['stop']}; {out['settled']} of {out['probes']} probes settled early; peak "
                   f"{out['peak']:.0f} ({out['peak_how']}); device {out['dev']:.1f} s, wall {out['wall']:.1f} s",
@@ -208,7 +217,11 @@ def main() -> int:
         g0, g1 = grids[r - 1], grids[r]
         qd_all = list(g0["curve"]) + list(g1["curve"])
         g_knee, g_how = knee_of(qd_all, list(g0["curve"].values()) + list(g1["curve"].values()))
-        a_knee, a_how = knee_of(ad["probe_qd"], ad["probe_iops"])
+        a_knee, a_how = knee_of(ad["curve_qd"], ad["curve_iops"])  # on the grid's QD range, like for like
+        a_knee_probes = knee_of(ad["probe_qd"], ad["probe_iops"])[0]  # the probes alone, as before 2026-11-23
+        top = max(ad["probe_qd"])  # the grids cut at the search's last depth: what the probes-alone range does
+        g_knee_cut = knee_of([q for q in qd_all if q <= top], [v for g in (g0, g1) for q, v in g["curve"].items()
+                                                              if q <= top])[0]
         level, gmax = mean((g0["level"], g1["level"])), mean((g0["max"], g1["max"]))
         x = {"grids": (g0, g1), "ad": ad, "level": level, "gmax": gmax, "g_knee": g_knee, "a_knee": a_knee,
              "g_dev": mean((g0["dev"], g1["dev"])), "a_dev": ad["dev"]}
@@ -221,6 +234,7 @@ def main() -> int:
         x["reproduced"] = x["g_self"] <= 0.05
         x["knee_steps"] = steps_apart(a_knee, g_knee)
         x["knee_ok"] = knee_ok(a_knee, g_knee)
+        x["knee_steps_probes"] = steps_apart(a_knee_probes, g_knee)
         rounds.append(x)
         print(f"\nround {r} (grid {r - 1}, adaptive {r}, grid {r})")
         print(f"  peak: grid level {g0['level']:.0f} / {g1['level']:.0f} (mean {level:.0f}, the two "
@@ -231,9 +245,13 @@ def main() -> int:
         apart = "n/a" if x["knee_steps"] is None else f"{x['knee_steps']:.2f}"
         at_knee = [s for s in ad["steps"] if s["kind"] != "confirm" and a_knee is not None and s["qd"] == a_knee]
         knee_how = f", that step {settled(at_knee[0])}" if at_knee else ""
+        on_range = f"its probes and its plateau level at QD {top * 2}..{rule.max_qd}" if len(ad["curve_qd"]) > len(
+            ad["probe_qd"]) else "its probes alone: no plateau to carry on"
         print(f"  knee: grids QD {g_knee} ({g_how}; each alone: QD {knee_of(list(g0['curve']), list(g0['curve'].values()))[0]}"
               f", QD {knee_of(list(g1['curve']), list(g1['curve'].values()))[0]}); adaptive QD {a_knee} ({a_how}"
-              f"{knee_how}); {apart} QD steps apart")
+              f"{knee_how}; {on_range}); {apart} QD steps apart")
+        print(f"  as before: the probes alone (QD {min(ad['probe_qd'])}..{top}) put the knee at QD {a_knee_probes}; the "
+              f"grids cut at QD {top} put theirs at QD {g_knee_cut}")
         same = [(s["qd"], s["iops"] / mean((g0["curve"][s["qd"]], g1["curve"][s["qd"]])) - 1) for s in ad["steps"]
                 if s["kind"] == "ladder" and s["qd"] in g0["curve"] and s["qd"] >= (g_knee or 1)]
         if same:  # a level shift the two grids around the search did not see, or the probes' own noise
@@ -251,15 +269,18 @@ def main() -> int:
     print("\n== per round (a round's grid reproduces itself when the plateau levels of the grids before and after "
           "its search are within 5 % of their mean) ==")
     print(f"{'round':<6}{'device ratio':>13}{'peak diff':>11}{'(vs grid max)':>15}{'(best probe)':>14}"
-          f"{'knee steps':>12}  grid reproduced")
+          f"{'knee steps':>12}{'(probes)':>10}  grid reproduced")
     for i, x in enumerate(rounds, start=1):
         knee = "n/a" if x["knee_steps"] is None else f"{x['knee_steps']:.2f}"
+        kp = "n/a" if x["knee_steps_probes"] is None else f"{x['knee_steps_probes']:.2f}"
         print(f"{i:<6}{pct(x['ratio']):>13}{pct(x['peak_diff']):>11}{pct(x['max_diff']):>15}{pct(x['best_diff']):>14}"
-              f"{knee:>12}  {'yes' if x['reproduced'] else 'no'} (levels {pct(x['g_self'])} apart; maxima "
+              f"{knee:>12}{kp:>10}  {'yes' if x['reproduced'] else 'no'} (levels {pct(x['g_self'])} apart; maxima "
               f"{pct(x['g_self_max'])})")
     print("(peak diff: the search's plateau median against the mean plateau level of the grids around it, as the goal "
           "is judged; vs grid max: the same against their mean maximum, the yardstick before 2026-11-23; best probe: "
-          "the search's best single probe against that maximum, the bench's figure before that)")
+          "the search's best single probe against that maximum, the bench's figure before that; knee steps: the search's "
+          "knee on the grid's QD range (its probes and its plateau level carried to the largest QD) against the knee "
+          "of both grids' points; (probes): its knee from the probes alone, as before)")
 
     def medians(rs: list[dict], label: str) -> None:
         if not rs:
@@ -273,7 +294,9 @@ def main() -> int:
               f"[{'ok' if diff <= 0.05 else 'MISSED'}, goal <= 5 %; within 5 % in "
               f"{sum(x['peak_diff'] <= 0.05 for x in rs)} of {len(rs)}] (vs grid max: {pct(mx)}; best probe vs grid "
               f"max: {pct(best)}), knee {'n/a' if not ks else f'{med(ks):.2f}'} QD steps apart (within one step in "
-              f"{sum(x['knee_ok'] for x in rs)} of {len(rs)}) [goal <= 1 step]")
+              f"{sum(x['knee_ok'] for x in rs)} of {len(rs)}; the probes alone: "
+              f"{sum(x['knee_steps_probes'] is not None and x['knee_steps_probes'] <= 1 for x in rs)} of {len(rs)}) "
+              f"[goal <= 1 step]")
 
     print("\n== medians ==")
     medians(rounds, "all rounds")

@@ -331,3 +331,19 @@ def test_curve_level_is_the_search_plateau_rule_on_a_grid_curve():
     assert curve_level({1: 10.0, 2: 20.0, 4: 40.0}, a) == (40.0, [4])
     with pytest.raises(ValueError):
         curve_level({}, a)
+
+
+def test_concluded_curve_carries_the_plateau_level_to_max_qd():
+    """The search's conclusion on the grid's QD range: probes as measured, then the plateau's level (the median of
+    QD 32, 64, 128 and the refine step 45) at every ladder depth past the last probe; without a plateau (still
+    rising at max_qd) the probes alone; a confirm run is not a probe."""
+    from helpers.run.adaptive import concluded_curve
+    a = AdaptiveSettings(max_qd=1024)
+    h = _search(lambda q: min(q * 2_500, 80_000) + (q == 64) * 2_000, a)
+    assert [s.qd for s in h] == [1, 2, 4, 8, 16, 32, 64, 128, 45]
+    qd, iops = concluded_curve(h, a)
+    assert qd == [1, 2, 4, 8, 16, 32, 64, 128, 45, 256, 512, 1024]
+    assert iops[:9] == [s.iops for s in h] and iops[9:] == [80_000] * 3
+    rising = _search(lambda q: q * 1000.0, AdaptiveSettings(max_qd=8, confirm_runtime_s=3))
+    assert concluded_curve(rising, AdaptiveSettings(max_qd=8, confirm_runtime_s=3)) == ([1, 2, 4, 8],
+                                                                                       [1000.0, 2000.0, 4000.0, 8000.0])
