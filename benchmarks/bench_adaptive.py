@@ -24,7 +24,7 @@ grid's curve (``helpers.run.adaptive.curve_level``: its points as ladder steps, 
 depth its trailing flat run is measured against up to QD 1024; the best point when the curve has no such
 plateau).  Until 2026-11-23 the bench compared the search against the grid's MAXIMUM, the best of the six or so
 noisy points on its plateau: the maximum of n noisy readings of one level sits above that level (for six normal
-readings by about 1.27 standard deviations on average; measured here 3-11 % above the level), so a grid peak so
+readings by about 1.27 standard deviations on average; measured here 2-11 % above the level), so a grid peak so
 defined is biased upwards and varies more between runs than the level does.  The search's peak is its confirm
 run (a fresh measurement, not picked for reading high; the depth it re-measures is picked by a probe, so on a
 plateau that is not flat it leans to the better depths), or without one ``plateau_iops``, the median of its
@@ -33,8 +33,8 @@ run").  Against the grid's maximum the search's peak and its best single probe (
 2026-11-23) are still printed.  The estimators were chosen for what they estimate, not for the numbers they give.
 
 The knee, on one range.  Kneedle scales QD to the range it is given, so the probes alone (which end at QD 128 or
-256) put the knee lower than the same device's curve to QD 1024 (the grid cut at the search's last depth moves
-its own knee too, from QD 32 to 8 in three of four grids measured; printed in every round).  The search's knee
+256) can put the knee lower than the same device's curve to QD 1024 (the grids cut at the search's last depth
+move their own knee one or two steps lower too, in 4 of 16 rounds measured; printed in every round).  The search's knee
 is find_knee on ``helpers.run.adaptive.concluded_curve``: its probes, then its plateau level at the ladder depths
 it did not measure, up to ``max_qd`` -- what it concluded, on the grid's range.  The probes-alone knee is printed.
 

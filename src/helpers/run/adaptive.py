@@ -218,8 +218,8 @@ def concluded_curve(history: list[Step], a: AdaptiveSettings) -> tuple[list[int]
     the plateau on.  Without a plateau (still rising at ``max_qd``, stopped by the latency limit) the probes
     alone.  A knee method that scales QD to the range it is given (Kneedle, :func:`helpers.analysis.find_knee`)
     so answers on the same range as a grid to ``max_qd``: on the probes alone, which end at QD 128 or 256, it
-    puts the knee lower than on the same device's full curve (the grid cut at the search's last depth does so
-    too)."""
+    can put the knee a step or two lower than on the same device's full curve (a grid cut at the search's last
+    depth can, too)."""
     probes = [s for s in history if s.kind in ("ladder", "refine")]
     qd, iops = [s.qd for s in probes], [s.iops for s in probes]
     level = plateau_iops(history, a)
