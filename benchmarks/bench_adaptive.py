@@ -167,6 +167,8 @@ def main() -> int:
     ap.add_argument("--rw", default="randread")
     ap.add_argument("--bs", default="4k")
     ap.add_argument("--gain-pct", type=float, default=10.0)
+    ap.add_argument("--flat-steps", type=int, default=2,
+                    help="flat doublings in a row that end the search's ladder (and the grid's plateau rule)")
     ap.add_argument("--rounds", type=int, default=3,
                     help="searches, each between two grid runs (grid, adaptive, grid, adaptive, ..., grid); a "
                          "round's grid reproduces itself when its two grids' plateau levels agree within 5 %%")
@@ -180,7 +182,7 @@ def main() -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     qds = [2**i for i in range(11)]
     point = {"group": "bench", "rw": args.rw, "bs": args.bs}
-    rule = AdaptiveSettings(gain_pct=args.gain_pct, flat_steps=2, max_qd=1024)  # the search's, for the grid's level
+    rule = AdaptiveSettings(gain_pct=args.gain_pct, flat_steps=args.flat_steps, max_qd=1024)  # the search's, for the grid's level
     grid = write(work / "grid.yaml", {
         "description": "bench grid", "settings": {"runtime_s": args.runtime, "ramp_s": args.ramp},
         "points": [{**point, "iodepth": qds}]})
