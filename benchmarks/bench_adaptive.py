@@ -197,7 +197,8 @@ def main() -> int:
     confirm = f", confirm run {args.confirm_runtime:g} s" if args.confirm_runtime else ", no confirm run"
     print(f"benchmark on {target} ({args.size}), {args.rw} {args.bs}, fio {args.runtime:g} s + {args.ramp:g} s ramp "
           f"per grid point, adaptive probes at most {args.probe_runtime:g} s + {probe_ramp:g} s ramp, ending "
-          f"once settled (3 windows of 250 ms, or down to 150 ms at >= 1000 I/Os a window){confirm}; {args.rounds} "
+          f"once settled (3 windows of 250 ms, or down to 150 ms at >= 1000 I/Os a window), {rule.flat_steps} flat "
+          f"doublings end the ladder{confirm}; {args.rounds} "
           f"rounds in one chain grid, adaptive, grid, ..., grid; os {os.uname().release}; "
           f"load average {os.getloadavg()[0]:.2f}", flush=True)
 
