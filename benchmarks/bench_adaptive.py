@@ -1,7 +1,7 @@
 """Benchmark (a script, not a test): adaptive QD search vs the full 1..1024 grid on this machine's disk.
 
-    .venv/bin/python benchmarks/bench_adaptive.py [--runtime 3] [--probe-runtime 1] [--confirm-runtime 2]
-        [--probe-ramp 0.1] [--size 512m] [--rounds 3]
+    .venv/bin/python benchmarks/bench_adaptive.py [--runtime 3] [--probe-runtime 1] [--confirm-runtime 0]
+        [--probe-ramp 0.1] [--flat-steps 2] [--size 512m] [--rounds 3]
     make bench-adaptive
 
 Both run on a lab scratch FILE under build/bench-adaptive/ (never a device).  The grid measures
@@ -30,13 +30,13 @@ readings by about 1.27 standard deviations on average; measured here 2-11 % abov
 defined is biased upwards and varies more between runs than the level does.  The search's peak is
 ``plateau_iops``, the median of its plateau probes: the same rule as the grid's, on 0.45 s probes; with a confirm
 run, that run (a fresh measurement, but at the depth whose probe read highest, and measured here to read high),
-the probes' median then printed next to it ("without the confirm run").  Against the grid's maximum the search's peak and its best single probe (the bench's figures before
-2026-11-23) are still printed.  The estimators were chosen for what they estimate, not for the numbers they give.
+the probes' median then printed next to it ("without the confirm run").  Against the grid's maximum the
+search's peak and its best single probe (the bench's figures before 2026-11-23) are still printed.  The estimators were chosen for what they estimate, not for the numbers they give.
 
 The knee, on one range.  Kneedle scales QD to the range it is given, so the probes alone (which end at QD 128 or
 256) can put the knee lower than the same device's curve to QD 1024 (the grids cut at the search's last depth
-move their own knee one or two steps lower too, in 4 of 16 rounds measured; printed in every round).  The search's knee
-is find_knee on ``helpers.run.adaptive.concluded_curve``: its probes, then its plateau level at the ladder depths
+move their own knee one or two steps lower too, in 4 of 16 rounds measured; printed in every round).  The search's
+knee is find_knee on ``helpers.run.adaptive.concluded_curve``: its probes, then its plateau level at the ladder depths
 it did not measure, up to ``max_qd`` -- what it concluded, on the grid's range.  The probes-alone knee is printed.
 
 Rounds, interleaved.  The runs form one chain grid, adaptive, grid, adaptive, ..., grid (``--rounds``
