@@ -31,13 +31,15 @@ defined is biased upwards and varies more between runs than the level does.  The
 ``plateau_iops``, the median of its plateau probes: the same rule as the grid's, on 0.45 s probes; with a confirm
 run, that run (a fresh measurement, but at the depth whose probe read highest, and measured here to read high),
 the probes' median then printed next to it ("without the confirm run").  Against the grid's maximum the
-search's peak and its best single probe (the bench's figures before 2026-11-23) are still printed.  The estimators were chosen for what they estimate, not for the numbers they give.
+search's peak and its best single probe (the bench's figures before 2026-11-23) are still printed.  The
+estimators were chosen for what they estimate, not for the numbers they give.
 
 The knee, on one range.  Kneedle scales QD to the range it is given, so the probes alone (which end at QD 128 or
 256) can put the knee lower than the same device's curve to QD 1024 (the grids cut at the search's last depth
 move their own knee one or two steps lower too, in 4 of 16 rounds measured; printed in every round).  The search's
-knee is find_knee on ``helpers.run.adaptive.concluded_curve``: its probes, then its plateau level at the ladder depths
-it did not measure, up to ``max_qd`` -- what it concluded, on the grid's range.  The probes-alone knee is printed.
+knee is find_knee on ``helpers.run.adaptive.concluded_curve``: its probes, then its plateau level at the ladder
+depths it did not measure, up to ``max_qd`` -- what it concluded, on the grid's range.  The probes-alone knee is
+printed.
 
 Rounds, interleaved.  The runs form one chain grid, adaptive, grid, adaptive, ..., grid (``--rounds``
 searches, one grid more): round i is the search with the grid run just before it and the grid run just after
