@@ -93,7 +93,7 @@ test: setup browser-deps ## every test on two workers: unit, real fio, each note
 test-fast: setup ## the inner loop: leaves out notebooks, browser and slow tests
 	$(BIN)/python -m pytest -q -n 2 -m "not notebooks and not browser and not slow"
 
-bench-adaptive: setup ## adaptive QD search (probes end once settled) vs the full 1..1024 grid, 3 rounds, on a scratch file (about 4 min)
+bench-adaptive: setup ## adaptive QD search (probes end once settled) vs the full 1..1024 grid, 3 rounds (grid, search, grid, ...), on a scratch file (about 4 min)
 	$(BIN)/python benchmarks/bench_adaptive.py
 
 LINT_VENV := .venv-lint

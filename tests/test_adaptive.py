@@ -314,3 +314,37 @@ def test_plateau_starts_at_the_step_the_flat_run_was_measured_against():
     assert next_depth(h, a) == (362, "refine")
     h.append(_probe(362, 66867, True, "refine"))
     assert [s.qd for s in plateau(h, a)] == [128, 256, 512, 1024, 362]
+
+
+def test_curve_level_is_the_search_plateau_rule_on_a_grid_curve():
+    """A grid's curve read by the search's own plateau rule: from the point its trailing flat run is measured
+    against (QD 32, the best before QD 64; QD 256's 84k is more than 10 % above QD 16's 76k, so the run cannot
+    start at QD 32) up to QD 1024, their median -- not the maximum (QD 256's 84k, the best of six noisy readings
+    of one level).  A curve still rising at its end has no plateau: its best point."""
+    from helpers.run.adaptive import curve_level
+    a = AdaptiveSettings()
+    grid = {1: 10_000, 2: 20_000, 4: 38_000, 8: 60_000, 16: 76_000, 32: 80_000, 64: 79_000, 128: 82_000,
+            256: 84_000, 512: 78_000, 1024: 81_000}
+    assert curve_level(grid, a) == (80_500, [32, 64, 128, 256, 512, 1024])
+    # a late step up of more than gain_pct starts the flat run afresh: the level is that of the last plateau
+    stepped = {**grid, 256: 95_000, 512: 95_000, 1024: 96_000}
+    assert curve_level(stepped, a) == (95_000, [256, 512, 1024])
+    assert curve_level({1: 10.0, 2: 20.0, 4: 40.0}, a) == (40.0, [4])
+    with pytest.raises(ValueError):
+        curve_level({}, a)
+
+
+def test_concluded_curve_carries_the_plateau_level_to_max_qd():
+    """The search's conclusion on the grid's QD range: probes as measured, then the plateau's level (the median of
+    QD 32, 64, 128 and the refine step 45) at every ladder depth past the last probe; without a plateau (still
+    rising at max_qd) the probes alone; a confirm run is not a probe."""
+    from helpers.run.adaptive import concluded_curve
+    a = AdaptiveSettings(max_qd=1024)
+    h = _search(lambda q: min(q * 2_500, 80_000) + (q == 64) * 2_000, a)
+    assert [s.qd for s in h] == [1, 2, 4, 8, 16, 32, 64, 128, 45]
+    qd, iops = concluded_curve(h, a)
+    assert qd == [1, 2, 4, 8, 16, 32, 64, 128, 45, 256, 512, 1024]
+    assert iops[:9] == [s.iops for s in h] and iops[9:] == [80_000] * 3
+    rising = _search(lambda q: q * 1000.0, AdaptiveSettings(max_qd=8, confirm_runtime_s=3))
+    assert concluded_curve(rising, AdaptiveSettings(max_qd=8, confirm_runtime_s=3)) == ([1, 2, 4, 8],
+                                                                                       [1000.0, 2000.0, 4000.0, 8000.0])

@@ -196,6 +196,40 @@ def plateau_iops(history: list[Step], a: AdaptiveSettings) -> float | None:
     return statistics.median(s.iops for s in steps) if steps else None
 
 
+def curve_level(curve: dict[int, float], a: AdaptiveSettings) -> tuple[float, list[int]]:
+    """The level of a measured IOPS-vs-QD curve (a grid's points) by the search's own rule, and the depths behind
+    it: the curve's points as ladder steps, the median IOPS of their :func:`plateau`; the best point when the curve
+    did not end on a plateau (as the search falls back to its best probe).  A grid's peak so taken can be compared
+    with the search's ``plateau_iops`` like for like: neither is the best of several noisy readings."""
+    steps = [Step(q, v, 0.0) for q, v in sorted(curve.items())]
+    if not steps:
+        raise ValueError("an empty curve has no level")
+    on = plateau(steps, a)
+    if on:
+        return statistics.median(s.iops for s in on), [s.qd for s in on]
+    best = peak(steps)
+    return best.iops, [best.qd]
+
+
+def concluded_curve(history: list[Step], a: AdaptiveSettings) -> tuple[list[int], list[float]]:
+    """The IOPS-vs-QD curve the search concluded, over its whole ladder ``start_qd``..``max_qd``: its ladder and
+    refine probes and, when the ladder ended on a plateau, the plateau's level (:func:`plateau_iops`) at the
+    ladder depths past the last one measured -- the search stopped there because it judged the curve flat from
+    the plateau on.  Without a plateau (still rising at ``max_qd``, stopped by the latency limit) the probes
+    alone.  A knee method that scales QD to the range it is given (Kneedle, :func:`helpers.analysis.find_knee`)
+    so answers on the same range as a grid to ``max_qd``: on the probes alone, which end at QD 128 or 256, it
+    can put the knee a step or two lower than on the same device's full curve (a grid cut at the search's last
+    depth can, too)."""
+    probes = [s for s in history if s.kind in ("ladder", "refine")]
+    qd, iops = [s.qd for s in probes], [s.iops for s in probes]
+    level = plateau_iops(history, a)
+    if level is not None and probes:
+        top = max(qd)
+        extra = [q for q in qd_ladder(a.start_qd, a.max_qd) if q > top]
+        qd, iops = qd + extra, iops + [level] * len(extra)
+    return qd, iops
+
+
 def stop_reason(history: list[Step], a: AdaptiveSettings) -> str:
     return ladder_stop([s for s in history if s.kind == "ladder"], a) or "not finished"
 
