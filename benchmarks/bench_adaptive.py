@@ -80,7 +80,7 @@ from helpers.run.adaptive import (
     point_metrics,
     settle_text,
 )
-from helpers.run.profiles import AdaptiveSettings
+from helpers.run.profiles import AdaptiveSettings, load_profile
 
 
 def knee_of(qd: list[float], iops: list[float]) -> tuple[float | None, str]:
@@ -156,16 +156,19 @@ def rel(a: float, ref: float) -> float:
 
 
 def main() -> int:
+    shipped = load_profile("adaptive")  # the probes' defaults are the shipped adaptive profile's settings
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runtime", type=float, default=3.0, help="seconds per grid point")
-    ap.add_argument("--probe-runtime", type=float, default=1.0,
-                    help="the most an adaptive probe may run (it ends earlier once settled)")
+    ap.add_argument("--probe-runtime", type=float, default=shipped.points[0].runtime_s,
+                    help="the most an adaptive probe may run (it ends earlier once settled); default: the shipped "
+                         "adaptive profile's runtime_s")
     ap.add_argument("--confirm-runtime", type=float, default=0.0,
                     help="> 0: the adaptive search re-measures its peak depth this long (no settle-stop) and that "
                          "run is its peak; 0 (default): no confirm run, the median of its plateau probes is")
     ap.add_argument("--ramp", type=float, default=0.5, help="grid ramp")
-    ap.add_argument("--probe-ramp", type=float, default=0.1,
-                    help="ramp of the adaptive probes (and of the confirm run)")
+    ap.add_argument("--probe-ramp", type=float, default=shipped.points[0].ramp_s,
+                    help="ramp of the adaptive probes (and of the confirm run); default: the shipped adaptive "
+                         "profile's ramp_s")
     ap.add_argument("--size", default="512m")
     ap.add_argument("--rw", default="randread")
     ap.add_argument("--bs", default="4k")
