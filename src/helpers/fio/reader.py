@@ -689,14 +689,21 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
                 cache[key] = e.config
     if job.get("latency_target"):  # fio writes latency_target 0 for every job without one
         e.latency_target = _latency_target(job)
-    e.usr_cpu_pct = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
-    e.sys_cpu_pct = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
+    usr, sys_ = job.get("usr_cpu"), job.get("sys_cpu")
+    if type(usr) is float and type(sys_) is float and _isfinite(usr) and _isfinite(sys_):  # the usual case
+        e.usr_cpu_pct, e.sys_cpu_pct = usr, sys_
+    else:
+        e.usr_cpu_pct = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
+        e.sys_cpu_pct = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
     for direction in DIRECTIONS:
         d = job.get(direction)
         if d is None:
             continue
         if type(d) is not dict:
             raise EntryError(f"the job's '{direction}' entry is not an object (wrong schema).")
+        ios = d.get("total_ios")
+        if ios == 0 and type(ios) is int:  # the common idle direction (as _direction, without the call)
+            continue
         x = _direction(d, direction)
         if x is not None:
             e.directions.append(x)
