@@ -61,6 +61,7 @@ _NAN4 = (NAN,) * 4
 _INT6 = (int,) * len(PERCENTILE_KEYS)
 _PCTS = operator.itemgetter(*PERCENTILE_KEYS)  # (KeyError when one is missing)
 _STATS = operator.itemgetter("mean", "stddev", "min", "max")
+_DIR_NS = operator.itemgetter("io_bytes", "iops", "runtime", "bw_bytes", "lat_ns", "clat_ns", "slat_ns")
 
 
 class EntryError(ValueError):
@@ -177,19 +178,22 @@ def _bins(block: dict, what: str) -> tuple[np.ndarray, np.ndarray] | None:
     if type(bins) is not dict:
         raise EntryError(f"the {what} 'bins' entry is not an object (wrong schema).")
     n = len(bins)
-    try:  # fio's bins are its fixed latency buckets: their keys recur in every file
-        keys = np.fromiter(map(_BIN_KEYS.__getitem__, bins), dtype=np.int64, count=n)
+    digits = True  # keys read from plain digit strings (the table, _digit_keys): never negative
+    try:  # fio's bins are its fixed latency buckets: their keys recur in every file (one C-level lookup of all)
+        keys = np.fromiter(operator.itemgetter(*bins)(_BIN_KEYS) if n > 1 else map(_BIN_KEYS.__getitem__, bins),
+                           dtype=np.int64, count=n)
     except (KeyError, TypeError):
         keys = _digit_keys(bins, n)
         if keys is not None and len(_BIN_KEYS) < _BIN_KEYS_MAX:
             _BIN_KEYS.update(zip(bins, keys.tolist()))
     try:
         if keys is None:
+            digits = False
             keys = np.fromiter(map(int, bins), dtype=np.int64, count=n)  # int(): as numpy's str cast
         counts = np.fromiter(bins.values(), dtype=np.int64, count=n)
     except (ValueError, TypeError, OverflowError):
         raise EntryError(f"the {what} 'bins' keys or counts are not integers (wrong schema).") from None
-    if n and (keys.min() < 0 or counts.min() < 0):
+    if n and ((not digits and keys.min() < 0) or counts.min() < 0):
         raise EntryError(f"the {what} 'bins' hold negative latencies or counts (wrong schema).")
     return keys, counts
 
@@ -595,16 +599,14 @@ def _direction_ns(d: dict, direction: str, ios: int) -> Direction | None:
     """:func:`_direction` for the shape fio >= 3 writes (integer counts, finite numbers, ``*_ns`` latency
     blocks with ``N``, integer percentiles): the same Direction, read without the general path's call per
     value; None for any other shape, which the general path then reads (and rejects where it must)."""
-    g = d.get
-    io_bytes, iops, runtime_ms, bw = g("io_bytes"), g("iops"), g("runtime"), g("bw_bytes")
+    io_bytes, iops, runtime_ms, bw, lat, clat, slat = _DIR_NS(d)  # (KeyError: the general path)
     if not (0 < ios <= _INT64_MAX and type(io_bytes) is int and 0 < io_bytes <= _INT64_MAX
             and type(iops) in _NUMBER and _isfinite(iops) and type(runtime_ms) in _NUMBER
             and _isfinite(runtime_ms) and runtime_ms > 0 and type(bw) in _NUMBER and _isfinite(bw)):
         return None
-    lat, clat, slat = g("lat_ns"), g("clat_ns"), g("slat_ns")
     if type(lat) is not dict or type(clat) is not dict or type(slat) is not dict:
         return None
-    n_lat, n_clat, n_slat = lat.get("N"), clat.get("N"), slat.get("N")
+    n_lat, n_clat, n_slat = lat["N"], clat["N"], slat["N"]  # (KeyError: the general path)
     if type(n_lat) is not int or type(n_clat) is not int or type(n_slat) is not int:
         return None
     if n_lat == 0:
@@ -615,30 +617,27 @@ def _direction_ns(d: dict, direction: str, ios: int) -> Direction | None:
         if not _NUMBER_TYPES.issuperset(map(type, stats)) or not all(map(_isfinite, stats)):
             return None
         stats = tuple(map(_NS.__rtruediv__, stats))
-    means = []
-    for blk, n in ((clat, n_clat), (slat, n_slat)):
-        if n == 0:
-            means.append(NAN)
-            continue
-        v = blk.get("mean")
-        if type(v) not in _NUMBER or not _isfinite(v):
-            return None
-        means.append(v / _NS)
     if n_clat == 0:
         clat = None
-    pcts = []
-    for blk in (clat, lat):
-        pct = None if blk is None else blk.get("percentile")
-        if pct is None:
-            pcts.append(_NAN6)
-            continue
-        if type(pct) is not dict:
+        clat_mean = NAN
+    else:
+        clat_mean = clat.get("mean")
+        if type(clat_mean) not in _NUMBER or not _isfinite(clat_mean):
             return None
-        vals = _PCTS(pct)
-        if tuple(map(type, vals)) != _INT6:
+        clat_mean /= _NS
+    if n_slat == 0:
+        slat_mean = NAN
+    else:
+        slat_mean = slat.get("mean")
+        if type(slat_mean) not in _NUMBER or not _isfinite(slat_mean):
             return None
-        pcts.append(tuple(map(_NS.__rtruediv__, vals)))
-    out = Direction(direction, runtime_ms / 1000.0, io_bytes, ios, float(iops), float(bw), *stats, *means, *pcts)
+        slat_mean /= _NS
+    clat_pct = _NAN6 if clat is None else _percentiles_ns(clat.get("percentile"))
+    lat_pct = _NAN6 if lat is None else _percentiles_ns(lat.get("percentile"))
+    if clat_pct is None or lat_pct is None:
+        return None
+    out = Direction(direction, runtime_ms / 1000.0, io_bytes, ios, float(iops), float(bw), *stats, clat_mean,
+                    slat_mean, clat_pct, lat_pct)
     for blk, name in ((lat, "lat"), (clat, "clat")):
         if blk is not None and "bins" in blk:
             b = _bins(blk, name)
@@ -646,6 +645,19 @@ def _direction_ns(d: dict, direction: str, ios: int) -> Direction | None:
                 out.bins, out.bins_latency = b, name
                 break
     return out
+
+
+def _percentiles_ns(pct: Any) -> tuple | None:
+    """The percentiles (µs) of a latency block's ``percentile`` object in fio's integer ns (NaN when
+    absent); None for any other shape (:func:`_direction_ns`)."""
+    if pct is None:
+        return _NAN6
+    if type(pct) is not dict:
+        return None
+    vals = _PCTS(pct)  # (KeyError: the general path)
+    if tuple(map(type, vals)) != _INT6:
+        return None
+    return tuple(map(_NS.__rtruediv__, vals))
 
 
 def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int, data: bytes, cache: dict) -> None:
@@ -677,14 +689,21 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
                 cache[key] = e.config
     if job.get("latency_target"):  # fio writes latency_target 0 for every job without one
         e.latency_target = _latency_target(job)
-    e.usr_cpu_pct = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
-    e.sys_cpu_pct = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
+    usr, sys_ = job.get("usr_cpu"), job.get("sys_cpu")
+    if type(usr) is float and type(sys_) is float and _isfinite(usr) and _isfinite(sys_):  # the usual case
+        e.usr_cpu_pct, e.sys_cpu_pct = usr, sys_
+    else:
+        e.usr_cpu_pct = _num(job["usr_cpu"], "usr_cpu") if "usr_cpu" in job else NAN
+        e.sys_cpu_pct = _num(job["sys_cpu"], "sys_cpu") if "sys_cpu" in job else NAN
     for direction in DIRECTIONS:
         d = job.get(direction)
         if d is None:
             continue
         if type(d) is not dict:
             raise EntryError(f"the job's '{direction}' entry is not an object (wrong schema).")
+        ios = d.get("total_ios")
+        if ios == 0 and type(ios) is int:  # the common idle direction (as _direction, without the call)
+            continue
         x = _direction(d, direction)
         if x is not None:
             e.directions.append(x)
