@@ -146,11 +146,6 @@ def pct(x: float | None) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
 
 
-def mean(xs) -> float:
-    xs = list(xs)
-    return sum(xs) / len(xs)
-
-
 def rel(a: float, ref: float) -> float:
     return abs(a - ref) / ref
 
@@ -244,9 +239,9 @@ def main() -> int:
         top = max(ad["probe_qd"])  # the grids cut at the search's last depth: what the probes-alone range does
         g_knee_cut = knee_of([q for q in qd_all if q <= top], [v for g in (g0, g1) for q, v in g["curve"].items()
                                                               if q <= top])[0]
-        level, gmax = mean((g0["level"], g1["level"])), mean((g0["max"], g1["max"]))
+        level, gmax = statistics.fmean((g0["level"], g1["level"])), statistics.fmean((g0["max"], g1["max"]))
         x = {"grids": (g0, g1), "ad": ad, "level": level, "gmax": gmax, "g_knee": g_knee, "a_knee": a_knee,
-             "g_dev": mean((g0["dev"], g1["dev"])), "a_dev": ad["dev"]}
+             "g_dev": statistics.fmean((g0["dev"], g1["dev"])), "a_dev": ad["dev"]}
         x["ratio"] = x["a_dev"] / x["g_dev"]
         x["peak_diff"] = rel(ad["peak"], level)  # the goal's figure: like for like
         x["max_diff"] = rel(ad["peak"], gmax)  # against the grid's maximum, as before 2026-11-23
@@ -278,7 +273,7 @@ def main() -> int:
               f"{knee_how}; {on_range}); {apart} QD steps apart")
         print(f"  as before: the probes alone (QD {min(ad['probe_qd'])}..{top}) put the knee at QD {a_knee_probes}; the "
               f"grids cut at QD {top} put theirs at QD {g_knee_cut}")
-        same = [(s["qd"], s["iops"] / mean((g0["curve"][s["qd"]], g1["curve"][s["qd"]])) - 1) for s in ad["steps"]
+        same = [(s["qd"], s["iops"] / statistics.fmean((g0["curve"][s["qd"]], g1["curve"][s["qd"]])) - 1) for s in ad["steps"]
                 if s["kind"] == "ladder" and s["qd"] in g0["curve"] and s["qd"] >= (g_knee or 1)]
         if same:  # a level shift the two grids around the search did not see, or the probes' own noise
             print("  same depths at and past the grids' knee, adaptive probe vs the grids' mean: " + ", ".join(

@@ -543,11 +543,18 @@ def run_comparison(results: pd.DataFrame, histograms: pd.DataFrame | None, run_i
     if len(run_ids) < 2:
         return RunComparison(run_ids, [], pd.DataFrame(columns=TABLE_COLUMNS), pd.DataFrame(),
                              needs_runs_message(run_ids), metrics or [])
-    history = None
-    if history_results is not None and len(history_results):
-        history = repeat_samples(history_results, history_histograms)
     return compare_runs(comparison_samples(results, histograms, timeseries), run_ids[0], run_ids[1],
-                        metrics=metrics, history=history, run_noise=run_noise)
+                        metrics=metrics, history=history_samples(history_results, history_histograms),
+                        run_noise=run_noise)
+
+
+def history_samples(history_results: pd.DataFrame | None, history_histograms: pd.DataFrame | None = None
+                    ) -> pd.DataFrame | None:
+    """The ``history`` :func:`compare_runs` takes, from other runs' loaded results (+ histograms): one sample
+    per repeat; None when there are none."""
+    if history_results is None or not len(history_results):
+        return None
+    return repeat_samples(history_results, history_histograms)
 
 
 def comparison_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None,

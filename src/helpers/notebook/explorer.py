@@ -17,8 +17,8 @@ from helpers.analysis.runpair import (
     RunComparison,
     compare_runs,
     comparison_samples,
+    history_samples,
     needs_runs_message,
-    repeat_samples,
 )
 from helpers.analysis.timeseries import consistency, point_series
 from helpers.figures.common import IOPS_AXIS, MB_AXIS, TEMPLATE, bs_axis, log2_axis, message_figure
@@ -343,6 +343,5 @@ def compare_explorer(results: pd.DataFrame, histograms: pd.DataFrame | None, run
     run_ids = list(dict.fromkeys(run_ids))
     if len(run_ids) < 2:
         return message_figure(needs_runs_message(run_ids))
-    history = repeat_samples(history_results, history_histograms) \
-        if history_results is not None and len(history_results) else None
-    return CompareExplorer(comparison_samples(results, histograms, timeseries), run_ids, history, history_note)
+    return CompareExplorer(comparison_samples(results, histograms, timeseries), run_ids,
+                           history_samples(history_results, history_histograms), history_note)

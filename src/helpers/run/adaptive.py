@@ -204,9 +204,9 @@ def curve_level(curve: dict[int, float], a: AdaptiveSettings) -> tuple[float, li
     steps = [Step(q, v, 0.0) for q, v in sorted(curve.items())]
     if not steps:
         raise ValueError("an empty curve has no level")
-    on = plateau(steps, a)
-    if on:
-        return statistics.median(s.iops for s in on), [s.qd for s in on]
+    level = plateau_iops(steps, a)
+    if level is not None:
+        return level, [s.qd for s in plateau(steps, a)]
     best = peak(steps)
     return best.iops, [best.qd]
 
