@@ -12,7 +12,9 @@ file first (the corpora live on /dev/shm, a RAM-backed tmpfs, when there is one:
 page cache a file read a second ago may come from disk again, so "warm" holds only there; ``--dir`` chooses): (a) the naive baseline: json.load + pandas.json_normalize per file, concat, to_parquet;
 (b) our ingest (``helpers.ingest.core.ingest_paths`` streaming to Parquet); and on the archive (c) a
 bare floor: read every file and orjson.loads it, nothing else, in one process.  Each runs
-``--repeat`` times (default 2, the best counts).  Prints times, the ratio (goal >= 40x), files/s of
+``--repeat`` times (default 2, the best counts), the sides in turns (ours, baseline, ours, baseline, ...:
+this VM's CPU speed drifts by tens of per cent over minutes, and one side's runs all before the other's
+would compare two stretches of time).  Prints times, the ratio (goal >= 40x), files/s of
 ours against the floor (goal >= 1/3), the load average and peak RSS (children included); ours is
 also run on N/3 small files to show its memory follows the batch size, not the file count.
 """
@@ -149,18 +151,34 @@ def warm(folder: Path) -> None:
         f.read_bytes()
 
 
-def run(code: str, src: Path, out: Path, repeat: int = 1) -> tuple[float, int, float]:
-    """(best seconds, rows, largest peak RSS in MiB) over ``repeat`` fresh subprocesses."""
-    best = None
+def run_once(code: str, src: Path, out: Path) -> tuple[float, int, float]:
+    """(seconds, rows, peak RSS in MiB) of one fresh subprocess, the page cache warmed first."""
+    warm(src)
+    p = subprocess.run([sys.executable, "-c", MEASURE, code, str(src), str(out)],
+                       capture_output=True, text=True, check=True)
+    first, peak = p.stdout.split("\n")[-3:-1]
+    secs, rows = first.split()
+    return float(secs), int(rows), int(peak) / 1024.0
+
+
+def interleaved(sides: dict[str, tuple[str, Path, Path]], repeat: int) -> dict[str, list[tuple[float, int, float]]]:
+    """Every side run ``repeat`` times, in turns (a, b, c, a, b, c, ...): this VM's CPU speed drifts by tens
+    of per cent over minutes, so sides run one after the other would compare the machine's phases as much as
+    the code; in turns, each side's best comes from the same stretch of time."""
+    out: dict[str, list] = {k: [] for k in sides}
     for _ in range(repeat):
-        warm(src)
-        p = subprocess.run([sys.executable, "-c", MEASURE, code, str(src), str(out)],
-                           capture_output=True, text=True, check=True)
-        first, peak = p.stdout.split("\n")[-3:-1]
-        secs, rows = first.split()
-        r = (float(secs), int(rows), int(peak) / 1024.0)
-        best = r if best is None else (min(best[0], r[0]), r[1], max(best[2], r[2]))
-    return best
+        for k, (code, src, dst) in sides.items():
+            out[k].append(run_once(code, src, dst))
+    return out
+
+
+def best(samples: list[tuple[float, int, float]]) -> tuple[float, int, float]:
+    """(best seconds, rows, largest peak RSS)."""
+    return min(s[0] for s in samples), samples[0][1], max(s[2] for s in samples)
+
+
+def times(samples: list[tuple[float, int, float]]) -> str:
+    return ", ".join(f"{s[0]:.3f}" for s in samples) + " s"
 
 
 def is_tmpfs(path: Path) -> bool:
@@ -208,10 +226,12 @@ def main() -> int:
         print(f"built {args.files} files ({size:.0f} MiB; {len(SOURCES)} real outputs, 1 in "
               f"{len(SOURCES)} json+ with bins, values varied) in {time.perf_counter() - t:.1f} s")
         print(f"before: {load()}")
-        ours_small = run(OURS, small, tmp / "o-small", args.repeat)
-        ours = run(OURS, big, tmp / "o-big", args.repeat)
-        base = run(BASELINE, big, tmp / "base.parquet", args.repeat)
+        ours_small = best([run_once(OURS, small, tmp / "o-small") for _ in range(args.repeat)])
+        runs = interleaved({"ours": (OURS, big, tmp / "o-big"), "base": (BASELINE, big, tmp / "base.parquet")},
+                           args.repeat)
+        ours, base = best(runs["ours"]), best(runs["base"])
         print(f"after: {load()}")
+        print(f"every run, in turns: ours {times(runs['ours'])}; baseline {times(runs['base'])}")
         print(f"baseline (json.load + json_normalize + concat + to_parquet): {base[0]:.2f} s, "
               f"{base[1]} rows, peak RSS {base[2]:.0f} MiB (best of {args.repeat})")
         print(f"ours (helpers.ingest.core, batches of at most {BATCH_FILES} files): "
@@ -226,10 +246,12 @@ def main() -> int:
         print(f"archive: built {args.archive_files} files ({size:.0f} MiB, {entries} per-job entries, 1-64 per "
               f"file; json+ with bins on 1 in 8) in {time.perf_counter() - t:.1f} s")
         print(f"before: {load()}")
-        floor = run(FLOOR, arch, tmp / "unused", args.repeat)
-        a_ours = run(OURS, arch, tmp / "o-arch", args.repeat)
-        a_base = run(BASELINE, arch, tmp / "base-arch.parquet", args.repeat)
+        runs = interleaved({"floor": (FLOOR, arch, tmp / "unused"), "ours": (OURS, arch, tmp / "o-arch"),
+                            "base": (BASELINE, arch, tmp / "base-arch.parquet")}, args.repeat)
+        floor, a_ours, a_base = best(runs["floor"]), best(runs["ours"]), best(runs["base"])
         print(f"after: {load()}")
+        print(f"every run, in turns: floor {times(runs['floor'])}; ours {times(runs['ours'])}; "
+              f"baseline {times(runs['base'])}")
         n = args.archive_files
         print(f"archive baseline: {a_base[0]:.2f} s, {a_base[1]} rows, peak RSS {a_base[2]:.0f} MiB")
         print(f"archive ours: {a_ours[0]:.3f} s, {a_ours[1]} rows, peak RSS {a_ours[2]:.0f} MiB; "

@@ -603,7 +603,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     if out is not None:
         writers = {ds: store.RunWriter(out, ds, run_id) for ds in (config.RESULTS_DATASET, config.QUARANTINE_DATASET)}
         writers[config.HISTOGRAM_DATASET] = store.RunWriter(out, config.HISTOGRAM_DATASET, run_id,
-                                                            statistics=HIST_STATISTICS)
+                                                            statistics=HIST_STATISTICS, dictionary=True)
     try:
         # histograms (the bulk) and quarantine stream batch by batch; result rows (a few hundred bytes
         # per job and direction) are kept, so the validity flags are computed once over the whole run

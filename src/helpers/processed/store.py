@@ -31,6 +31,12 @@ def arrow_table(df: pd.DataFrame) -> pa.Table:
     return pa.Table.from_pandas(df.drop(columns=["run_id"], errors="ignore"), preserve_index=False, nthreads=1)
 
 
+def _is_text(t: pa.DataType) -> bool:
+    """A string column (or a dictionary of strings)."""
+    t = t.value_type if pa.types.is_dictionary(t) else t
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
 def decoded_schema(schema: pa.Schema) -> pa.Schema:
     """``schema`` with every dictionary type replaced by its value type (metadata kept)."""
     return pa.schema([pa.field(f.name, f.type.value_type, f.nullable, f.metadata)
@@ -47,10 +53,16 @@ class RunWriter:
                 w.write(df)
     """
 
-    def __init__(self, processed_dir: Path, dataset: str, run_id: str, statistics: list[str] | None = None):
-        """``statistics``: the columns whose row-group min/max are written (default: all)."""
+    def __init__(self, processed_dir: Path, dataset: str, run_id: str, statistics: list[str] | None = None,
+                 dictionary: bool = False):
+        """``statistics``: the columns whose row-group min/max are written (default: all).  ``dictionary``:
+        dictionary pages for every column (worth it where numbers repeat, as the histograms' bins and
+        counts do); by default only for the string columns: the measured numbers of a results row are
+        nearly all distinct, and a dictionary pyarrow builds for them only to fall back from it costs time
+        and makes the file larger."""
         self.part = run_partition(processed_dir, dataset, run_id)
         self.statistics = statistics
+        self.dictionary = dictionary
         self._stored_schema: dict | None = None
         self.part.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = self.part.parent / f".tmp-{uuid.uuid4().hex}"
@@ -80,7 +92,9 @@ class RunWriter:
         self.rows += len(table)
 
     def _open(self, schema: pa.Schema) -> pq.ParquetWriter:
-        opts = {} if self.statistics is None else {"write_statistics": list(self.statistics)}
+        opts: dict = {} if self.statistics is None else {"write_statistics": list(self.statistics)}
+        if not self.dictionary:
+            opts["use_dictionary"] = [f.name for f in schema if _is_text(f.type)]
         if not any(pa.types.is_dictionary(t) for t in schema.types):
             return pq.ParquetWriter(self.tmp / "part-0.parquet", schema, **opts)
         # the stored Arrow schema (which readers follow) is the decoded one, as if the values were written
