@@ -631,8 +631,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
                 writers[config.RESULTS_DATASET].write(results)
                 for ds, df in ((config.RESULTS_DATASET, empty.results), (config.HISTOGRAM_DATASET, empty.histograms),
                                (config.QUARANTINE_DATASET, empty.quarantine)):
-                    writers[ds]._empty = df
-                    writers[ds].close()
+                    writers[ds].close(empty=df)
     except BaseException:
         for w in writers.values():
             w.abort()

@@ -103,7 +103,11 @@ class RunWriter:
                                b"ARROW:schema": base64.b64encode(plain.serialize().to_pybytes())}
         return pq.ParquetWriter(self.tmp / "part-0.parquet", schema, store_schema=False, **opts)
 
-    def close(self) -> Path:
+    def close(self, empty: pd.DataFrame | None = None) -> Path:
+        """Replace the partition with what was written; when nothing was, with an empty file of ``empty``'s
+        columns (default: the first empty frame written), so readers still find the run's schema."""
+        if empty is not None:
+            self._empty = empty
         if self._writer is not None:
             if self._stored_schema is not None:
                 self._writer.add_key_value_metadata(self._stored_schema)
@@ -134,10 +138,13 @@ class RunWriter:
 
 def write_run(processed_dir: Path, dataset: str, run_id: str, df: pd.DataFrame) -> Path:
     """Replace the partition of ``run_id`` in ``dataset`` with ``df`` (its run_id column is the folder)."""
-    with RunWriter(processed_dir, dataset, run_id) as w:
-        w._empty = df
+    w = RunWriter(processed_dir, dataset, run_id)
+    try:
         w.write(df)
-    return w.part
+    except BaseException:
+        w.abort()
+        raise
+    return w.close(empty=df)
 
 
 def list_runs(processed_dir: Path = config.PROCESSED_DIR, dataset: str = config.RESULTS_DATASET) -> list[str]:
