@@ -79,3 +79,26 @@ def test_load_where_filters_inside_the_scan(tmp_path):
     two = store.load_where(tmp_path, "results", {"iodepth": 4}, run_ids=["r0", "r3"], columns=["iops"])
     assert list(two.columns) == ["run_id", "iops"] and sorted(two["run_id"]) == ["r0", "r3"]
     assert store.load_where(tmp_path / "none", "results", {"host": "h1"}).empty
+
+
+def test_dictionary_pages_for_strings_only_unless_asked(tmp_path):
+    """Measured numbers are nearly all distinct: by default only string columns get dictionary pages (a
+    dictionary built for distinct floats is dropped again, at a cost); ``dictionary=True`` (the histograms,
+    whose bins and counts repeat) gives every column one."""
+    import pyarrow.parquet as pq
+
+    df = pd.DataFrame({"s": pd.array(["a", "b"] * 50, dtype="string"), "x": [i * 0.5 for i in range(100)],
+                       "n": [7] * 100})
+
+    def encodings(name: str) -> dict[str, set]:
+        md = pq.ParquetFile(store.run_partition(tmp_path, name, "r") / "part-0.parquet").metadata.row_group(0)
+        return {md.column(i).path_in_schema: {e for e in md.column(i).encodings if "DICT" in e}
+                for i in range(md.num_columns)}
+
+    store.write_run(tmp_path, "plain", "r", df)
+    with store.RunWriter(tmp_path, "all", "r", dictionary=True) as w:
+        w.write(df)
+    plain, every = encodings("plain"), encodings("all")
+    assert plain["s"] and not plain["x"] and not plain["n"]
+    assert every["s"] and every["x"] and every["n"]
+    pd.testing.assert_frame_equal(store.load(tmp_path, "plain"), store.load(tmp_path, "all"))
