@@ -678,7 +678,7 @@ def manifest_groups(manifest: dict) -> dict[str, str | None]:
 def write_ingest(result: IngestResult, run_id: str, processed_dir: Path = config.PROCESSED_DIR) -> None:
     store.write_run(processed_dir, config.RESULTS_DATASET, run_id, result.results)
     if result.histograms is not None:
-        store.write_run(processed_dir, config.HISTOGRAM_DATASET, run_id, result.histograms)
+        store.write_run(processed_dir, config.HISTOGRAM_DATASET, run_id, result.histograms, dictionary=True)
     store.write_run(processed_dir, config.QUARANTINE_DATASET, run_id, result.quarantine)
     if result.health is not None:
         ingest_health(result.health, run_id, processed_dir)

@@ -136,9 +136,10 @@ class RunWriter:
             self.abort()
 
 
-def write_run(processed_dir: Path, dataset: str, run_id: str, df: pd.DataFrame) -> Path:
-    """Replace the partition of ``run_id`` in ``dataset`` with ``df`` (its run_id column is the folder)."""
-    w = RunWriter(processed_dir, dataset, run_id)
+def write_run(processed_dir: Path, dataset: str, run_id: str, df: pd.DataFrame, dictionary: bool = False) -> Path:
+    """Replace the partition of ``run_id`` in ``dataset`` with ``df`` (its run_id column is the folder);
+    ``dictionary`` as :class:`RunWriter`'s."""
+    w = RunWriter(processed_dir, dataset, run_id, dictionary=dictionary)
     try:
         w.write(df)
     except BaseException:
