@@ -77,6 +77,7 @@ from helpers.run.adaptive import (
     concluded_curve,
     curve_level,
     device_seconds,
+    ladder_steps,
     point_metrics,
     settle_text,
 )
@@ -104,9 +105,10 @@ def summarize_adaptive(manifest: dict, rule: AdaptiveSettings) -> dict:
     series = next(iter(manifest["adaptive"].values()))
     steps = series["steps"]
     curve_qd, curve_iops = concluded_curve([Step(**s) for s in steps], rule)
-    probes = [s for s in steps if s["kind"] in ("ladder", "refine")]
+    # the ladder as the search judged it (a re-probed depth by the median of its readings) and the refine step
+    probes = [s.__dict__ for s in ladder_steps([Step(**s) for s in steps])] + [s for s in steps if s["kind"] == "refine"]
     confirm = [s for s in steps if s["kind"] == "confirm"]
-    best = max(probes, key=lambda s: s["iops"])
+    best = max((s for s in steps if s["kind"] != "confirm"), key=lambda s: s["iops"])  # the best single reading
     plateau = series.get("plateau_iops")
     if confirm:
         peak, peak_qd, how = confirm[0]["iops"], confirm[0]["qd"], f"confirm run, {settled(confirm[0])}"
@@ -120,7 +122,8 @@ def summarize_adaptive(manifest: dict, rule: AdaptiveSettings) -> dict:
             "probe_iops": [s["iops"] for s in probes], "peak": peak, "peak_qd": peak_qd, "peak_how": how,
             "best": best["iops"], "best_qd": best["qd"], "best_how": settled(best), "plateau": plateau,
             "curve_qd": curve_qd, "curve_iops": curve_iops,
-            "settled": sum(s.get("settled_s") is not None for s in probes), "probes": len(probes)}
+            "settled": sum(s.get("settled_s") is not None for s in steps if s["kind"] != "confirm"),
+            "probes": sum(s["kind"] != "confirm" for s in steps), "reprobes": sum(s["kind"] == "reprobe" for s in steps)}
 
 
 def settled(step: dict) -> str:
@@ -170,6 +173,10 @@ def main() -> int:
     ap.add_argument("--gain-pct", type=float, default=10.0)
     ap.add_argument("--flat-steps", type=int, default=2,
                     help="flat doublings in a row that end the search's ladder (and the grid's plateau rule)")
+    ap.add_argument("--max-reprobes", type=int, default=shipped.adaptive.max_reprobes,
+                    help="re-probe runs a search may add (a ladder probe more than gain_pct below a shallower depth "
+                         "is measured again; helpers.run.adaptive.reprobe_due); 0: none; default: the shipped "
+                         "adaptive profile's")
     ap.add_argument("--rounds", type=int, default=3,
                     help="searches, each between two grid runs (grid, adaptive, grid, adaptive, ..., grid); a "
                          "round's grid reproduces itself when its two grids' plateau levels agree within 5 %%")
@@ -192,14 +199,15 @@ def main() -> int:
         "description": "bench adaptive", "mode": "adaptive",
         "settings": {"runtime_s": args.probe_runtime, "ramp_s": probe_ramp},
         "adaptive": {"gain_pct": rule.gain_pct, "flat_steps": rule.flat_steps, "max_qd": rule.max_qd,
-                     "refine": True, "confirm_runtime_s": args.confirm_runtime},
+                     "refine": True, "confirm_runtime_s": args.confirm_runtime,
+                     "reprobe": args.max_reprobes > 0, "max_reprobes": max(1, args.max_reprobes)},
         "points": [point]})
 
     confirm = f", confirm run {args.confirm_runtime:g} s" if args.confirm_runtime else ", no confirm run"
     print(f"benchmark on {target} ({args.size}), {args.rw} {args.bs}, fio {args.runtime:g} s + {args.ramp:g} s ramp "
           f"per grid point, adaptive probes at most {args.probe_runtime:g} s + {probe_ramp:g} s ramp, ending "
           f"once settled (3 windows of 250 ms, or down to 150 ms at >= 1000 I/Os a window), {rule.flat_steps} flat "
-          f"doublings end the ladder{confirm}; {args.rounds} "
+          f"doublings end the ladder{confirm}, at most {args.max_reprobes} re-probes of a dip; {args.rounds} "
           f"rounds in one chain grid, adaptive, grid, ..., grid; os {os.uname().release}; "
           f"load average {os.getloadavg()[0]:.2f}", flush=True)
 
@@ -219,7 +227,8 @@ def main() -> int:
         else:
             out.update(summarize_adaptive(m, rule))
             print(f"adaptive {n} (load average {out['load']:.2f}): " + ", ".join(step_text(s) for s in out["steps"])
-                  + f"; stop: {out['stop']}; {out['settled']} of {out['probes']} probes settled early; peak "
+                  + f"; stop: {out['stop']}; {out['settled']} of {out['probes']} probes settled early ({out['reprobes']} "
+                  f"re-probes); peak "
                   f"{out['peak']:.0f} ({out['peak_how']}); device {out['dev']:.1f} s, wall {out['wall']:.1f} s",
                   flush=True)
         return out
