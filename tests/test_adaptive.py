@@ -429,5 +429,10 @@ def test_reprobes_cost_at_most_max_reprobes_probes_and_none_when_off():
     assert sum(s.kind == "reprobe" for s in _noisy_search({}, curve, AdaptiveSettings(max_reprobes=1))) == 1
     count = iter(range(1000))
     assert not any(s.kind == "reprobe" for s in _noisy_search({}, curve, AdaptiveSettings(reprobe=False)))
+    # a dip that did not settle never counts as flat (the ladder goes on anyway): not re-probed
+    a = AdaptiveSettings()
+    unsettled_dip = [_probe(1, 10_000, True), _probe(2, 20_000, True), _probe(4, 15_000, False)]
+    assert next_depth(unsettled_dip, a) == (8, "ladder")
+    assert next_depth(unsettled_dip[:2] + [_probe(4, 15_000, True)], a) == (4, "reprobe")
     high = _noisy_search({(16, 0): 200_000}, _knee_curve, AdaptiveSettings())
     assert not any(s.kind == "reprobe" and s.qd == 16 for s in high)  # (QD 32 then dips below it: re-probed)

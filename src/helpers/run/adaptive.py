@@ -11,7 +11,8 @@ Per series the search doubles QD from ``start_qd`` (1, 2, 4, ...) and stops when
 A ladder probe that reads more than ``gain_pct`` % below the best shallower depth (a "dip": closed-loop IOPS
 do not fall with QD until the device is overloaded, and on the bench's disk such a dip was mostly a short slow
 phase, see :func:`reprobe_due`) is measured again at once (kind ``"reprobe"``), and a third time when the two
-readings disagree by more than ``gain_pct``; the ladder then judges that depth by the median of its readings,
+readings disagree by more than ``gain_pct`` (a dip that did not settle is not: it never counts as flat
+anyway); the ladder then judges that depth by the median of its readings,
 so a drop that persists is kept.  At most ``max_reprobes`` such runs per series.
 
 It then refines between the last depth that still paid off and the first flat (or too slow)
@@ -159,13 +160,17 @@ def reprobe_due(history: list[Step], a: AdaptiveSettings) -> int | None:
     """The depth to measure again now (kind ``"reprobe"``), or None.  Only the deepest ladder depth, right after
     it was measured:
 
-    * once, when its probe read more than ``gain_pct`` % below the best shallower depth (as :func:`ladder_steps`
-      judges them).  Closed-loop IOPS do not fall as QD doubles until the device is overloaded, so such a dip is
+    * once, when its probe settled (or had no settle check) and read more than ``gain_pct`` % below the best
+      shallower depth (as :func:`ladder_steps` judges them).  Closed-loop IOPS do not fall as QD doubles until the device is overloaded, so such a dip is
       a short slow phase or a real drop past overload, and the two cannot be told apart from one reading.  On the
       bench's disk (2026-11-23/24, 39 searches) 9.6 % of the ladder probes dipped so against 2.4 % of the grid's
       3 s points at QD 2..256; the dipping probes read a median 10 % below the grids' points at the same depth;
       and the 3 searches whose first dip came at or below the grids' knee put their knee 2-4 QD steps too low
-      (a dip counts as flat and can end the ladder before the curve levels off);
+      (a dip counts as flat and can end the ladder before the curve levels off).  A dip that did not settle is
+      not re-probed: it never counts as flat (:func:`_flat_run`), so the ladder goes on past it anyway, it ran
+      its full runtime (twice a settled probe's), and a slow phase that kept it from settling mostly lasts
+      through a re-probe (bench 2026-11-24 01:46 round 4: such a dip at QD 4 and its two re-probes all ran in
+      full, 11-16k IOPS, 2.2 s that changed nothing and took the round to 28.7 % of the grid's device time);
     * a second time when the re-probe and the first reading disagree by more than ``gain_pct`` % (the larger
       over the smaller): the median of three then decides, so a dip that the re-probe contradicts, and that a
       third reading does not back, is dropped, and one that a third reading backs is kept.  Two readings that
@@ -184,7 +189,7 @@ def reprobe_due(history: list[Step], a: AdaptiveSettings) -> int | None:
     rs = readings(history, qd)
     if len(rs) == 1:
         best = max(s.iops for s in ladder_steps(history)[:-1])
-        return qd if rs[0].iops < best * (1 - a.gain_pct / 100) else None
+        return qd if rs[0].iops < best * (1 - a.gain_pct / 100) and not rs[0].unsettled else None
     if len(rs) == 2:
         lo, hi = sorted(r.iops for r in rs)
         return qd if hi > lo * (1 + a.gain_pct / 100) else None
