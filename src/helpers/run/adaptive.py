@@ -161,20 +161,24 @@ def reprobe_due(history: list[Step], a: AdaptiveSettings) -> int | None:
     it was measured:
 
     * once, when its probe settled (or had no settle check) and read more than ``gain_pct`` % below the best
-      shallower depth (as :func:`ladder_steps` judges them).  Closed-loop IOPS do not fall as QD doubles until the device is overloaded, so such a dip is
-      a short slow phase or a real drop past overload, and the two cannot be told apart from one reading.  On the
-      bench's disk (2026-11-23/24, 39 searches) 9.6 % of the ladder probes dipped so against 2.4 % of the grid's
-      3 s points at QD 2..256; the dipping probes read a median 10 % below the grids' points at the same depth;
-      and the 3 searches whose first dip came at or below the grids' knee put their knee 2-4 QD steps too low
-      (a dip counts as flat and can end the ladder before the curve levels off).  A dip that did not settle is
-      not re-probed: it never counts as flat (:func:`_flat_run`), so the ladder goes on past it anyway, it ran
-      its full runtime (twice a settled probe's), and a slow phase that kept it from settling mostly lasts
-      through a re-probe (bench 2026-11-24 01:46 round 4: such a dip at QD 4 and its two re-probes all ran in
-      full, 11-16k IOPS, 2.2 s that changed nothing and took the round to 28.7 % of the grid's device time);
+      shallower depth (as :func:`ladder_steps` judges them).  Closed-loop IOPS do not fall as QD doubles until
+      the device is overloaded, so such a dip is a short slow phase or a real drop past overload, and one
+      reading cannot tell them apart.  On the bench's disk (2026-11-23/24, 47 searches) 37 of 386 ladder probes
+      past QD 1 (9.6 %) dipped so, against 11 of 464 (2.4 %) of the grids' 3 s points at QD 2..256, and 30 of
+      the 37 read more than 5 % below the grids' points at the same depth (median 10.6 % below): mostly the
+      probe's reading had dropped, not the device's curve.  A settled dip counts as flat and can end the ladder
+      before the curve levels off (bench 2026-11-23 23:41 round 1: QD 32 read 30 % below the grids, the
+      ladder stopped at QD 32, knee QD 8 against the grids' 32).  A dip that did not settle is not re-probed:
+      it never counts as flat (:func:`_flat_run`), so the ladder goes on past it anyway; it ran its full
+      runtime (twice a settled probe's); and the slow phase that kept it from settling mostly lasts through a
+      re-probe (bench 2026-11-24 01:46 round 4: such a dip at QD 4 and its two re-probes all ran in full at
+      11-16k IOPS, 2.2 s that changed nothing and took the round to 28.7 % of the grid's device time);
     * a second time when the re-probe and the first reading disagree by more than ``gain_pct`` % (the larger
       over the smaller): the median of three then decides, so a dip that the re-probe contradicts, and that a
       third reading does not back, is dropped, and one that a third reading backs is kept.  Two readings that
-      agree stand as their mean (a drop that persists is real, or a slow phase longer than a probe).
+      agree stand as their mean (a drop that persists is real, or a slow phase longer than a probe: consecutive
+      probes' deviations from the grids correlated at 0.53 in those 47 searches, so a re-probe right after is
+      not a fully independent reading).
 
     The rule looks only at whether the readings disagree, never at which of them is higher, and every reading is
     kept in the history (the plateau's level is the median of ALL its readings, :func:`plateau_iops`).  At most
