@@ -12,8 +12,8 @@ A ladder probe that reads more than ``gain_pct`` % below the best shallower dept
 do not fall with QD until the device is overloaded, and on the bench's disk such a dip was mostly a short slow
 phase, see :func:`reprobe_due`) is measured again at once (kind ``"reprobe"``), and a third time when the two
 readings disagree by more than ``gain_pct`` (a dip that did not settle is not: it never counts as flat
-anyway); the ladder then judges that depth by the median of its readings,
-so a drop that persists is kept.  At most ``max_reprobes`` such runs per series.
+anyway); the ladder then judges that depth by the median of its readings, so a drop that persists is
+kept.  At most ``max_reprobes`` such runs per series.
 
 It then refines between the last depth that still paid off and the first flat (or too slow)
 depth by measuring their geometric midpoint, and optionally re-measures the peak with a longer
