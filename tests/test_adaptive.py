@@ -348,3 +348,91 @@ def test_concluded_curve_carries_the_plateau_level_to_max_qd():
     rising = _search(lambda q: q * 1000.0, AdaptiveSettings(max_qd=8, confirm_runtime_s=3))
     assert concluded_curve(rising, AdaptiveSettings(max_qd=8, confirm_runtime_s=3)) == ([1, 2, 4, 8],
                                                                                        [1000.0, 2000.0, 4000.0, 8000.0])
+
+
+def _noisy_search(readings: dict[tuple[int, int], float], curve, a: AdaptiveSettings) -> list[Step]:
+    """A search whose n-th reading (0, 1, 2) at a depth is readings[(qd, n)] when given, else curve(qd); every
+    probe settled."""
+    history: list[Step] = []
+    while (nxt := next_depth(history, a)) is not None:
+        qd, kind = nxt
+        n = sum(s.qd == qd and s.kind in ("ladder", "reprobe") for s in history) if kind in ("ladder", "reprobe") else 0
+        history.append(_probe(qd, readings.get((qd, n), curve(qd)), True, kind))
+        assert len(history) < 30
+    return history
+
+
+def _knee_curve(q: int) -> float:  # rises to its knee at QD 32, flat (60k) from there
+    return {1: 10_000, 2: 18_000, 4: 30_000, 8: 42_000, 16: 52_000}.get(q, 60_000)
+
+
+def test_a_noise_dip_below_the_knee_is_reprobed_and_the_knee_found():
+    """Bench 2026-11-23 23:41 round 1: QD 16 looked flat over QD 8 and a settled probe at QD 32 read 10 % below
+    QD 16 (30 % below the grids), so two doublings looked flat at QD 16 and the knee came out at QD 8 against the
+    grids' 32.  Now the dip is measured again; the re-probe reads the curve, the two disagree by more than
+    gain_pct, a third reading breaks the tie (median of three), and the ladder goes on to the real plateau: the
+    knee on the grid's range is the true curve's, the plateau level the curve's."""
+    from helpers.analysis import find_knee
+    from helpers.run.adaptive import concluded_curve, ladder_steps, plateau_iops
+
+    low = {(16, 0): 45_000, (32, 0): 40_000}
+    grid = [2**k for k in range(11)]
+    true_knee = find_knee(grid, [_knee_curve(q) for q in grid], S=1.0).knee_qd
+    assert true_knee == 32
+    off = AdaptiveSettings(reprobe=False)
+    before = _noisy_search(low, _knee_curve, off)
+    assert [s.qd for s in before if s.kind == "ladder"][-1] == 32 and plateau_iops(before, off) == 43_500
+    assert find_knee(*concluded_curve(before, off), S=1.0).knee_qd < 16
+    a = AdaptiveSettings()
+    h = _noisy_search(low, _knee_curve, a)
+    assert [(s.qd, s.kind) for s in h] == [(1, "ladder"), (2, "ladder"), (4, "ladder"), (8, "ladder"),
+                                           (16, "ladder"), (32, "ladder"), (32, "reprobe"), (32, "reprobe"),
+                                           (64, "ladder"), (128, "ladder"), (45, "refine")]
+    assert ladder_steps(h)[5].iops == 60_000  # median of 40k, 60k, 60k
+    assert plateau_iops(h, a) == 60_000  # every reading counts, the dip too: median of QD 32 (x3), 64, 128, 45
+    assert find_knee(*concluded_curve(h, a), S=1.0).knee_qd == true_knee
+    assert [next_depth(h[:i], a) for i in range(len(h))] == [(s.qd, s.kind) for s in h]  # pure: a resume replays it
+
+
+def test_a_real_drop_past_overload_that_persists_on_the_reprobe_is_kept():
+    """Past the knee the device overloads: QD 256 reads 20 % below QD 128, and so does its re-probe.  The two agree
+    within gain_pct, so no third reading: the drop stands (their mean), it is a flat doubling, and the search
+    stops as it did without the rule, one probe later."""
+    from helpers.run.adaptive import ladder_steps, plateau, stop_reason
+
+    def curve(q: int) -> float:
+        return min(q * 1_000.0, 64_000.0) if q <= 128 else 51_000.0
+
+    a = AdaptiveSettings()
+    h = _noisy_search({(256, 1): 52_000}, curve, a)
+    without = _noisy_search({(256, 1): 52_000}, curve, AdaptiveSettings(reprobe=False))
+    assert [(s.qd, s.kind) for s in h if s.kind == "reprobe"] == [(256, "reprobe")]
+    assert [s for s in h if s.kind != "reprobe"] == without
+    assert ladder_steps(h)[-1].iops == 51_500 and ladder_steps(h)[-1].device_s == pytest.approx(2.04)
+    assert stop_reason(h, a) == stop_reason(without, a)
+    assert [s.qd for s in plateau(h, a)] == [64, 128, 256, 256, 91]
+
+
+def test_reprobes_cost_at_most_max_reprobes_probes_and_none_when_off():
+    """A device whose every other reading is 30 % low: each dip would be re-probed and its tie broken, but a
+    series adds at most max_reprobes runs (the device time it costs is bounded), none with reprobe off; and a
+    reading far ABOVE the shallower depths is never re-probed (only a drop is implausible)."""
+    count = iter(range(1000))
+
+    def curve(q: int) -> float:
+        return min(q * 5_000.0, 60_000.0) * (0.7 if next(count) % 2 else 1.0)
+
+    h = _noisy_search({}, curve, AdaptiveSettings())
+    assert sum(s.kind == "reprobe" for s in h) == 2
+    assert sum(s.kind == "reprobe" for s in h) <= AdaptiveSettings(max_reprobes=2).max_reprobes
+    count = iter(range(1000))
+    assert sum(s.kind == "reprobe" for s in _noisy_search({}, curve, AdaptiveSettings(max_reprobes=1))) == 1
+    count = iter(range(1000))
+    assert not any(s.kind == "reprobe" for s in _noisy_search({}, curve, AdaptiveSettings(reprobe=False)))
+    # a dip that did not settle never counts as flat (the ladder goes on anyway): not re-probed
+    a = AdaptiveSettings()
+    unsettled_dip = [_probe(1, 10_000, True), _probe(2, 20_000, True), _probe(4, 15_000, False)]
+    assert next_depth(unsettled_dip, a) == (8, "ladder")
+    assert next_depth(unsettled_dip[:2] + [_probe(4, 15_000, True)], a) == (4, "reprobe")
+    high = _noisy_search({(16, 0): 200_000}, _knee_curve, AdaptiveSettings())
+    assert not any(s.kind == "reprobe" and s.qd == 16 for s in high)  # (QD 32 then dips below it: re-probed)

@@ -40,3 +40,19 @@ def test_adaptive_steps_mark_the_plateau_and_its_median_level():
     assert (t["plateau_iops"] == 30.25).all()
     old = adaptive_steps({"adaptive": {"s": {"steps": [{"qd": 1, "iops": 1.0, "kind": "ladder"}]}}})
     assert not old["on_plateau"].any() and old["plateau_iops"].isna().all()  # recorded before the plateau
+
+
+def test_adaptive_steps_show_a_reprobe_as_a_step_of_its_own():
+    """A ladder depth measured again (its probe dipped below a shallower depth) has a row per reading, kind
+    "reprobe"; on the plateau each reading is a plateau probe."""
+    manifest = {"adaptive": {"randread 4k": {"steps": [
+        {"qd": 1, "iops": 10.0, "lat_mean_us": 100.0, "kind": "ladder"},
+        {"qd": 2, "iops": 30.0, "lat_mean_us": 60.0, "kind": "ladder"},
+        {"qd": 4, "iops": 20.0, "lat_mean_us": 200.0, "kind": "ladder"},
+        {"qd": 4, "iops": 31.0, "lat_mean_us": 130.0, "kind": "reprobe"},
+        {"qd": 4, "iops": 30.0, "lat_mean_us": 133.0, "kind": "reprobe"},
+        {"qd": 8, "iops": 29.0, "lat_mean_us": 250.0, "kind": "ladder"}],
+        "plateau_qds": [2, 4, 4, 4, 8], "plateau_iops": 30.0, "stop_reason": "2 doublings in a row ..."}}}
+    t = adaptive_steps(manifest)
+    assert list(t["kind"]) == ["ladder", "ladder", "ladder", "reprobe", "reprobe", "ladder"]
+    assert list(t["on_plateau"]) == [False, True, True, True, True, True]

@@ -17,7 +17,9 @@ def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
     ``stop_reason`` repeats the series' reason (or its error) on each of its rows.  ``runtime_s`` is the most
     the step could run, ``device_s`` the seconds it drove the device (ramp + the runtime it took) and
     ``settled_after_s`` when it ended early because its IOPS had settled (ramp included; empty: it ran its
-    full runtime, or the run predates these records).  ``on_plateau`` marks the probes of the plateau the ladder
+    full runtime, or the run predates these records).  A ladder depth measured again (its probe read more than
+    ``gain_pct`` below a shallower depth, :func:`helpers.run.adaptive.reprobe_due`) has a row per reading, kind
+    ``reprobe`` after the first.  ``on_plateau`` marks the probes of the plateau the ladder
     ended on and ``plateau_iops`` repeats their median IOPS on each row of the series (the search's estimate of
     the plateau level; empty when it ended on none, or the run predates it)."""
     rows = []
@@ -30,7 +32,7 @@ def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
                          # the search records the IOPS-weighted mean COMPLETION latency (fio.reader.point_totals)
                          "clat_mean_us": st.get("lat_mean_us"), "runtime_s": st.get("runtime_s"),
                          "device_s": st.get("device_s"), "settled_after_s": st.get("settled_s"),
-                         "on_plateau": st.get("kind") in ("ladder", "refine") and st.get("qd") in plateau,
+                         "on_plateau": st.get("kind") in ("ladder", "reprobe", "refine") and st.get("qd") in plateau,
                          "plateau_iops": level, "stop_reason": reason})
         if not info.get("steps"):
             rows.append({"series": series, "step": None, "kind": None, "qd": None, "iops": None,

@@ -8,6 +8,13 @@ Per series the search doubles QD from ``start_qd`` (1, 2, 4, ...) and stops when
 * the mean completion latency exceeded ``lat_limit_us`` (when set), or
 * ``max_qd`` was measured.
 
+A ladder probe that reads more than ``gain_pct`` % below the best shallower depth (a "dip": closed-loop IOPS
+do not fall with QD until the device is overloaded, and on the bench's disk such a dip was mostly a short slow
+phase, see :func:`reprobe_due`) is measured again at once (kind ``"reprobe"``), and a third time when the two
+readings disagree by more than ``gain_pct`` (a dip that did not settle is not: it never counts as flat
+anyway); the ladder then judges that depth by the median of its readings, so a drop that persists is
+kept.  At most ``max_reprobes`` such runs per series.
+
 It then refines between the last depth that still paid off and the first flat (or too slow)
 depth by measuring their geometric midpoint, and optionally re-measures the peak with a longer
 runtime.  :func:`next_depth` is a pure function of the history, so a resumed sweep re-reads the
@@ -37,7 +44,7 @@ class Step:
     qd: int
     iops: float
     lat_mean_us: float
-    kind: str = "ladder"  # "ladder", "refine" or "confirm"
+    kind: str = "ladder"  # "ladder", "reprobe" (a ladder depth measured again), "refine" or "confirm"
     runtime_s: float | None = None  # the most the step could run (its runtime_s)
     device_s: float | None = None  # seconds it drove the device: ramp + the runtime it took
     settled_s: float | None = None  # it ended early, settled, this many seconds in (ramp included); None: ran it all
@@ -124,6 +131,75 @@ def _flat_run(ladder: list[Step], gain: float) -> int:
     return n
 
 
+def readings(history: list[Step], qd: int) -> list[Step]:
+    """The ladder probe at ``qd`` and its re-probes, in the order measured."""
+    return [s for s in history if s.qd == qd and s.kind in ("ladder", "reprobe")]
+
+
+def ladder_steps(history: list[Step]) -> list[Step]:
+    """The ladder as the search judges it: one step per ladder depth, a re-probed depth by the median of its
+    readings (of two, their mean: what one probe twice as long would read; of three, the middle one, so a single
+    reading off by more than ``gain_pct`` from the other two counts for nothing, whichever way it is off), its
+    latency likewise, its device time the sum of theirs; it counts as settled when one of its readings settled."""
+    out = []
+    for s in history:
+        if s.kind != "ladder":
+            continue
+        rs = readings(history, s.qd)
+        if len(rs) == 1:
+            out.append(s)
+            continue
+        settled = [r.settled_s for r in rs if r.settled_s is not None]
+        out.append(Step(s.qd, statistics.median(r.iops for r in rs), statistics.median(r.lat_mean_us for r in rs),
+                        "ladder", s.runtime_s, sum(r.device_s or 0.0 for r in rs) if s.device_s is not None else None,
+                        settled[0] if settled else None, any(r.settle_check for r in rs)))
+    return out
+
+
+def reprobe_due(history: list[Step], a: AdaptiveSettings) -> int | None:
+    """The depth to measure again now (kind ``"reprobe"``), or None.  Only the deepest ladder depth, right after
+    it was measured:
+
+    * once, when its probe settled (or had no settle check) and read more than ``gain_pct`` % below the best
+      shallower depth (as :func:`ladder_steps` judges them).  Closed-loop IOPS do not fall as QD doubles until
+      the device is overloaded, so such a dip is a short slow phase or a real drop past overload, and one
+      reading cannot tell them apart.  On the bench's disk (2026-11-23/24, 47 searches) 37 of 386 ladder probes
+      past QD 1 (9.6 %) dipped so, against 11 of 464 (2.4 %) of the grids' 3 s points at QD 2..256, and 30 of
+      the 37 read more than 5 % below the grids' points at the same depth (median 10.6 % below): mostly the
+      probe's reading had dropped, not the device's curve.  A settled dip counts as flat and can end the ladder
+      before the curve levels off (bench 2026-11-23 23:41 round 1: QD 32 read 30 % below the grids, the
+      ladder stopped at QD 32, knee QD 8 against the grids' 32).  A dip that did not settle is not re-probed:
+      it never counts as flat (:func:`_flat_run`), so the ladder goes on past it anyway; it ran its full
+      runtime (twice a settled probe's); and the slow phase that kept it from settling mostly lasts through a
+      re-probe (bench 2026-11-24 01:46 round 4: such a dip at QD 4 and its two re-probes all ran in full at
+      11-16k IOPS, 2.2 s that changed nothing and took the round to 28.7 % of the grid's device time);
+    * a second time when the re-probe and the first reading disagree by more than ``gain_pct`` % (the larger
+      over the smaller): the median of three then decides, so a dip that the re-probe contradicts, and that a
+      third reading does not back, is dropped, and one that a third reading backs is kept.  Two readings that
+      agree stand as their mean (a drop that persists is real, or a slow phase longer than a probe: consecutive
+      probes' deviations from the grids correlated at 0.53 in those 47 searches, so a re-probe right after is
+      not a fully independent reading).
+
+    The rule looks only at whether the readings disagree, never at which of them is higher, and every reading is
+    kept in the history (the plateau's level is the median of ALL its readings, :func:`plateau_iops`).  At most
+    ``max_reprobes`` re-probe runs per series (none when ``reprobe`` is off): the device time it may add is
+    bounded by that many probes."""
+    if not a.reprobe or sum(s.kind == "reprobe" for s in history) >= a.max_reprobes:
+        return None
+    ladder = [s for s in history if s.kind == "ladder"]
+    if len(ladder) < 2 or any(s.kind in ("refine", "confirm") for s in history):
+        return None
+    qd = ladder[-1].qd
+    rs = readings(history, qd)
+    if len(rs) == 1:
+        best = max(s.iops for s in ladder_steps(history)[:-1])
+        return qd if rs[0].iops < best * (1 - a.gain_pct / 100) and not rs[0].unsettled else None
+    if len(rs) == 2:
+        lo, hi = sorted(r.iops for r in rs)
+        return qd if hi > lo * (1 + a.gain_pct / 100) else None
+    return None
+
+
 def ladder_stop(ladder: list[Step], a: AdaptiveSettings) -> str | None:
     """Why the doubling stops after these steps (None: keep doubling)."""
     if not ladder:
@@ -157,7 +233,9 @@ def refine_bracket(ladder: list[Step], a: AdaptiveSettings) -> tuple[int, int] |
 
 def next_depth(history: list[Step], a: AdaptiveSettings) -> tuple[int, str] | None:
     """The next (QD, kind) to measure, or None when the search is done."""
-    ladder = [s for s in history if s.kind == "ladder"]
+    if (again := reprobe_due(history, a)) is not None:
+        return again, "reprobe"
+    ladder = ladder_steps(history)
     depths = qd_ladder(a.start_qd, a.max_qd)
     if ladder_stop(ladder, a) is None:
         return depths[len(ladder)], "ladder"
@@ -180,18 +258,20 @@ def peak(history: list[Step]) -> Step:
 def plateau(history: list[Step], a: AdaptiveSettings) -> list[Step]:
     """The probes on the plateau the ladder ended on, when it stopped on ``flat_steps`` flat doublings (empty
     otherwise: still rising at ``max_qd``, or stopped by the latency limit): the ladder and refine steps from
-    the depth the flat run was measured against (the best step before it) upwards."""
-    ladder = [s for s in history if s.kind == "ladder"]
+    the depth the flat run was measured against (the best step before it) upwards, re-probes included (every reading of a re-probed depth is one probe here)."""
+    ladder = ladder_steps(history)
     flat = _flat_run(ladder, a.gain_pct / 100)
     if flat < a.flat_steps:
         return []
     base = max(ladder[:len(ladder) - flat], key=lambda s: s.iops)
-    return [s for s in history if s.kind in ("ladder", "refine") and s.qd >= base.qd]
+    return [s for s in history if s.kind in ("ladder", "reprobe", "refine") and s.qd >= base.qd]
 
 
 def plateau_iops(history: list[Step], a: AdaptiveSettings) -> float | None:
     """The median IOPS of the :func:`plateau` probes: the plateau's level from a few short probes, none of which
-    is picked for being high (:func:`peak`, the best single probe, is the best of several noisy ones)."""
+    is picked for being high (:func:`peak`, the best single probe, is the best of several noisy ones).  A re-probed
+    depth counts with each of its readings, the low one that triggered the re-probe included: a re-probe adds a
+    fresh reading, it replaces none, so re-measuring only low readings does not lift the level."""
     steps = plateau(history, a)
     return statistics.median(s.iops for s in steps) if steps else None
 
@@ -220,7 +300,7 @@ def concluded_curve(history: list[Step], a: AdaptiveSettings) -> tuple[list[int]
     so answers on the same range as a grid to ``max_qd``: on the probes alone, which end at QD 128 or 256, it
     can put the knee a step or two lower than on the same device's full curve (a grid cut at the search's last
     depth can, too)."""
-    probes = [s for s in history if s.kind in ("ladder", "refine")]
+    probes = ladder_steps(history) + [s for s in history if s.kind == "refine"]
     qd, iops = [s.qd for s in probes], [s.iops for s in probes]
     level = plateau_iops(history, a)
     if level is not None and probes:
@@ -231,7 +311,7 @@ def concluded_curve(history: list[Step], a: AdaptiveSettings) -> tuple[list[int]
 
 
 def stop_reason(history: list[Step], a: AdaptiveSettings) -> str:
-    return ladder_stop([s for s in history if s.kind == "ladder"], a) or "not finished"
+    return ladder_stop(ladder_steps(history), a) or "not finished"
 
 
 def device_seconds(manifest_points: dict) -> float:

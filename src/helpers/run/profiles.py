@@ -141,6 +141,10 @@ class AdaptiveSettings:
     lat_limit_us: float | None = None  # stop when mean completion latency exceeds this
     refine: bool = True  # measure the geometric midpoint between the last two depths before the plateau
     confirm_runtime_s: float = 0.0  # >0: re-measure the knee and the peak at this runtime
+    # a ladder probe reading more than gain_pct below the best shallower depth is measured again (and once more when
+    # the two readings disagree by more than gain_pct); at most max_reprobes such runs per series (adaptive.py)
+    reprobe: bool = True
+    max_reprobes: int = 2
     # probes whose previous step's IOPS fill a shorter settle window with helpers.run.adaptive.WINDOW_IOS I/Os
     # use it, down to this many ms (the profile's settle_window_ms is the longest; see adaptive.probe_window_ms)
     min_window_ms: int = 150
@@ -236,7 +240,7 @@ class Profile:
         """Worst case: adaptive search up to max_qd, steady state taking every round."""
         if self.mode == "adaptive" and self.adaptive:
             a = self.adaptive
-            steps = len(qd_ladder(a.start_qd, a.max_qd)) + (1 if a.refine else 0)
+            steps = len(qd_ladder(a.start_qd, a.max_qd)) + (1 if a.refine else 0) + (a.max_reprobes if a.reprobe else 0)
             extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
             return sum(p.seconds * steps + extra for p in self.points)
         if self.mode == "steady-state" and self.steady_state:

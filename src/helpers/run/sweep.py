@@ -587,7 +587,9 @@ class _SweepContext:
                 point = replace(p0, iodepth=qd)
                 if kind == "confirm":  # a full-length measurement: no settle-stop
                     point = replace(point, runtime_s=a.confirm_runtime_s, repeat=1, settle_windows=0)
-                elif point.settle_windows > 0:  # shorter settle windows once IOPS fill them (adaptive.py)
+                elif kind == "reprobe":  # the same point measured again: its own raw file (r2, r3; confirm is r1)
+                    point = replace(point, repeat=1 + len(adaptive_mod.readings(history, qd)))
+                if point.settle_windows > 0:  # shorter settle windows once IOPS fill them (adaptive.py)
                     point = replace(point, settle_window_ms=adaptive_mod.probe_window_ms(
                         history, a, point.settle_window_ms))
                 bar.set_postfix_str(f"{describe_point(point)} ({kind})")
