@@ -51,7 +51,7 @@ find_knee on both grids' points, repeats averaged; the device time: the mean of 
 drifts by several per cent over a minute, so a search compared with one grid run before or after it measures
 the drift as much as the search; with a grid on each side a steady drift cancels, and whether the device held
 still is measured rather than assumed: a round's grid "reproduces itself within 5 %" when its two grids'
-plateau levels are within 5 % of their mean.  The goal is judged on those rounds; the medians over all rounds
+plateau levels differ by at most 5 % of their mean.  The goal is judged on those rounds; the medians over all rounds
 are printed too.  Before 2026-11-23 a round was a (grid, adaptive) pair in alternating order and a round's grid
 reproduced itself when its peak was within 5 % of the median peak of the other rounds' grids (leave-one-out);
 that check is printed, on the levels and on the maxima, for context.
@@ -311,7 +311,7 @@ def main() -> int:
         loo[key] = [rel(v, med(vals[:i] + vals[i + 1:])) for i, v in enumerate(vals)] if len(vals) > 1 else []
 
     print("\n== per round (a round's grid reproduces itself when the plateau levels of the grids before and after "
-          "its search are within 5 % of their mean) ==")
+          "its search differ by at most 5 % of their mean) ==")
     print(f"{'round':<6}{'device ratio':>13}{'peak diff':>11}{'(vs grid max)':>15}{'(best probe)':>14}"
           f"{'knee steps':>12}{'(probes)':>10}  grid reproduced")
     for i, x in enumerate(rounds, start=1):
