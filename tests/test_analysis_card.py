@@ -88,6 +88,15 @@ def test_knee_metric_without_a_sweep_and_with_two_depths():
     assert two.metric("Throughput stops growing beyond").detail == two.knee_reason
 
 
+def test_knee_metric_names_the_qd_range_it_was_found_on():
+    """Kneedle's answer depends on the QD range it is given (an adaptive search ends at QD 128 or 256, a grid
+    at 1024): the card's knee says which range it is for."""
+    iops = {1: 10000.0, 2: 19000.0, 4: 36000.0, 8: 60000.0, 16: 70000.0, 32: 71000.0, 64: 71500.0}
+    card = device_card(rows([{"point_id": f"q{q}", "iodepth": q, "iops": v} for q, v in iops.items()]))
+    knee = card.metric("Throughput stops growing beyond")
+    assert card.knee_qd is not None and knee.detail.endswith("over QD 1–64"), knee.detail
+
+
 def test_still_rising_sweep_has_no_knee_and_says_why():
     # IOPS double with every doubling of QD: the last step adds 100 %
     card = device_card(rows([{"point_id": f"q{q}", "iodepth": q, "iops": 1000.0 * q} for q in (1, 2, 4, 8)]))

@@ -56,6 +56,13 @@ def test_known_knee_with_noise(shape, k):
         assert r.knee_qd is not None and steps_off(r.knee_qd, k) <= 1, (seed, r.knee_qd, r.reason)
 
 
+def test_the_reason_names_the_qd_range_kneedle_was_given():
+    """Kneedle scales QD to the range it is given, so the same curve cut at QD 32 can give another knee: the
+    sentence says which range its answer is for."""
+    full, cut = find_knee(QD, smooth(8)), find_knee(QD[:6], smooth(8)[:6])
+    assert "over QD 1–128" in full.reason and "over QD 1–32" in cut.reason, (full.reason, cut.reason)
+
+
 def test_repeats_are_averaged():
     rng = np.random.default_rng(1)
     q = np.repeat(QD, 3)

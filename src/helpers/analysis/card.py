@@ -227,7 +227,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
         knee = find_knee(series["iodepth"], series["iops"], S=S)
         knee_qd, reason = knee.knee_qd, knee.reason
     metrics.append(Metric("Throughput stops growing beyond", knee_qd, "QD",
-                          "4k random read, Kneedle on IOPS vs log2 QD" if knee_qd is not None else reason))
+                          f"4k random read, Kneedle on IOPS vs log2 QD over QD {series['iodepth'].min():g}–"
+                          f"{series['iodepth'].max():g}" if knee_qd is not None else reason))
     card = DeviceCard(metrics, knee_qd, reason,
                       identity=device_identity(manifest, health) if manifest is not None else {})
     card.findings = findings(d, card, knee)

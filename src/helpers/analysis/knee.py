@@ -174,8 +174,10 @@ def find_knee(qd, iops, S: float = 1.0, *, lat_mean_us=None, p99_us=None) -> Kne
     res.knee_lat_mean_us = None if np.isnan(d["c1"][i]) else float(d["c1"][i])
     res.knee_p99_us = None if np.isnan(d["c2"][i]) else float(d["c2"][i])
     mono = "" if np.all(np.diff(y) >= 0) else "; non-monotone IOPS smoothed by a monotone fit"
-    res.reason = (f"knee at QD {_fmt_qd(q[i])} ({how}, S={S:g}, x = {X_SCALE}){mono}: "
-                  f"{100 * res.fraction_of_peak:.0f} % of peak IOPS")
+    # Kneedle scales x to the range it is given: the same device's knee can sit a step lower on QD 1-128 than
+    # on 1-1024 (an adaptive search's probes against a grid, docs/sweeps.md), so the range is part of the answer
+    res.reason = (f"knee at QD {_fmt_qd(q[i])} ({how}, S={S:g}, x = {X_SCALE}, over QD {_fmt_qd(q[0])}–"
+                  f"{_fmt_qd(q[-1])}){mono}: {100 * res.fraction_of_peak:.0f} % of peak IOPS")
     return res
 
 
