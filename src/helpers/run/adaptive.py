@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from helpers.fio.json_output import parse_fio_bytes
@@ -150,9 +150,11 @@ def ladder_steps(history: list[Step]) -> list[Step]:
             out.append(s)
             continue
         settled = [r.settled_s for r in rs if r.settled_s is not None]
-        out.append(Step(s.qd, statistics.median(r.iops for r in rs), statistics.median(r.lat_mean_us for r in rs),
-                        "ladder", s.runtime_s, sum(r.device_s or 0.0 for r in rs) if s.device_s is not None else None,
-                        settled[0] if settled else None, any(r.settle_check for r in rs)))
+        out.append(replace(s, iops=statistics.median(r.iops for r in rs),
+                           lat_mean_us=statistics.median(r.lat_mean_us for r in rs),
+                           device_s=sum(r.device_s or 0.0 for r in rs) if s.device_s is not None else None,
+                           settled_s=settled[0] if settled else None,
+                           settle_check=any(r.settle_check for r in rs)))
     return out
 
 
