@@ -199,6 +199,38 @@ def _status(ios: int, ms: int, elapsed: int = 1) -> str:
     return json.dumps({"jobs": [{"elapsed": elapsed, "read": {"total_ios": ios, "runtime": ms}}]})
 
 
+def test_settle_on_two_window_spans_when_single_windows_alternate(tmp_path):
+    """A throttled device completes I/Os in slices: 150 ms windows alternate 50,000 / 30,000 IOPS around a steady
+    40,000.  Three windows never agree within 10 %, but three overlapping two-window spans do (within 5 %), one
+    window later; a trend moves the spans too, so a ramp of 15 % a window settles neither way, and a noisy series
+    that does not alternate does not settle on its smoother spans."""
+    def run(rates: list[float]) -> runner.SettleMonitor:
+        ios, ms, objs = 0, 0, []
+        for r in rates:  # fio's first object comes less than a window after its counting began
+            step = 150 if ms else 100
+            ios, ms = ios + int(r * step / 1000), ms + step
+            objs.append(_status(ios, ms))
+        out = tmp_path / "status.json"
+        out.write_text("\n".join(objs))
+        m = runner.SettleMonitor(out, windows=3, pct=10.0, ramp_s=0.1, window_ms=150)
+        m()
+        return m
+
+    assert run([50_000, 30_000, 50_000]).settled_s is None  # single windows 25 % off their mean
+    steady = run([50_000, 30_000, 50_000, 30_000])
+    assert steady.settled_s == pytest.approx(0.1 + 0.55)  # spans 40,000 each
+    assert steady.iops == [50_000.0, 30_000.0, 50_000.0, 30_000.0]
+    assert run([30_000, 50_000, 30_000, 50_000]).settled_s is not None
+    ramp = [30_000 * 1.15**i for i in range(8)]
+    assert run(ramp).settled_s is None  # spans climb 15 % a step as well
+    climbing = [r * (1.25 if i % 2 else 0.75) for i, r in enumerate(ramp)]
+    assert run(climbing).settled_s is None  # alternating and climbing: the spans climb
+    assert run([40_000, 41_000, 39_000]).settled_s == pytest.approx(0.1 + 0.4)  # steady windows: as before
+    assert run([50_000, 30_000, 56_000, 36_000]).settled_s is None  # alternating, spans 40/43/46k: not within 5 %
+    # this VM's disk in a slow phase at QD 4 (a probe's windows, k IOPS): spans within 10 %, but no rhythm
+    assert run([17_300, 14_600, 11_950, 11_600, 9_500, 15_600, 18_900]).settled_s is None
+
+
 def test_settle_windows_start_at_the_ramp_reset_and_count_quarter_seconds(tmp_path):
     out = tmp_path / "status.json"
     m = runner.SettleMonitor(out, windows=3, pct=5.0, ramp_s=0.75, window_ms=250)
