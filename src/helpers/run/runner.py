@@ -208,7 +208,7 @@ class SettleMonitor:
     I/Os in slices: measured here behind a kernel ceiling of 40,000 IOPS, alternate 150 ms windows read
     27,000-54,000 IOPS, so at QD 16 and deeper not one of 21 probes settled within 10 %, while two-window spans
     read 38,000-42,000 nearly always.  Without the alternation and the halved tolerance, two-window spans
-    settled noisy probes on this VM's disk that single windows had not (18 of 139 in three bench runs; one, at
+    settled noisy probes on this VM's disk that single windows had not (19 of 183 in three bench runs; one, at
     QD 4 in a slow phase of the disk, ended a search there with its peak 82 % low).
 
     A window's IOPS is the growth of fio's cumulative I/O count over the growth of its runtime (ms) between
