@@ -9,9 +9,8 @@ its upper limit), as the sustained-write profile does.  ``settle_windows: N`` (w
 default 5, and ``settle_window_ms``, default 1000) ends a point early once, after the ramp, its last N
 per-window IOPS lie within ``settle_pct`` % of their mean, or its windows alternate and their last N two-window
 spans lie within half that (a throttled device's rhythm; :class:`helpers.run.runner.SettleMonitor`),
-``runtime_s`` staying the maximum.  Grid points
-run their full runtime unless a profile asks; adaptive profiles settle their probes by default
-(:data:`ADAPTIVE_SETTLE`; ``settle_windows: 0`` turns it off).  Example::
+``runtime_s`` staying the maximum.  Grid points run their full runtime unless a profile asks; adaptive profiles
+settle their probes by default (:data:`ADAPTIVE_SETTLE`; ``settle_windows: 0`` turns it off).  Example::
 
     description: 4k random-read queue-depth sweep
     settings: {ioengine: libaio, runtime_s: 5, ramp_s: 1}
@@ -78,7 +77,7 @@ class Point:
     round: int = 0  # steady-state round (1, 2, ...); 0 outside steady-state profiles
     log_avg_msec: int = LOG_AVG_MSEC  # window of fio's bw/iops/lat logs in ms; 0 = no such logs
     log_hist_msec: int = LOG_HIST_MSEC  # window of fio's clat histogram log in ms; 0 = no histogram log
-    settle_windows: int = 0  # >0: stop the point once the last N windows' IOPS are within settle_pct of their mean (SettleMonitor)
+    settle_windows: int = 0  # >0: stop the point once settled (runner.SettleMonitor: N windows within settle_pct)
     settle_pct: float = 5.0
     settle_window_ms: int = 1000  # the windows of the settle check (fio --status-interval)
     volume: float | None = None  # size-based point: write/read this multiple of the target size (runtime_s caps it)
