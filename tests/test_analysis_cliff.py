@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 
 from helpers.analysis import find_write_cliff, write_cliff_sentence
-from helpers.analysis.cliff import gb_written
 from timeseries_helpers import frame
 
 
@@ -85,75 +84,34 @@ def test_card_sentence_from_a_sustained_point():
     assert write_cliff_sentence(pd.DataFrame()) is None
 
 
-def logged_write(tmp_path, target, size_mib, run_id, options, jobs, fio_path):
-    """Run one fio job file of sequential 128k direct writes on ``target`` (a scratch file of ``size_mib``) that
-    logs bandwidth and IOPS to ONE stream (per_job_logs=0), ingest it as run ``run_id``; returns the raw run
-    directory and the timeseries rows."""
-    import subprocess
-
-    from helpers import config
-    from helpers.ingest import core
-    from helpers.processed import store
-
-    if not target.exists() or target.stat().st_size != size_mib << 20:
-        target.write_bytes(b"\x11" * (size_mib << 20))
-    run = tmp_path / "raw" / run_id
-    run.mkdir(parents=True)
-    job = tmp_path / f"{run_id}.fio"
-    job.write_text("\n".join([
-        "[global]", f"filename={target}", f"size={size_mib}m", "rw=write", "bs=128k", "ioengine=libaio",
-        "direct=1", "per_job_logs=0", f"write_bw_log={run / 'sustained'}", f"write_iops_log={run / 'sustained'}",
-        *options, *jobs, ""]))
-    subprocess.run([fio_path, "--output-format=json", f"--output={run / 'sustained.json'}", str(job)],
-                   check=True, capture_output=True, timeout=60)
-    core.ingest_paths([run], run_id, out=tmp_path / "processed")
-    return run, store.load(tmp_path / "processed", config.TIMESERIES_DATASET, run_id)
-
-
-def test_gb_written_credits_each_window_its_own_width_and_a_stall_nothing():
-    """fio skips a window in which no I/O completed and the next window's rate covers that window alone, so a gap
-    between logged windows wrote nothing (crediting it at the next window's rate, as before, gave 0.5 GB here)."""
-    ts = frame([1000.0] * 5, point="sustained-write-bs128k-qd32-nj1", direction="write")
-    ts["bytes_per_s"] = 1e8  # 100 MB/s in 1 s windows
-    assert gb_written(ts).tolist() == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
-    stalled = ts.drop(index=2)  # the third second completed nothing: fio logged no window
-    assert gb_written(stalled).tolist() == pytest.approx([0.1, 0.2, 0.3, 0.4])
-    assert gb_written(stalled.iloc[::-1]).tolist() == pytest.approx([0.1, 0.2, 0.3, 0.4])  # in window order
-
-
-def test_real_fio_gb_written_across_a_stall_is_what_fio_wrote(tmp_path, scratch_dir, fio_path):
-    """Whole path, fio log -> timeseries dataset -> GB written: 24 MiB at 16 MiB/s with a 1 s pause after 12 MiB
-    (thinktime; rate_ignore_thinktime keeps fio from catching up after it), 0.1 s windows.  fio logs no window
-    during the pause; the GB axis ends at the bytes fio wrote, less its last partial window, which fio does not
-    log (measured: 94 % of them; crediting the pause at the next window's rate gave 159 %)."""
-    import json
-
-    from helpers.analysis import point_series
-
-    run, ts = logged_write(tmp_path, scratch_dir / "stall-target.bin", 24, "stall", ["iodepth=4", "log_avg_msec=100"],
-                           ["[sustained-stall]", "rate=16m", "thinktime=1s", "thinktime_blocks=96",
-                            "rate_ignore_thinktime=1"], fio_path)
-    wrote = json.loads((run / "sustained.json").read_text())["jobs"][0]["write"]["io_bytes"]
-    series = point_series(ts)
-    w = series[series["direction"] == "write"]
-    ends = np.sort(w["window_end_s"].to_numpy(dtype=float))
-    assert np.diff(ends).max() >= 0.5, ends  # the pause: no window logged for most of it
-    total = float(gb_written(w).iloc[-1]) * 1e9
-    assert 0.8 * wrote <= total <= 1.02 * wrote, (total, wrote, w[["window_end_s", "bytes_per_s"]].to_string())
-
-
 def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):
     """Whole path, fio log -> timeseries dataset -> sentence: one fio run, two stonewalled phases writing ONE
     log stream (per_job_logs=0, Unix-epoch time stamps): 96 MiB at 64 MiB/s, then 32 MiB at 16 MiB/s."""
     import re
+    import subprocess
 
+    from helpers import config
     from helpers.analysis import point_series, sustained_write_cliffs
     from helpers.figures import write_cliff_figure
+    from helpers.ingest import core
+    from helpers.processed import store
 
-    _, ts = logged_write(tmp_path, scratch_dir / "cliff-target.bin", 128, "cliff",
-                         ["iodepth=8", "log_avg_msec=50", "log_unix_epoch=1"],
-                         ["[sustained-cache]", "io_size=96m", "rate=64m",
-                          "[sustained-slow]", "stonewall", "io_size=32m", "rate=16m"], fio_path)
+    target = scratch_dir / "cliff-target.bin"
+    if not target.exists() or target.stat().st_size != 128 << 20:
+        target.write_bytes(b"\x11" * (128 << 20))
+    run = tmp_path / "raw" / "cliff"
+    run.mkdir(parents=True)
+    job = tmp_path / "cliff.fio"
+    job.write_text("\n".join([
+        "[global]", f"filename={target}", "size=128m", "rw=write", "bs=128k", "ioengine=libaio", "iodepth=8",
+        "direct=1", "per_job_logs=0", f"write_bw_log={run / 'sustained'}", f"write_iops_log={run / 'sustained'}",
+        "log_avg_msec=50", "log_unix_epoch=1",
+        "[sustained-cache]", "io_size=96m", "rate=64m",
+        "[sustained-slow]", "stonewall", "io_size=32m", "rate=16m", ""]))
+    subprocess.run([fio_path, "--output-format=json", f"--output={run / 'sustained.json'}", str(job)],
+                   check=True, capture_output=True, timeout=60)
+    core.ingest_paths([run], "cliff", out=tmp_path / "processed")
+    ts = store.load(tmp_path / "processed", config.TIMESERIES_DATASET, "cliff")
     assert len(ts) >= 50  # ~70 windows of 0.05 s
     cliffs = sustained_write_cliffs(point_series(ts))
     assert len(cliffs) == 1

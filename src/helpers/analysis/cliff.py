@@ -109,16 +109,12 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) 
 
 
 def gb_written(series: pd.DataFrame) -> pd.Series:
-    """GB (10^9 bytes) written by the end of each window of one point's write series: each window's bytes/s x
-    its own width (``window_end_s - window_start_s``), cumulative, in window order.
-
-    A window fio did not log wrote nothing: fio logs the rate over the time since its previous tick and skips a
-    window in which no I/O completed, while the tick moves on (fio 3.33 ``stat.c`` ``__add_samples``:
-    ``if (!delta) continue; /* No entries for interval */``, then ``*parent_tv = *t``), so the next window's
-    rate covers that window alone.  Crediting the gap at the next window's rate (as this did until 2026-11-24)
-    ran the GB axis ahead by the stall's length x that rate across every stall with no completions."""
+    """GB (10^9 bytes) written by the end of each window of one point's write series: bytes/s x the time
+    since the previous window's end (a window fio did not log is credited at the next window's rate),
+    cumulative, in window order."""
     s = series.sort_values("window_end_s")
-    width = s["window_end_s"].astype(float) - s["window_start_s"].astype(float)
+    end = s["window_end_s"].astype(float)
+    width = end.diff().fillna(end - s["window_start_s"].astype(float))
     return (s["bytes_per_s"].astype(float).fillna(0.0) * width).cumsum() / 1e9
 
 
