@@ -102,3 +102,6 @@ def test_dictionary_pages_for_strings_only_unless_asked(tmp_path):
     assert plain["s"] and not plain["x"] and not plain["n"]
     assert every["s"] and every["x"] and every["n"]
     pd.testing.assert_frame_equal(store.load(tmp_path, "plain"), store.load(tmp_path, "all"))
+    # the histograms get them by default (store.DICTIONARY_DATASETS): no caller has to remember to ask
+    store.write_run(tmp_path, config.HISTOGRAM_DATASET, "r", df)
+    assert all(encodings(config.HISTOGRAM_DATASET).values())

@@ -603,7 +603,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     if out is not None:
         writers = {ds: store.RunWriter(out, ds, run_id) for ds in (config.RESULTS_DATASET, config.QUARANTINE_DATASET)}
         writers[config.HISTOGRAM_DATASET] = store.RunWriter(out, config.HISTOGRAM_DATASET, run_id,
-                                                            statistics=HIST_STATISTICS, dictionary=True)
+                                                            statistics=HIST_STATISTICS)
     try:
         # histograms (the bulk) and quarantine stream batch by batch; result rows (a few hundred bytes
         # per job and direction) are kept, so the validity flags are computed once over the whole run
@@ -678,7 +678,7 @@ def manifest_groups(manifest: dict) -> dict[str, str | None]:
 def write_ingest(result: IngestResult, run_id: str, processed_dir: Path = config.PROCESSED_DIR) -> None:
     store.write_run(processed_dir, config.RESULTS_DATASET, run_id, result.results)
     if result.histograms is not None:
-        store.write_run(processed_dir, config.HISTOGRAM_DATASET, run_id, result.histograms, dictionary=True)
+        store.write_run(processed_dir, config.HISTOGRAM_DATASET, run_id, result.histograms)
     store.write_run(processed_dir, config.QUARANTINE_DATASET, run_id, result.quarantine)
     if result.health is not None:
         ingest_health(result.health, run_id, processed_dir)

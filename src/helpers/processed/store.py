@@ -31,6 +31,10 @@ def arrow_table(df: pd.DataFrame) -> pa.Table:
     return pa.Table.from_pandas(df.drop(columns=["run_id"], errors="ignore"), preserve_index=False, nthreads=1)
 
 
+# datasets whose numbers repeat (the histograms' bins and counts: 7x smaller with dictionary pages for every column)
+DICTIONARY_DATASETS = frozenset({config.HISTOGRAM_DATASET})
+
+
 def _is_text(t: pa.DataType) -> bool:
     """A string column (or a dictionary of strings)."""
     t = t.value_type if pa.types.is_dictionary(t) else t
@@ -54,15 +58,15 @@ class RunWriter:
     """
 
     def __init__(self, processed_dir: Path, dataset: str, run_id: str, statistics: list[str] | None = None,
-                 dictionary: bool = False):
+                 dictionary: bool | None = None):
         """``statistics``: the columns whose row-group min/max are written (default: all).  ``dictionary``:
         dictionary pages for every column (worth it where numbers repeat, as the histograms' bins and
-        counts do); by default only for the string columns: the measured numbers of a results row are
-        nearly all distinct, and a dictionary pyarrow builds for them only to fall back from it costs time
-        and makes the file larger."""
+        counts do) or only for the string columns (the measured numbers of a results row are nearly all
+        distinct, and a dictionary pyarrow builds for them only to fall back from it costs time and makes
+        the file larger); default: every column for :data:`DICTIONARY_DATASETS`, strings only otherwise."""
         self.part = run_partition(processed_dir, dataset, run_id)
         self.statistics = statistics
-        self.dictionary = dictionary
+        self.dictionary = dataset in DICTIONARY_DATASETS if dictionary is None else dictionary
         self._stored_schema: dict | None = None
         self.part.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = self.part.parent / f".tmp-{uuid.uuid4().hex}"
@@ -136,7 +140,8 @@ class RunWriter:
             self.abort()
 
 
-def write_run(processed_dir: Path, dataset: str, run_id: str, df: pd.DataFrame, dictionary: bool = False) -> Path:
+def write_run(processed_dir: Path, dataset: str, run_id: str, df: pd.DataFrame, dictionary: bool | None = None
+              ) -> Path:
     """Replace the partition of ``run_id`` in ``dataset`` with ``df`` (its run_id column is the folder);
     ``dictionary`` as :class:`RunWriter`'s."""
     w = RunWriter(processed_dir, dataset, run_id, dictionary=dictionary)

@@ -260,7 +260,8 @@ def peak(history: list[Step]) -> Step:
 def plateau(history: list[Step], a: AdaptiveSettings) -> list[Step]:
     """The probes on the plateau the ladder ended on, when it stopped on ``flat_steps`` flat doublings (empty
     otherwise: still rising at ``max_qd``, or stopped by the latency limit): the ladder and refine steps from
-    the depth the flat run was measured against (the best step before it) upwards, re-probes included (every reading of a re-probed depth is one probe here)."""
+    the depth the flat run was measured against (the best step before it) upwards, re-probes included (every
+    reading of a re-probed depth is one probe here)."""
     ladder = ladder_steps(history)
     flat = _flat_run(ladder, a.gain_pct / 100)
     if flat < a.flat_steps:
