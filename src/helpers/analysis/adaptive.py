@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from helpers.run.adaptive import PROBE_KINDS
+
 STEP_COLUMNS = ["series", "step", "kind", "qd", "iops", "clat_mean_us", "runtime_s", "device_s", "settled_after_s",
                 "on_plateau", "plateau_iops", "stop_reason"]
 
@@ -32,7 +34,7 @@ def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
                          # the search records the IOPS-weighted mean COMPLETION latency (fio.reader.point_totals)
                          "clat_mean_us": st.get("lat_mean_us"), "runtime_s": st.get("runtime_s"),
                          "device_s": st.get("device_s"), "settled_after_s": st.get("settled_s"),
-                         "on_plateau": st.get("kind") in ("ladder", "reprobe", "refine") and st.get("qd") in plateau,
+                         "on_plateau": st.get("kind") in PROBE_KINDS and st.get("qd") in plateau,
                          "plateau_iops": level, "stop_reason": reason})
         if not info.get("steps"):
             rows.append({"series": series, "step": None, "kind": None, "qd": None, "iops": None,

@@ -131,6 +131,10 @@ def _flat_run(ladder: list[Step], gain: float) -> int:
     return n
 
 
+# the step kinds that are probes of the curve (a confirm run re-measures the peak instead): the plateau's readings
+PROBE_KINDS = ("ladder", "reprobe", "refine")
+
+
 def readings(history: list[Step], qd: int) -> list[Step]:
     """The ladder probe at ``qd`` and its re-probes, in the order measured."""
     return [s for s in history if s.qd == qd and s.kind in ("ladder", "reprobe")]
@@ -267,7 +271,7 @@ def plateau(history: list[Step], a: AdaptiveSettings) -> list[Step]:
     if flat < a.flat_steps:
         return []
     base = max(ladder[:len(ladder) - flat], key=lambda s: s.iops)
-    return [s for s in history if s.kind in ("ladder", "reprobe", "refine") and s.qd >= base.qd]
+    return [s for s in history if s.kind in PROBE_KINDS and s.qd >= base.qd]
 
 
 def plateau_iops(history: list[Step], a: AdaptiveSettings) -> float | None:
