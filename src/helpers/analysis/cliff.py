@@ -8,7 +8,8 @@ sigma from the median absolute first difference, floored at 1 % of the median). 
 whose means differ by less than ``MERGE_PCT`` are merged (noise), then the cliff is the first boundary
 where the mean falls below ``CLIFF_RATIO`` x the mean before it for at least 3 windows and 2 % of the
 series (or to the end): shorter dips are stalls, not the cache running out; later segments well above the
-post-cliff rate are reported as recovery phases (e.g. the cache freed by idle garbage collection).
+post-cliff rate are reported as recovery phases (e.g. the cache freed by idle garbage collection).  The rate
+before the cliff is the mean of all windows before it (the GB the sentence names were written at that rate).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ SUSTAINED_GROUP = "sustained"  # point ids of the sustained-write profile start 
 @dataclass
 class WriteCliff:
     cliff_gb: float | None  # GB written when the throughput dropped (None: no cliff)
-    before_bytes_per_s: float | None
-    after_bytes_per_s: float | None
+    before_bytes_per_s: float | None  # the mean of every window before the cliff
+    after_bytes_per_s: float | None  # the mean of the phase after it
     reason: str
     total_gb: float = 0.0
     segments: list[dict] = field(default_factory=list)  # phases: start_gb, end_gb, mean_bytes_per_s
@@ -97,7 +98,9 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) 
     if cliff is None:
         return WriteCliff(None, None, None, f"no write cliff detected over {_gb(total)} "
                           f"({_mb(med)} median throughout).", total, phases)
-    before, after = phases[cliff - 1]["mean_bytes_per_s"], phases[cliff]["mean_bytes_per_s"]
+    # "X GB at Y MB/s": Y is the mean of every window before the cliff, not only of the phase right before it,
+    # which can be a short burst (fio's rate limiter catching up after a stall read 93 MB/s against 64 MiB/s)
+    before, after = float(y[:segs[cliff][0]].mean()), phases[cliff]["mean_bytes_per_s"]
     cliff_gb = phases[cliff]["start_gb"]
     recoveries = [p for p in phases[cliff + 1:] if p["mean_bytes_per_s"] > RECOVERY_RATIO * after]
     reason = (f"≈ {_gb(cliff_gb)} at {_mb(before)} before the write cache ran out, then {_mb(after)} "
