@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from helpers import analysis, config, figures
+from helpers.analysis.health import health_summary
 from helpers.ingest import health as ih
 from helpers.processed import schema, store
 from helpers.run import smart
@@ -158,6 +159,8 @@ def test_health_dataset_and_the_temperature_traces(hot_run):
     assert list(temp.y) == list(mine["temperature_c"]) == [51.0] + [68.0] * (len(mine) - 1)
     assert set(data.health["warning_temp_c"]) == {70.0} and set(data.health["threshold_source"]) == {"id-ctrl"}
     assert list(temp.x) == list(mine["time_s"]) and fig.layout.yaxis2.visible
+    (warn,) = [t for t in fig.data if t.name.startswith("warning temperature")]
+    assert warn.name == "warning temperature 70 °C (id-ctrl)" and set(warn.y) == {70.0}
     cliff = figures.write_cliff_figure(series, health=data.health, health_note=data.health_note)
     ct = [t for t in cliff.data if t.name == "device temperature (°C)"]
     assert len(ct) == 1 and ct[0].yaxis == "y2" and min(ct[0].x) >= 0 and cliff.layout.yaxis2.visible
@@ -191,3 +194,23 @@ def test_a_run_without_a_source_says_why_in_one_sentence(tmp_path, scratch_dir, 
     assert not any(t.name == "device temperature (°C)" for t in fig.data)
     card = analysis.device_card(data.results, manifest=data.manifest, health=data.health)
     assert card.identity["device health"] == note
+
+
+def test_the_cards_health_line_gives_the_range_against_the_devices_threshold():
+    """'<tool>: N captures over P points, 34–61 °C, warning at 80 °C (source)': the captures' own threshold,
+    else the run's reading in the manifest, else why there is none."""
+    rows = pd.DataFrame({"run_id": "r", "point_id": ["a", "a", "b"], "temperature_c": [34.0, 61.0, 40.0],
+                         "warning_temp_c": [float("nan")] * 3, "threshold_source": pd.array([pd.NA] * 3, "string"),
+                         "error": pd.array([pd.NA] * 3, "string")})
+    m = {"health": {"source": "nvme smart-log -o json /dev/nvme0", "thresholds": {
+        "file": smart.THRESHOLDS_FILE, "warning_temp_c": 80.0, "critical_temp_c": 85.0, "source": "id-ctrl"}}}
+    assert health_summary(m, rows) == ("nvme smart-log -o json /dev/nvme0: 3 captures over 2 points, "
+                                                "34–61 °C, warning at 80 °C (id-ctrl)")
+    own = rows.assign(warning_temp_c=75.0, threshold_source=pd.array(["smartctl WCTEMP"] * 3, "string"))
+    assert health_summary(m, own).endswith("34–61 °C, warning at 75 °C (smartctl WCTEMP)")
+    none = {"health": {"source": "smartctl -j -a /dev/sda", "thresholds": {
+        "file": smart.THRESHOLDS_FILE, "note": "the device reports no warning temperature: smartctl -i /dev/sda "
+        "reported none."}}}
+    assert health_summary(none, rows).endswith("34–61 °C, the device reports no warning temperature")
+    old = {"health": {"source": "nvme smart-log -o json /dev/nvme0"}}  # a run made before thresholds were read
+    assert health_summary(old, rows).endswith("34–61 °C, no warning temperature read")

@@ -40,7 +40,7 @@ def _temperature_traces(t: pd.DataFrame, x) -> list[go.Scatter]:
         w = float(warn["warning_temp_c"].iloc[0])
         src = warn["threshold_source"].iloc[0] if "threshold_source" in warn.columns else None
         src = f" ({src})" if isinstance(src, str) and src else ""
-        traces.append(go.Scatter(x=[min(x), max(x)], y=[w, w], mode="lines", name=f"warning temperature {w:g} °C",
+        traces.append(go.Scatter(x=[min(x), max(x)], y=[w, w], mode="lines", name=f"warning temperature {w:g} °C{src}",
                                  line={"color": TEMPERATURE_COLOR, "dash": "dash", "width": 1},
                                  hovertemplate=f"the drive's warning temperature: {w:g} °C{src}<extra></extra>"))
     return traces
