@@ -32,6 +32,11 @@ def test_nvme_cli_2_smart_log_kelvin_thermal_counters_and_units():
     assert (h.warning_temp_min, h.critical_temp_min, h.percent_used, h.media_errors) == (0, 0, 30, 0)
     assert h.data_written_bytes == 1928683480 * 512_000
     assert h.warning_temp_c is None  # nvme smart-log never carries the warning temperature: id-ctrl does
+    doc = load(NVME_SMART_LOG)  # each of the four names nvme-cli writes is matched (TMT2's are 0 on this drive)
+    assert [k for k in doc if smart.TRANSITION_KEY.fullmatch(k)] == ["thm_temp1_trans_count", "thm_temp2_trans_count"]
+    assert [k for k in doc if smart.THERMAL_TIME_KEY.fullmatch(k)] == ["thm_temp1_total_time", "thm_temp2_total_time"]
+    assert smart.parse_nvme_smart_log(advanced(doc, thm_temp2_trans_count=2, thm_temp2_total_time=30)).thermal_time_s \
+        == 1504
     with pytest.raises(ValueError):
         smart.parse_nvme_smart_log({"foo": 1})
 
