@@ -8,7 +8,8 @@ says (a run recorded before the lab read device health, captures that all failed
 device card, the time-series pages and the explorer all show this sentence; nobody rewrites it.
 
 ``health_summary(manifest, health)``: the device card's line -- the tool, how many captures and the
-temperature range, or the sentence above.
+temperature range against the warning temperature the device reports, with its source ("34–61 °C, warning at
+80 °C (id-ctrl)"), or the sentence above.
 
 ``temperature_series(health, series)``: the captures with a temperature, placed on the time axis of the
 time-series views (seconds since the end of the ramp: ``t_s`` minus the point's ``ramp_s``).
@@ -28,7 +29,7 @@ BEFORE_HEALTH = "no SMART/health data: this run was recorded before the lab read
 NOT_INGESTED = ("no SMART/health data in the processed data: the run was ingested before the lab read health "
                 "captures (ingest it again: make ingest RUN={run}).")
 TEMPERATURE_COLUMNS = ["run_id", "point_id", "phase", "t_s", "time_s", "temperature_c", "warning_temp_c",
-                       "source"]
+                       "threshold_source", "source"]
 
 
 def health_note(manifest: dict | None, health: pd.DataFrame | None = None) -> str:
@@ -54,8 +55,23 @@ def health_note(manifest: dict | None, health: pd.DataFrame | None = None) -> st
     return NOT_INGESTED.format(run=manifest.get("run_id") or "<RUN>")
 
 
+def _against(manifest: dict | None, health: pd.DataFrame) -> str:
+    """'warning at 80 °C (id-ctrl)': the threshold the device reports (the captures' own, else the run's
+    reading), or why there is none."""
+    rows = health[health["warning_temp_c"].notna()] if "warning_temp_c" in health.columns else health.iloc[:0]
+    thr = ((manifest or {}).get("health") or {}).get("thresholds") or {}
+    if len(rows):
+        warn, src = rows["warning_temp_c"].iloc[0], rows.get("threshold_source", pd.Series([None])).iloc[0]
+    elif thr.get("warning_temp_c") is not None:
+        warn, src = thr["warning_temp_c"], thr.get("source")
+    else:
+        return "the device reports no warning temperature" if thr else "no warning temperature read"
+    return f"warning at {float(warn):g} °C" + (f" ({src})" if isinstance(src, str) and src else "")
+
+
 def health_summary(manifest: dict | None, health: pd.DataFrame | None = None) -> str:
-    """The device card's health line: '<tool>: N captures over P points, X-Y °C (warning at W °C)', or the
+    """The device card's health line: '<tool>: N captures over P points, 34–61 °C, warning at 80 °C (id-ctrl)'
+    (the run's temperature range against the threshold the device reports, and where it came from), or the
     sentence of :func:`health_note` when there is no temperature."""
     note = health_note(manifest, health)
     if note:
@@ -64,9 +80,8 @@ def health_summary(manifest: dict | None, health: pd.DataFrame | None = None) ->
     if health is None:
         return f"read with {source} before and after every point (and every 10 s during long points)"
     t = health["temperature_c"].dropna()
-    warn = health["warning_temp_c"].dropna()
     return (f"{source}: {len(health):,} captures over {health['point_id'].nunique():,} points, "
-            f"{t.min():g}-{t.max():g} °C" + (f" (the drive's warning temperature: {warn.iloc[0]:g} °C)" if len(warn) else ""))
+            f"{t.min():g}–{t.max():g} °C, {_against(manifest, health)}")
 
 
 def temperature_series(health: pd.DataFrame | None, series: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -77,6 +92,8 @@ def temperature_series(health: pd.DataFrame | None, series: pd.DataFrame | None 
         return pd.DataFrame({c: pd.Series(dtype="float64" if c.endswith(("_s", "_c")) else "string")
                              for c in TEMPERATURE_COLUMNS})
     t = health[health["temperature_c"].notna()].copy()
+    if "threshold_source" not in t.columns:  # health data ingested before the lab read thresholds
+        t["threshold_source"] = pd.Series(pd.NA, index=t.index, dtype="string")
     ramp = pd.Series(dtype="float64")
     if series is not None and len(series) and "ramp_s" in series.columns:
         ramp = series.groupby(["run_id", "point_id"])["ramp_s"].first()

@@ -35,12 +35,14 @@ def _temperature_traces(t: pd.DataFrame, x) -> list[go.Scatter]:
                          line={"color": TEMPERATURE_COLOR, "width": 1},
                          marker={"size": 6, "color": TEMPERATURE_COLOR}, customdata=phase,
                          hovertemplate="device temperature %{y:g} °C (%{customdata} the point)<extra></extra>")]
-    warn = t["warning_temp_c"].dropna()
+    warn = t[t["warning_temp_c"].notna()]
     if len(warn) and len(x):
-        w = float(warn.iloc[0])
-        traces.append(go.Scatter(x=[min(x), max(x)], y=[w, w], mode="lines", name=f"warning temperature {w:g} °C",
+        w = float(warn["warning_temp_c"].iloc[0])
+        src = warn["threshold_source"].iloc[0] if "threshold_source" in warn.columns else None
+        src = f" ({src})" if isinstance(src, str) and src else ""
+        traces.append(go.Scatter(x=[min(x), max(x)], y=[w, w], mode="lines", name=f"warning temperature {w:g} °C{src}",
                                  line={"color": TEMPERATURE_COLOR, "dash": "dash", "width": 1},
-                                 hovertemplate=f"the drive's warning temperature: {w:g} °C<extra></extra>"))
+                                 hovertemplate=f"the drive's warning temperature: {w:g} °C{src}<extra></extra>"))
     return traces
 
 

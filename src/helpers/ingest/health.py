@@ -4,7 +4,9 @@ A lab sweep keeps every health capture of a point verbatim in ``<point_id>.healt
 (:class:`helpers.run.smart.PointHealth`: before fio starts, every 10 s while a long point runs, after it).
 Ingest parses them again with the parsers of :mod:`helpers.run.smart` into rows: the point, the phase, the
 time since fio was launched, the device temperature and the counters the throttling verdict reads.  A
-capture that gave no health data is a row too, with the reason in ``error``.
+capture that gave no health data is a row too, with the reason in ``error``.  The device's own thresholds,
+read once per run (``device-thresholds.jsonl`` beside the point files, :func:`helpers.run.smart.read_thresholds`),
+fill the rows whose capture carries none (``threshold_source`` says where each came from).
 
 :func:`throttle_verdicts` applies :func:`helpers.run.smart.throttle_check` to each point's rows; ingest
 turns the verdicts into the results' ``flag_throttled`` (:func:`helpers.processed.validity.add_flags`).
@@ -23,7 +25,14 @@ import pandas as pd
 
 from helpers import config
 from helpers.processed import schema, store
-from helpers.run.smart import HEALTH_SUFFIX, parse_capture, throttle_check
+from helpers.run.smart import (
+    HEALTH_SUFFIX,
+    THRESHOLDS_FILE,
+    parse_capture,
+    read_thresholds_file,
+    throttle_check,
+    with_thresholds,
+)
 
 COLUMNS = schema.column_names(schema.HEALTH_COLUMNS)
 _DTYPES = schema.dtypes(schema.HEALTH_COLUMNS)
@@ -41,6 +50,11 @@ def empty_frame() -> pd.DataFrame:
 
 
 def is_health_file(name: str) -> bool:
+    """A point's health captures or the run's threshold captures (both read here, neither fio output)."""
+    return (name.endswith(HEALTH_SUFFIX) or name == THRESHOLDS_FILE) and not name.startswith(".")
+
+
+def _is_point_file(name: str) -> bool:
     return name.endswith(HEALTH_SUFFIX) and not name.startswith(".")
 
 
@@ -52,17 +66,18 @@ def health_files(paths: list[Path]) -> list[tuple[Path, str]]:
     found = []
     for p in paths:
         if p.is_file():
-            if is_health_file(p.name):
+            if _is_point_file(p.name):
                 found.append(p)
             continue
         for folder, dirs, files in os.walk(p):
             dirs[:] = [d for d in dirs if not d.startswith(".") and not os.path.islink(os.path.join(folder, d))]
-            found += [Path(folder) / f for f in files if is_health_file(f)]
+            found += [Path(folder) / f for f in files if _is_point_file(f)]
     return sorted((f, os.path.relpath(os.path.realpath(f), base)) for f in set(found))
 
 
-def file_rows(path: Path, source_file: str) -> list[dict]:
-    """The rows of one health file (lines that are not JSON objects are skipped)."""
+def file_rows(path: Path, source_file: str, thresholds: dict | None = None) -> list[dict]:
+    """The rows of one health file (lines that are not JSON objects are skipped), with the run's
+    ``thresholds`` (:func:`helpers.run.smart.read_thresholds_file`) where a capture carries none."""
     point = Path(path).name[: -len(HEALTH_SUFFIX)]
     rows = []
     try:
@@ -76,12 +91,13 @@ def file_rows(path: Path, source_file: str) -> list[dict]:
             continue
         if not isinstance(raw, dict):
             continue
-        h = parse_capture(raw)
+        h = with_thresholds(parse_capture(raw), thresholds)
         rows.append({
             "point_id": point, "source_file": source_file, "phase": raw.get("phase"), "t_s": raw.get("t_s"),
             "source": h.get("source") or {"nvme": "nvme-cli"}.get(str(raw.get("parser")), raw.get("parser")),
-            **{c: h.get(c) for c in ("temperature_c", "warning_temp_c", "critical_temp_c", "thermal_transitions",
-                                     "warning_temp_min")},
+            **{c: h.get(c) for c in ("temperature_c", "warning_temp_c", "critical_temp_c", "threshold_source",
+                                     "thermal_transitions", "thermal_time_s", "warning_temp_min",
+                                     "critical_temp_min")},
             "error": h.get("error"),
         })
     return rows
@@ -90,7 +106,8 @@ def file_rows(path: Path, source_file: str) -> list[dict]:
 def health_frame(paths: list[Path] | Path, run_id: str) -> pd.DataFrame:
     """Every health capture below ``paths`` as rows of the ``health`` dataset (empty when there are none)."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    rows = [r for f, rel in health_files(paths) for r in file_rows(f, rel)]
+    thresholds = functools.cache(lambda folder: read_thresholds_file(folder / THRESHOLDS_FILE))
+    rows = [r for f, rel in health_files(paths) for r in file_rows(f, rel, thresholds(f.parent))]
     if not rows:
         return empty_frame()
     df = pd.DataFrame(rows)

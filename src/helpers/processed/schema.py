@@ -154,12 +154,21 @@ HEALTH_COLUMNS: list[tuple[str, str, str]] = [
      "(smartctl -j -a)."),
     ("temperature_c", "float64", "Device temperature in °C (the NVMe composite temperature; nvme-cli prints "
      "Kelvin, converted); NaN when the capture gave none."),
-    ("warning_temp_c", "float64", "The drive's own warning temperature threshold in °C, when the output carries "
-     "it (smartctl's nvme_composite_temperature_threshold); NaN otherwise."),
-    ("critical_temp_c", "float64", "The drive's critical temperature threshold in °C, when reported."),
+    ("warning_temp_c", "float64", "The drive's own warning temperature threshold in °C: from the capture when "
+     "it carries one (smartctl 7.5+'s nvme_composite_temperature_threshold, a SATA drive's SCT op_limit_max), "
+     "else read once per run where the device keeps it (device-thresholds.jsonl: nvme id-ctrl wctemp, "
+     "smartctl's WCTEMP, SCT status); NaN when the device reports none."),
+    ("critical_temp_c", "float64", "The drive's critical temperature threshold in °C (NVMe cctemp; SATA: the "
+     "SCT limit temperature), when reported."),
+    ("threshold_source", "string", "Where the thresholds came from: id-ctrl (nvme id-ctrl wctemp/cctemp), "
+     "smartctl WCTEMP, SCT status, SCT temperature history or smartctl op_limit_max; <NA> without one."),
     ("thermal_transitions", "Int64", "The drive's lifetime count of thermal-management transitions (sum over "
-     "TMT1/TMT2) at this capture: the point's transitions are its growth."),
+     "TMT1/TMT2: nvme-cli thm_temp{1,2}_trans_count, smartctl thermal_mgmt_temperature_{1,2}_transition_count) "
+     "at this capture: the point's transitions are its growth."),
+    ("thermal_time_s", "Int64", "The drive's lifetime seconds in thermal management (sum over TMT1/TMT2: "
+     "thm_temp{1,2}_total_time, thermal_mgmt_temperature_{1,2}_total_time) at this capture."),
     ("warning_temp_min", "Int64", "The drive's lifetime minutes above its warning temperature at this capture."),
+    ("critical_temp_min", "Int64", "The drive's lifetime minutes above its critical temperature at this capture."),
     ("error", "string", "Why this capture gave no health data, in one sentence (<NA> when it did)."),
 ]
 

@@ -47,10 +47,11 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
     ("flag_repeat_spread", "bool",
      "A repeated point (same configuration measured more than once) whose IOPS vary by more than 10 % (CV)."),
     ("flag_throttled", "bool",
-     "The target's device reported thermal throttling during the point: its thermal-management transition "
-     "count or its minutes above the warning temperature grew, or its temperature reached its warning threshold, "
-     "between the SMART/health captures taken before, during and after the point (see the health dataset). "
-     "False when the run has no health data (the manifest's health.note says why)."),
+     "The target's device reported thermal throttling during the point: its thermal-management counters "
+     "(transitions, seconds) or its minutes above the warning/critical temperature grew, or its temperature "
+     "reached the threshold the device itself reports (id-ctrl, smartctl, SCT status: see the health dataset's "
+     "threshold_source), between the SMART/health captures taken before, during and after the point; the "
+     "reason says which. False when the run has no health data (the manifest's health.note says why)."),
     ("flag_reasons", "string",
      "One sentence per raised point-level flag (page cache, CPU-bound, short run, repeat spread, thermal "
      "throttling), joined with '; ' "

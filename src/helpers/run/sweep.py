@@ -450,6 +450,8 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
     source = "no SMART/health data: multi-host sweeps do not read the hosts' devices." if plan.hosts else \
         health_source(plan.target.path)
     manifest["health"] = {"source": " ".join(source[0])} if isinstance(source, tuple) else {"note": source}
+    if isinstance(source, tuple):  # the device's own temperature thresholds, read once per run, kept verbatim
+        manifest["health"]["thresholds"] = smart.read_thresholds(source, plan.run_dir)
     write_manifest(plan.run_dir, manifest)
     _announce(f"{'resuming' if resumed else 'starting'} run {plan.run_id}: {plan.announcement()}", progress)
     for warning in plan.warnings:
@@ -530,7 +532,8 @@ class _SweepContext:
         if self.health_source:  # long points are also sampled while fio runs (helpers.run.smart)
             long = point.volume is not None or point.runtime_s + point.ramp_s >= smart.LONG_POINT_S
             health = PointHealth(self.health_source, plan.run_dir / f"{point.point_id}{HEALTH_SUFFIX}",
-                                 smart.SAMPLE_EVERY_S if long else None)
+                                 smart.SAMPLE_EVERY_S if long else None,
+                                 (self.manifest.get("health") or {}).get("thresholds"))
             health.before()
             health.start()
         try:
