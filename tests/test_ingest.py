@@ -640,3 +640,20 @@ def test_text_results_go_through_the_same_reader(monkeypatch):
     calls.clear()
     json_rows, _ = ingest.rows_from_bytes((CORPUS / "json/randread-qd4.json").read_bytes(), "t", "b.json")
     assert calls == [] and json_rows[0]["source_format"] == "json" and json_rows[0]["rounded_columns"] is None
+
+
+def test_help_shows_the_whole_description_and_the_out_default(capsys):
+    with pytest.raises(SystemExit) as exc:
+        ingest.main(["--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert ingest.description() in text and ingest.description().endswith("quarantined.")
+    assert "one row per job entry and direction with I/O." in text  # the first sentence, not cut mid-way
+    assert f"--out OUT processed data folder (default: {config.PROCESSED_DIR})" in text
+
+
+def test_summary_line_counts_with_thousands_and_millions():
+    line = ingest.summary_line(3455, 3450, 3666, {}, 106610, 6_200_000, 5)
+    assert line == "3,455 files: 3,450 results (3,666 rows), 106,610 fio logs (6.2 M windows), 5 quarantined"
+    assert ingest.summary_line(1, 3, 3, {"all.log": 3}, 1, 1, 0) == (
+        "1 file: 3 results (3 rows; all.log held 3 separate fio runs), 1 fio log (1 window), 0 quarantined")
