@@ -64,7 +64,7 @@ def _fio_runs(fio: str, target: Path, fmt: str) -> dict[str, bytes]:
         return subprocess.run([fio, *JOB, f"--filename={target}", f"--output-format={fmt}", *extra],
                               check=True, capture_output=True, timeout=60).stdout
 
-    status = run("--runtime=1500ms", "--status-interval=1")
+    status = run("--ramp_time=600ms", "--runtime=1500ms", "--status-interval=250ms")  # snapshots in the ramp too
     first, second = run("--runtime=1s"), run("--runtime=1s")
     return {"status": status, "appended": first + second, "mixed": status + first + second}
 
@@ -81,7 +81,9 @@ def appended(fio_path, scratch_dir) -> dict[str, dict[str, bytes]]:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_status_interval_output_is_one_run_its_final_block(appended, fmt):
     objs = read_results(appended[fmt]["status"])
-    assert len(objs) >= 2  # fio printed at least one snapshot before the final block
+    assert len(objs) >= 4  # fio printed snapshots during the ramp and after it, then the final block
+    if fmt.startswith("json"):  # a ramp snapshot (no latency samples yet): fio resets the numbers after it
+        assert any(o["jobs"][0]["read"]["clat_ns"]["N"] == 0 < o["jobs"][0]["read"]["total_ios"] for o in objs)
     runs = split_runs(objs)
     assert [len(r) for r in runs] == [len(objs)]
     rows, bad = ingest.rows_from_bytes(appended[fmt]["status"], "r", "status.out")
@@ -89,7 +91,7 @@ def test_status_interval_output_is_one_run_its_final_block(appended, fmt):
     last = read_runs(objs)[-1].entries[0].directions[0]
     assert rows[0]["io_bytes"] == last.io_bytes and rows[0]["runtime_s"] == last.runtime_s
     snapshots = [o["jobs"][0]["read"]["runtime"] for o in objs]
-    assert rows[0]["runtime_s"] * 1000 == max(snapshots) > min(snapshots)  # the final block, not a snapshot
+    assert rows[0]["runtime_s"] * 1000 == max(snapshots) == snapshots[-1] > 1400  # the final block, after the ramp
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -17,7 +17,8 @@ is the result); a later object starts another run when it cannot be a later snap
   rounded up, the same for every job) differs by more than those roundings allow (1 s, plus 1 s when the
   file has only ``timestamp`` in seconds, plus 0.5 s of slack);
 * it shares no job (jobname, groupid, host, occurrence) with the previous object;
-* a counter that only grows within a process went back for a shared job: ``job_runtime``, ``elapsed``,
+* a counter that only grows within a process went back for a shared job (except after a snapshot taken
+  during the ramp: I/Os without latency samples, ``N: 0``; fio resets a job's numbers when ramp_time ends): ``job_runtime``, ``elapsed``,
   per direction ``runtime``/``io_bytes``/``total_ios``, the maximum latency (the minimum going up),
   ``ctx``/``majf``/``minf``, or a disk's ``read_ios``/``write_ios``;
 * fio's bandwidth/IOPS samples of a direction went back (fewer samples, a higher minimum, a lower maximum,
@@ -178,7 +179,25 @@ def _new_process(a: dict, b: dict) -> bool:
         ea, eb = _elapsed_ms(ja), _elapsed_ms(jb)
         if ea is not None and eb is not None and abs((tb - eb) - (ta - ea)) > tol:
             return True
+    if any(_in_ramp(ja[k]) for k in shared):
+        return _disks_went_back(a, b)  # fio resets a job's numbers when its ramp_time ends (not the disks')
     return any(_went_back(ja[k], jb[k]) for k in shared) or _disks_went_back(a, b)
+
+
+def _in_ramp(job: dict) -> bool:
+    """Whether a job entry may be a snapshot taken during its ramp_time (or right at its end): no direction
+    holds a latency sample yet (fio >= 3 counts them in ``N``; terse prints zeros, which the text parser
+    leaves out).  fio records latencies, and resets the job's other numbers, only when the ramp ends.  A job
+    run with gtod_reduce never records one: its runs are told apart by time stamps and disks alone."""
+    for d in ("read", "write", "trim"):
+        x = job.get(d)
+        if not isinstance(x, dict):
+            continue
+        for k in ("lat_ns", "clat_ns", "lat", "clat"):
+            blk = x.get(k)
+            if isinstance(blk, dict) and (blk.get("N") or ("N" not in blk and blk.get("max"))):
+                return False
+    return True
 
 
 def _keyed(obj: dict) -> dict[tuple, dict]:

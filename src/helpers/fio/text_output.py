@@ -569,11 +569,23 @@ def _terse_disks(f: list[str]) -> tuple[list[dict], list[str]]:
     return disks, f[i:]
 
 
+def _clone(prev: dict, job: dict) -> bool:
+    """Whether two consecutive terse lines of one job are numjobs clones printed in one report (threads started
+    together: runtimes within 100 ms, different byte counts), not two reports of the same thread."""
+    def runtime(j: dict) -> int:
+        return max((j[d]["runtime"] for d in DIRECTIONS if d in j), default=0)
+
+    def io(j: dict) -> tuple:
+        return tuple(j[d]["io_bytes"] if d in j else 0 for d in DIRECTIONS)
+
+    return abs(runtime(prev) - runtime(job)) <= 100 and io(prev) != io(job)
+
+
 def _parse_terse(lines: list[tuple[int, str]]) -> list[dict]:
     """One object per report: a line starts the next one (a --status-interval report or another run,
     which ``json_output.split_runs`` tells apart) when its fio version differs, when the disk figures
-    every line of one report repeats differ, or, without disk figures, when the job list starts over
-    (the first line's job again after another job)."""
+    every line of one report repeats differ, when the job list starts over (the first line's job again
+    after another job), or when a job's line follows its own and is not a clone of it (:func:`_clone`)."""
     objs: list[dict] = []
     first = last = None  # (jobname, groupid) of the current object's first and last line
     for lineno, line in lines:
@@ -587,7 +599,7 @@ def _parse_terse(lines: list[tuple[int, str]]) -> list[dict]:
         key = (job["jobname"], job["groupid"])
         if not objs or objs[-1].get("fio version") != version or (
                 disks and objs[-1].get("disk_util", disks) != disks) or (
-                not disks and key == first and last != key):
+                key == first and last != key) or (key == last and not _clone(objs[-1]["jobs"][-1], job)):
             objs.append({"fio version": version, "jobs": []} if version else {"jobs": []})
             first = key
         last = key
