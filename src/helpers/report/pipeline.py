@@ -404,7 +404,9 @@ def _stages(stage: str, values: dict[str, Any], state: dict[str, Any]) -> None:
         run_id = state["run_id"] = check_run_exists(values["run_id"] or latest_raw_run())
     if stage in ("ingest", "run-all", "reports"):
         read = run_ingest_stage(run_id)
-        print(f"ingest: {read or 'done'} -> {config.PROCESSED_DIR}, run {run_id} ({time.monotonic() - t0:.0f} s)")
+        where = os.path.relpath(config.PROCESSED_DIR) if config.PROCESSED_DIR.is_relative_to(Path.cwd()) \
+            else config.PROCESSED_DIR
+        print(f"ingest: {read or 'nothing printed'} -> {where}, run {run_id} ({time.monotonic() - t0:.0f} s)")
     if stage in ("reports", "run-all"):
         outs = run_reports_stage(run_id)
         print(f"reports: {len(outs)} pages in reports/{run_id}/, index reports/index.html "
