@@ -25,7 +25,7 @@ What fio versions wrote, and how it is read (each a test in ``tests/test_fio_rea
   None with the reason.
 * latency blocks with ``N: 0`` (fio >= 3) or all zeros (older fio) were not measured (gtod_reduce,
   slat on sync engines): None/NaN, never 0 µs; their percentiles likewise.
-* an error job is explained with fio's own text when the file has it, else "fio error N" -- never
+* an error job is explained with fio's own text when the file has it, else only by fio's number -- never
   with this host's strerror (the file may come from another OS).
 * a job run in fio's ``latency_target`` mode carries ``latency_depth`` (the queue depth fio ended on),
   ``latency_target`` (ns, 0 for every other job), ``latency_percentile`` and ``latency_window`` (µs)
@@ -542,7 +542,7 @@ def error_sentence(job: dict, err: int, data: bytes = b"") -> str:
             detail = m.group(1).strip()
             e = re.search(r"error=(.*)$", detail)
             msg = (e.group(1) if e else detail).strip().rstrip(".") or None
-    detail = f"fio: {msg}" if msg else f"fio error {err}; the file has no message for it"
+    detail = f"fio: {msg}" if msg else "the file has no message for it"  # (the number is said once, above)
     return f"fio reported error {err} for this job ({detail}), so its numbers are not a measurement."
 
 
