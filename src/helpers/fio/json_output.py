@@ -14,22 +14,24 @@ is the result); a later object starts another run when it cannot be a later snap
   another ``pid=`` for the same job);
 * another fio version, or an output time stamp earlier than the previous one;
 * fio's process start moved: ``timestamp_ms - elapsed`` (``elapsed`` is whole seconds since fio started,
-  rounded up, the same for every job) differs by more than those roundings allow (1 s, plus 1 s when the
-  file has only ``timestamp`` in seconds, plus 0.5 s of slack);
+  the same for every job) differs by more than its rounding allows (1 s, plus 1 s when the file has only
+  ``timestamp`` in seconds, plus 0.5 s of slack): runs more than ~1.5 s apart are always told apart;
 * it shares no job (jobname, groupid, host, occurrence) with the previous object;
-* a counter that only grows within a process went back for a shared job (except after a snapshot taken
-  during the ramp: I/Os without latency samples, ``N: 0``; fio resets a job's numbers when ramp_time ends): ``job_runtime``, ``elapsed``,
+* a counter that only grows within a process went back for a shared job: ``job_runtime``, ``elapsed``,
   per direction ``runtime``/``io_bytes``/``total_ios``, the maximum latency (the minimum going up),
-  ``ctx``/``majf``/``minf``, or a disk's ``read_ios``/``write_ios``;
+  ``ctx``/``majf``/``minf``, or a disk's ``read_ios``/``write_ios``.  Not after a snapshot without any
+  latency sample (``N: 0``; terse prints zeros): fio records latencies, and resets a job's other numbers,
+  only when its ramp_time ends, so only time stamps and disks count there;
 * fio's bandwidth/IOPS samples of a direction went back (fewer samples, a higher minimum, a lower maximum,
   or another minimum, maximum or mean from the same number of samples);
 * a direction's bytes grew while its runtime did not, or grew more than 8x faster than the job's own
   average rate allows (a repeat of the same job appended: a few ms more runtime, a whole run's bytes more).
 
-Terse output has neither time stamps nor pids: only the counters tell its runs apart.  Two runs of the
-same job whose every counter happens to line up as a continuation (the second longer, as fast, with a
-higher maximum latency, more context switches and more disk I/Os) cannot be told from status-interval
-snapshots; they read as one run.
+Limits.  Terse output has neither time stamps nor pids, so only the counters tell its runs apart; JSON
+runs less than ~1.5 s apart likewise.  Two such runs of the same job whose every counter happens to line up
+as a continuation (the second longer, as fast, with a higher maximum latency, more context switches, more
+disk I/Os and its bandwidth samples extending the first's) cannot be told from status-interval snapshots
+and read as one run; so do such runs of a job without latency samples (gtod_reduce).
 
 Client/server output of fio before 3.39 adds every client's global options to one ``global options``
 object, so its keys repeat (duplicate JSON keys).  Decoders keep only the last duplicate; for
