@@ -141,8 +141,9 @@ def test_stacked_dm_over_sda_is_counted_once():
 def test_error_of_another_machine_is_not_explained_with_this_hosts_strerror():
     q = rows("bad/windows-error-42.json").quarantine
     (reason,) = list(q.reason)
-    assert "fio error 42" in reason and os.strerror(42) not in reason
-    assert reason.startswith("fio reported error 42 for this job") and reason.endswith(".")
+    assert os.strerror(42) not in reason
+    assert reason == ("fio reported error 42 for this job (the file has no message for it), so its numbers are not "
+                      "a measurement.")  # its cause once: the number is not repeated
 
 
 def test_error_uses_fios_own_text_from_the_file():

@@ -490,7 +490,12 @@ def test_terse_version_4_is_version_5_without_the_sample_fields(runs):
         f = line.split(";")
         dirs = [f[5 + i * 47:5 + i * 47 + 41] for i in range(3)]
         v4.append(";".join(["4", *f[1:5], *dirs[0], *dirs[1], *dirs[2], *f[5 + 3 * 47:]]))
-    assert parse_fio_text("\n".join(v4).encode()) == parse_fio_text(runs["terse5"].encode())
+    v5 = parse_fio_text(runs["terse5"].encode())
+    for job in (j for o in v5 for j in o["jobs"]):  # the sample fields only v5 has (json_output.split_runs reads them)
+        for d in ("read", "write", "trim"):
+            for k in ("bw_samples", "iops_min", "iops_max", "iops_mean", "iops_samples"):
+                job.get(d, {}).pop(k, None)
+    assert parse_fio_text("\n".join(v4).encode()) == v5
 
 
 def test_pasted_with_indentation_or_log_prefixes(runs):

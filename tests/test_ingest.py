@@ -295,7 +295,7 @@ def make_bad_files(d: Path) -> dict[str, str]:
         "empty.json": (b"", "empty"),
         "truncated.json": (good[: len(good) // 2], "truncated"),
         "not-fio.json": (b'{"name": "left-pad", "version": "1.3.0"}', "not a fio result"),
-        "text.json": (b"fio: failed parsing job file\n", "no JSON"),
+        "text.json": (b"fio: failed parsing job file\n", "neither fio JSON"),
         "wrong-schema.json": (json.dumps(wrong).encode(), "wrong schema"),
         "string-count.json": (json.dumps(strtotal).encode(), "wrong schema"),
         "si-truncated.json": (si[: len(si) - 2000], "truncated"),
@@ -332,7 +332,7 @@ def test_command_line_writes_three_datasets_and_replaces_a_run(tmp_path, capsys)
     for _ in range(2):  # re-ingest: the run's rows are replaced, never duplicated
         assert ingest.main([str(tmp_path / "raw"), str(CORPUS / "jsonplus"), "--out", str(out), "--run", "r1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("12 files, 4 rows, 10 quarantined")
+    assert lines[0].startswith("12 files: 6 results (4 rows), 0 fio logs (0 windows), 10 quarantined (528 histogram bins; run r1)")
     assert any("error.json [trim-on-file]: fio reported error 25" in x for x in lines)
     res = store.load(out, config.RESULTS_DATASET, "r1")
     # several PATHs in one run: source_file is relative to their common folder
@@ -354,7 +354,7 @@ def test_notebook_api_keeps_its_signatures(tmp_path):
     (raw / "manifest.json").write_text(json.dumps({"run_id": "run1", "host": "lab-host", "points": {
         "seqread": {"parameters": {"group": "blocksize"}}}}))
     r = ingest.ingest("run1", raw_dir=tmp_path / "raw", processed_dir=tmp_path / "processed")
-    assert r.summary() == "2 files, 5 rows, 0 quarantined"
+    assert r.summary() == "2 files: 2 results (5 rows), 0 fio logs (0 windows), 0 quarantined"
     assert set(r.results.host) == {"lab-host"}
     assert r.results.set_index("job_name").loc["seqread", "group"] == "blocksize"
     assert len(store.load(tmp_path / "processed", config.RESULTS_DATASET, "run1")) == 5
@@ -534,7 +534,7 @@ def test_files_are_recognised_by_content_not_name(tmp_path):
     q = res.quarantine.set_index("source_file").reason
     assert sorted(q.index) == ["image.bin", "notes.md"]  # every other file has its line
     assert q["image.bin"] == "the file is binary (a NUL byte near its start), not fio output."
-    assert q["notes.md"].startswith("the file holds no JSON object and is not fio text output")
+    assert q["notes.md"] == "the file holds neither fio JSON nor fio's normal or terse text output."  # once
     only = ingest.ingest_paths([tmp_path], "g", glob="*.out")
     assert list(only.results.source_file) == ["run1.out"] and only.files == 1
     assert ingest.ingest_paths([tmp_path], "g", glob="sub/*").files == 2  # a relative path matches too
@@ -547,7 +547,7 @@ def test_command_line_exits_non_zero_when_nothing_is_fio_output(tmp_path, capsys
     (junk / "b.log").write_text("not fio\n")
     assert ingest.main([str(junk), "--out", str(tmp_path / "out")]) == 1
     captured = capsys.readouterr()
-    assert captured.out.startswith("2 files, 0 rows, 2 quarantined")
+    assert captured.out.startswith("2 files: 0 results (0 rows), 0 fio logs (0 windows), 2 quarantined")
     err = captured.err.strip().splitlines()
     assert err == [f"error: nothing in {junk} was recognised as fio output (2 files considered, none holds a "
                    "fio result; see the quarantine lines above)."]
@@ -640,3 +640,20 @@ def test_text_results_go_through_the_same_reader(monkeypatch):
     calls.clear()
     json_rows, _ = ingest.rows_from_bytes((CORPUS / "json/randread-qd4.json").read_bytes(), "t", "b.json")
     assert calls == [] and json_rows[0]["source_format"] == "json" and json_rows[0]["rounded_columns"] is None
+
+
+def test_help_shows_the_whole_description_and_the_out_default(capsys):
+    with pytest.raises(SystemExit) as exc:
+        ingest.main(["--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert ingest.description() in text and ingest.description().endswith("quarantined.")
+    assert "one row per job entry and direction with I/O." in text  # the first sentence, not cut mid-way
+    assert f"--out OUT processed data folder (default: {config.PROCESSED_DIR})" in text
+
+
+def test_summary_line_counts_with_thousands_and_millions():
+    line = ingest.summary_line(3455, 3450, 3666, {}, 106610, 6_200_000, 5)
+    assert line == "3,455 files: 3,450 results (3,666 rows), 106,610 fio logs (6.2 M windows), 5 quarantined"
+    assert ingest.summary_line(1, 3, 3, {"all.log": 3}, 1, 1, 0) == (
+        "1 file: 3 results (3 rows; all.log held 3 separate fio runs), 1 fio log (1 window), 0 quarantined")

@@ -4,6 +4,7 @@ option, and logs written per I/O."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 
@@ -34,7 +35,7 @@ def lab_point(tmp_path_factory, scratch_dir, fio_path):
     assert res.status == "ok" and len(res.logs) == 12  # 6 logs x 2 jobs
     out = tmp_path_factory.mktemp("ts-processed")
     result = core.ingest_paths([run], "ts-run", out=out)
-    return {"run": run, "out": out, "point": point, "results": result.results,
+    return {"run": run, "out": out, "point": point, "results": result.results, "summary": result.summary(),
             "ts": store.load(out, config.TIMESERIES_DATASET, "ts-run")}
 
 
@@ -168,3 +169,27 @@ def test_speed_one_hour_point_and_many_points(tmp_path):
     assert len(df) == 600
     assert seconds < 5, f"200 points took {seconds:.1f} s of CPU"
     assert pd.api.types.is_float_dtype(df["iops"])
+
+
+def test_summary_counts_the_logs_and_windows(lab_point):
+    n = len(lab_point["ts"])
+    assert lab_point["summary"] == f"1 file: 1 result (2 rows), 12 fio logs ({n:,} windows), 0 quarantined"
+    assert (lab_point["ts"]["run_index"] == 0).all()
+
+
+def test_logs_belong_to_the_last_run_of_a_file_that_holds_several(lab_point, tmp_path):
+    """Each fio process rewrites its log files: the logs next to a file of appended runs are its last run's."""
+    pid = lab_point["point"].point_id
+    data = (lab_point["run"] / f"{pid}.json").read_bytes()
+    obj = json.loads(data)
+    obj["timestamp_ms"] -= 60_000  # the same job run a minute earlier, appended before it
+    obj["timestamp"] -= 60
+    (tmp_path / f"{pid}.json").write_bytes(json.dumps(obj).encode() + b"\n" + data)
+    for f in lab_point["run"].glob(f"{pid}_*.log*"):
+        shutil.copy(f, tmp_path / f.name)
+    res = core.ingest_paths([tmp_path], "two", out=tmp_path / "out")
+    assert sorted(set(res.results["run_index"])) == [0, 1] and res.multi_run == {f"{pid}.json": 2}
+    df = store.load(tmp_path / "out", config.TIMESERIES_DATASET, "two")
+    assert len(df) == len(lab_point["ts"]) and (df["run_index"] == 1).all()
+    keys = ["source_file", "run_index", "job_index", "direction"]
+    assert len(df[keys].drop_duplicates().merge(res.results[keys], on=keys)) == 2

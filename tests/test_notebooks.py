@@ -4,12 +4,14 @@ and interactive notebooks on that run (partial data) and on the bundled sample r
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from helpers import config
+from helpers.fio.logs import parse_log_name
 from helpers.processed import store
 from helpers.report import pipeline
 from helpers.run.manifest import read_manifest
@@ -64,6 +66,15 @@ def test_ingest_notebook_wrote_parquet(smoke_processed):
     manifest = read_manifest(smoke_processed["run_dir"])
     assert set(df["point_id"]) == set(manifest["points"])
     assert "rows" in outputs_text(smoke_processed["executed"] / pipeline.INGEST_NB)
+    # what `make ingest` prints: the notebook's summary line, the counts of what it read
+    line = pipeline.ingest_summary(smoke_processed["executed"] / pipeline.INGEST_NB)
+    ts = store.load(smoke_processed["processed_dir"], config.TIMESERIES_DATASET, smoke_processed["run_id"])
+    logs = sum(1 for f in smoke_processed["run_dir"].rglob("*") if parse_log_name(f.name))
+    m = re.fullmatch(r"(\d+) files: (\d+) results \(([\d,]+) rows\), ([\d,]+) fio logs \(([\d,]+) windows\), "
+                     r"0 quarantined", line or "")
+    assert m, line
+    assert int(m[2]) == len(manifest["points"]) and int(m[1]) >= int(m[2])
+    assert (m[3], m[4], m[5]) == (f"{len(df):,}", f"{logs:,}", f"{len(ts):,}"), line
 
 
 def check_executed(executed: Path) -> None:

@@ -89,3 +89,17 @@ def test_notebook_layout_conventions():
     assert stages[:2] == [pipeline.SWEEP_NB, pipeline.INGEST_NB]
     assert any(p.name == "10-queue-depth.ipynb" for p in pipeline.analysis_notebooks())
     assert pipeline.report_name(Path("12-block-size.ipynb")) == "block-size"
+
+
+def test_ingest_summary_is_the_line_the_ingest_notebook_printed(tmp_path):
+    """`make ingest` prints what the ingest read (the notebook's summary line), not a folder pattern."""
+    line = "3 files: 7 results (9 rows; all.log held 5 separate fio runs), 12 fio logs (2,400 windows), 0 quarantined"
+    nb = {"cells": [{"cell_type": "code", "outputs": []},
+                    {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stderr", "text": ["warn\n"]},
+                                                      {"output_type": "stream", "name": "stdout",
+                                                       "text": [line + "\n", "more\n"]}]}]}
+    (tmp_path / "01-ingest.ipynb").write_text(json.dumps(nb))
+    assert pipeline.ingest_summary(tmp_path / "01-ingest.ipynb") == line
+    (tmp_path / "empty.ipynb").write_text(json.dumps({"cells": [{"cell_type": "code", "outputs": []}]}))
+    assert pipeline.ingest_summary(tmp_path / "empty.ipynb") is None
+    assert pipeline.ingest_summary(tmp_path / "missing.ipynb") is None

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-POINT_KEYS = ["run_id", "point_id", "direction"]
+POINT_KEYS = ["run_id", "source_file", "run_index", "point_id", "direction"]  # (a file may hold several fio runs)
 SUM_COLUMNS = ["iops", "bw_bytes_per_s", "io_bytes", "total_ios"]
 MAX_COLUMNS = ["clat_p50_us", "clat_p99_us", "clat_p99_9_us", "clat_p99_99_us", "lat_max_us"]
 

@@ -24,7 +24,7 @@ from helpers.processed.validity import CPU_BOUND_PCT, SYNC_ENGINES
 
 LITTLES_TOLERANCE = 0.10  # |L̂ / configured − 1| above this is flagged
 LINEAR_TOLERANCE = 0.10  # a point stays in the linear region while within 10 % of the line
-POINT_KEYS = ["run_id", "host", "source_file", "point_id", "job_name"]
+POINT_KEYS = ["run_id", "host", "source_file", "run_index", "point_id", "job_name"]
 DESCRIBE = ["rw", "bs_bytes", "rwmixread_pct", "ioengine", "direct", "iodepth", "numjobs", "group"]
 BATCH_OPTIONS = ["iodepth_batch_submit", "iodepth_batch", "iodepth_batch_complete_min",
                  "iodepth_batch_complete_max", "iodepth_low"]

@@ -48,7 +48,8 @@ def openloop_table(df: pd.DataFrame, manifest: dict[str, Any] | None = None,
     d = d[d["offered_iops"].notna()]
     if d.empty:
         return pd.DataFrame(columns=COLUMNS)
-    keys = ["run_id", "point_id"] if "run_id" in d.columns else ["point_id"]  # never merge two runs' points
+    # never merge two runs' points, nor two fio runs appended to one file
+    keys = [k for k in ("run_id", "source_file", "run_index", "point_id") if k in d.columns]
     agg = {"rw": "first", "bs_bytes": "first", "iodepth": "first", "offered_iops": "sum", "iops": "sum"}
     for c in PERCENTILE_COLUMNS:
         if c in d.columns:

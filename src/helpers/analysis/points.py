@@ -17,7 +17,7 @@ from helpers.fio.units import format_bytes
 MB = 1_000_000
 MIB = 1024**2
 OPERATION_ORDER = ["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]
-POINT_KEYS = ["run_id", "source_file", "point_id", "job_index"]  # foreign files may reuse job names
+POINT_KEYS = ["run_id", "source_file", "run_index", "point_id", "job_index"]  # foreign files may reuse job names
 
 
 PERCENTILE_LEVELS = (50.0, 90.0, 95.0, 99.0, 99.9, 99.99)

@@ -124,6 +124,9 @@ def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None
     names = r.groupby(["run_id", "source_file"])["job_name"].transform("nunique")
     r["sample"] = r["source_file"].astype(str).where(names <= 1, r["source_file"].astype(str) + ":" +
                                                      r["job_name"].astype(str))
+    if "run_index" in r.columns:  # separate fio runs appended to one file are repeats of their own
+        runs = r.groupby(["run_id", "source_file"])["run_index"].transform("nunique")
+        r["sample"] = r["sample"].where(runs <= 1, r["sample"] + " run " + (r["run_index"] + 1).astype(str))
     g = r.groupby([*keys, "sample"], dropna=False, sort=True)
     wide = g.agg(iops=("iops", "sum"), bw=("bw_bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum"),
                  time_s=("_t", "max"))
@@ -131,7 +134,7 @@ def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None
     wide = wide.drop(columns=["_w", "_wl"]).reset_index()
     metrics = ["iops", "bw", "lat_mean"]
     if histograms is not None and len(histograms):
-        join = ["run_id", "source_file", "job_index", "direction"]
+        join = _join(histograms, r)
         h = histograms.drop(columns=["job_name", "point_id"], errors="ignore").merge(
             r[list(dict.fromkeys([*join, *MATCH_KEYS, "sample"]))].drop_duplicates(join), on=join, how="inner")
         rows = []
@@ -154,7 +157,7 @@ def interval_samples(timeseries: pd.DataFrame, results: pd.DataFrame) -> pd.Data
     if timeseries is None or timeseries.empty or results is None or results.empty:
         return _empty_samples()
     keys = ["run_id", *_keys_present(results, MATCH_KEYS)]
-    join = ["run_id", "source_file", "job_index", "direction"]
+    join = _join(timeseries, results)
     res = results.assign(_start=_time(results) - _num(results, "runtime_s"))
     t = timeseries.merge(res[list(dict.fromkeys([*join, *MATCH_KEYS, "_start"]))].drop_duplicates(join), on=join,
                          how="inner")
@@ -167,6 +170,13 @@ def interval_samples(timeseries: pd.DataFrame, results: pd.DataFrame) -> pd.Data
     wide["lat_mean"] = wide["_wl"] / wide["_w"].where(wide["_w"] > 0)
     wide["sample"] = wide["source_file"].astype(str) + "@" + wide["window_start_s"].map("{:g}".format)
     return _long(wide, keys, "interval", ["iops", "bw", "lat_mean"])
+
+
+def _join(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
+    """The keys joining a histograms or timeseries table to results: run_id, source_file, run_index (when
+    both have it: the fio run of the file), job_index, direction."""
+    return [k for k in ("run_id", "source_file", "run_index", "job_index", "direction")
+            if k != "run_index" or (k in a.columns and k in b.columns)]
 
 
 def _num(df: pd.DataFrame, col: str) -> pd.Series:

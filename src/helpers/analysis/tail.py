@@ -16,7 +16,7 @@ from helpers.analysis.points import (
 )
 from helpers.fio import histogram
 
-HIST_KEYS = ["run_id", "source_file", "point_id", "job_name", "job_index", "direction"]  # one histogram
+HIST_KEYS = ["run_id", "source_file", "run_index", "point_id", "job_name", "job_index", "direction"]  # one histogram
 
 
 def percentile_label(p: float) -> str:
@@ -93,7 +93,7 @@ def latency_distribution(hist: pd.DataFrame, results: pd.DataFrame | None = None
     (count / total), ``cdf`` (share of I/Os at or below the bin), ``exceedance`` (1 - cdf, the
     tail) and ``latency`` (which latency the bins are: fio's json+ bins are completion latency (clat),
     total-latency bins are used when the histograms dataset holds them).  When ``results`` is given, points get a ``label`` and the result columns rw, bs_bytes,
-    iodepth, flagged, flag_reasons (joined on run_id, source_file, job_index and direction, or on
+    iodepth, flagged, flag_reasons (joined on run_id, source_file, run_index, job_index and direction, or on
     point_id when the histograms have no source_file)."""
     cols = ["latency_us", "count", "share", "cdf", "exceedance"]
     if hist is None or hist.empty or not {"bin_ns", "count", "direction"} <= set(hist.columns):
@@ -110,7 +110,8 @@ def latency_distribution(hist: pd.DataFrame, results: pd.DataFrame | None = None
     h["exceedance"] = np.clip(1.0 - h["cdf"], 0.0, None)
     if results is not None and not results.empty:
         meta = labelled(results)
-        join = [k for k in ("run_id", "source_file", "job_index", "direction") if k in h.columns]
+        join = [k for k in ("run_id", "source_file", "run_index", "job_index", "direction")
+                if k in h.columns and k in meta.columns]
         if "source_file" not in join:
             join = [k for k in ("run_id", "point_id", "direction") if k in h.columns]
         extra = [c for c in ("label", "rw", "bs_bytes", "iodepth", "rwmixread_pct", "flagged", "flag_reasons")

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-KEY = ["run_id", "source_file", "job_index", "direction"]  # one histogram
+KEY = ["run_id", "source_file", "run_index", "job_index", "direction"]  # one histogram
 
 
 def _sorted(bin_ns, count) -> tuple[np.ndarray, np.ndarray]:
@@ -76,7 +76,7 @@ def percentiles(hist: pd.DataFrame, ps: Iterable[float] = (50, 90, 99, 99.9),
                 by: list[str] | None = None) -> pd.DataFrame:
     """Percentiles in µs of every histogram in a histograms table, one row per histogram.
 
-    Columns: the ``by`` keys (default: run_id, source_file, job_index, direction, when present)
+    Columns: the ``by`` keys (default: run_id, source_file, run_index, job_index, direction, when present)
     and ``p<p>_us`` per requested percentile (``p99_9_us`` for 99.9).
     """
     ps = list(ps)

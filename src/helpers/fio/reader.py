@@ -3,10 +3,12 @@ configuration.  Used by the ingest, the adaptive search / steady-state loop (``r
 multi-host labelling (``run.hosts``); nothing else interprets fio's result objects.
 
 Input: the result objects of one file (:func:`helpers.fio.json_output.parse_fio_bytes`, or the
-fio-JSON-shaped objects of the text parser).  :func:`read_result` returns a :class:`Result` whose
-``entries`` are every job entry of the final object (status-interval objects merged by
-:func:`~helpers.fio.json_output.final_jobs`), each with its :class:`Config` and one
-:class:`Direction` per direction that did I/O, or the one-sentence reason why it is not a data point.
+fio-JSON-shaped objects of the text parser).  :func:`read_runs` returns one :class:`Result` per fio
+process in the file (runs appended with ``>>`` stay apart, :func:`~helpers.fio.json_output.split_runs`;
+``run_index`` says which), :func:`read_result` the last one's; a Result's ``entries`` are every job entry
+of its final object (status-interval objects merged by :func:`~helpers.fio.json_output.final_jobs`), each
+with its :class:`Config` and one :class:`Direction` per direction that did I/O, or the one-sentence reason
+why it is not a data point.
 
 What fio versions wrote, and how it is read (each a test in ``tests/test_fio_reader.py``):
 
@@ -23,7 +25,7 @@ What fio versions wrote, and how it is read (each a test in ``tests/test_fio_rea
   None with the reason.
 * latency blocks with ``N: 0`` (fio >= 3) or all zeros (older fio) were not measured (gtod_reduce,
   slat on sync engines): None/NaN, never 0 µs; their percentiles likewise.
-* an error job is explained with fio's own text when the file has it, else "fio error N" -- never
+* an error job is explained with fio's own text when the file has it, else only by fio's number -- never
   with this host's strerror (the file may come from another OS).
 * a job run in fio's ``latency_target`` mode carries ``latency_depth`` (the queue depth fio ended on),
   ``latency_target`` (ns, 0 for every other job), ``latency_percentile`` and ``latency_window`` (µs)
@@ -43,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from helpers.fio import options as fo
-from helpers.fio.json_output import DUPLICATES, final_jobs
+from helpers.fio.json_output import DUPLICATES, final_jobs, split_runs
 from helpers.fio.options import ALL_CLIENTS, DIRECTIONS, NAN, OptionError, Unknown, show
 
 # fio's percentile keys (its default list) -> column suffix
@@ -336,6 +338,8 @@ class Result:
     timestamp: int | None
     client: bool
     entries: list[Entry]
+    run_index: int = 0  # which fio process of the file (0 = the first; several when runs were appended)
+    runs: int = 1  # how many fio processes the file held
 
 
 # --- options -------------------------------------------------------------------------------------
@@ -538,7 +542,7 @@ def error_sentence(job: dict, err: int, data: bytes = b"") -> str:
             detail = m.group(1).strip()
             e = re.search(r"error=(.*)$", detail)
             msg = (e.group(1) if e else detail).strip().rstrip(".") or None
-    detail = f"fio: {msg}" if msg else f"fio error {err}; the file has no message for it"
+    detail = f"fio: {msg}" if msg else "the file has no message for it"  # (the number is said once, above)
     return f"fio reported error {err} for this job ({detail}), so its numbers are not a measurement."
 
 
@@ -711,11 +715,28 @@ def _entry(e: Entry, job: dict, glob: _Globals, res: Result, entries_alike: int,
         raise EntryError("the job completed no I/O in any direction (not a data point).")
 
 
-def read_result(objs: list[dict], data: bytes = b"") -> Result:
-    """Every job entry of a file's result objects (the final numbers), read.  ``data`` (the file's
+def read_runs(objs: list[dict], data: bytes = b"") -> list[Result]:
+    """One :class:`Result` per fio process in a file's result objects
+    (:func:`~helpers.fio.json_output.split_runs`: runs appended to one file stay apart), in file order,
+    each with its ``run_index`` and the file's number of ``runs``."""
+    runs = split_runs(objs)
+    out = []
+    for i, run in enumerate(runs):
+        res = read_result(run, data, whole=True)
+        res.run_index, res.runs = i, len(runs)
+        out.append(res)
+    return out
+
+
+def read_result(objs: list[dict], data: bytes = b"", whole: bool = False) -> Result:
+    """Every job entry of the last fio run in a file's result objects (the final numbers), read (the
+    whole of ``objs`` with ``whole``: the objects of one run, :func:`read_runs`).  ``data`` (the file's
     bytes) lets error sentences quote fio's own text around the JSON.  Raises
     :class:`~helpers.fio.json_output.FioParseError` when the job list itself is malformed; a bad entry
     becomes an Entry with ``error`` set."""
+    if not whole and len(objs) > 1:
+        runs = split_runs(objs)
+        objs = runs[-1]
     obj = objs[-1]  # status-interval output: the final object holds the final numbers
     jobs = final_jobs(objs)
     client = "client_stats" in obj and "jobs" not in obj

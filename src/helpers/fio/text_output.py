@@ -48,9 +48,10 @@ from __future__ import annotations
 
 import re
 
-from helpers.fio.json_output import FioParseError
+from helpers.fio.json_output import RUN_START, FioParseError
 from helpers.fio.options import ALL_CLIENTS, DIRECTIONS
 
+NOT_FIO_TEXT = "the file holds neither fio JSON nor fio's normal or terse text output."
 _UNIT_NS = {"nsec": 1, "usec": 1_000, "msec": 1_000_000}
 
 # --- fio's num2str ----------------------------------------------------------------------------------
@@ -94,7 +95,7 @@ _BS2 = re.compile(r"bs=(\w+)-(\w+)/(\w+)-(\w+)(?:/(\w+)-(\w+))?,")
 _ENGINE = re.compile(r"ioengine=(\S+), iodepth=(\d+)\s*$")
 _VERSION = re.compile(r"^(fio-\d\S*)\s*$")
 _JOB = re.compile(r"^(?P<name>.*?): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)"
-                  r"(?: \((?P<verror>.*)\))?: pid=\d+(?::\s*(?P<time>.*?))?\s*$")
+                  r"(?: \((?P<verror>.*)\))?: pid=(?P<pid>\d+)(?::\s*(?P<time>.*?))?\s*$")
 _DIR3 = re.compile(r"^\s+(?P<dir>read|write|trim|mixed): IOPS=(?P<iops>[^,]+), BW=(?P<bw>\S+) \([^)]*\)"
                    r"\((?P<io>[^/]+)/(?P<runt>\d+)msec\)")
 _DIR2 = re.compile(r"^\s+(?P<dir>read|write|trim|mixed)\s*: io=(?P<io>[^,]+), bw=(?P<bw>[^,]+), "
@@ -133,10 +134,14 @@ class _Run:
         self.nsec_seen = False  # "(nsec)" appears: fio >= 3 (ns clock)
         self.closed = False  # its "Run status group" lines were printed
         self.hosts: set[str] = set()  # client/server: the "<host> " prefixes of the servers' text
+        self.new_process = True  # printed by a new fio process (not a --status-interval report of the last)
+        self.pids: list[str] = []  # the pid= of each job entry, in order
 
-    def next_report(self) -> _Run:
-        """The next --status-interval report of the same fio invocation (same job definitions)."""
+    def next_report(self, pid: str) -> _Run:
+        """The next --status-interval report of the same fio invocation (same job definitions); a new
+        process when the first job's ``pid`` is none of this report's (a run appended without its banner)."""
         nxt = _Run()
+        nxt.new_process = pid not in self.pids
         nxt.version, nxt.headers, nxt.io_format2, nxt.nsec_seen = (self.version, self.headers, self.io_format2,
                                                                   self.nsec_seen)
         return nxt
@@ -286,7 +291,7 @@ def _object(run: _Run) -> dict:
     for job in run.jobs:
         _finish_job(job)
         _options(run, job)
-    obj: dict = {}
+    obj: dict = {RUN_START: run.new_process}
     if run.version:
         obj["fio version"] = run.version
     if run.time:
@@ -346,10 +351,11 @@ def _parse_normal(lines: list[str]) -> list[dict]:
         m = _JOB.match(line)
         if m:
             if run.closed and not run.hosts:  # --status-interval: a new report starts, like fio's concatenated JSON objects
-                runs.append(run.next_report())
+                runs.append(run.next_report(m.group("pid")))
                 run = runs[-1]
             job = _new_job(m)
             run.jobs.append(job)
+            run.pids.append(m.group("pid"))
             if m.group("time") and run.time is None:
                 run.time = m.group("time")
             d = pct = None
@@ -486,6 +492,10 @@ def _terse_line(line: str, lineno: int) -> tuple[str | None, dict, list[dict]]:
             continue  # fio prints zeros for a direction without I/O
         d: dict = {"io_bytes": kib * 1024, "io_kbytes": kib, "bw_bytes": bw_kib * 1024, "bw": bw_kib,
                    "iops": float(iops), "runtime": runt}
+        d["bw_min"], d["bw_max"], d["bw_mean"] = int(x[36]), int(x[37]), float(x[39])  # KiB/s, as fio's JSON
+        if ver == 5:
+            d["bw_samples"], d["iops_min"], d["iops_max"], d["iops_mean"], d["iops_samples"] = (
+                int(x[41]), int(x[42]), int(x[43]), float(x[44]), int(x[46]))
         for c in ("io_bytes", "bw_bytes_per_s", "iops"):
             if c not in lab["rounded"]:
                 lab["rounded"].append(c)
@@ -559,8 +569,25 @@ def _terse_disks(f: list[str]) -> tuple[list[dict], list[str]]:
     return disks, f[i:]
 
 
+def _clone(prev: dict, job: dict) -> bool:
+    """Whether two consecutive terse lines of one job are numjobs clones printed in one report (threads started
+    together: runtimes within 100 ms, different byte counts), not two reports of the same thread."""
+    def runtime(j: dict) -> int:
+        return max((j[d]["runtime"] for d in DIRECTIONS if d in j), default=0)
+
+    def io(j: dict) -> tuple:
+        return tuple(j[d]["io_bytes"] if d in j else 0 for d in DIRECTIONS)
+
+    return abs(runtime(prev) - runtime(job)) <= 100 and io(prev) != io(job)
+
+
 def _parse_terse(lines: list[tuple[int, str]]) -> list[dict]:
+    """One object per report: a line starts the next one (a --status-interval report or another run,
+    which ``json_output.split_runs`` tells apart) when its fio version differs, when the disk figures
+    every line of one report repeats differ, when the job list starts over (the first line's job again
+    after another job), or when a job's line follows its own and is not a clone of it (:func:`_clone`)."""
     objs: list[dict] = []
+    first = last = None  # (jobname, groupid) of the current object's first and last line
     for lineno, line in lines:
         try:
             version, job, disks = _terse_line(line, lineno)
@@ -569,11 +596,16 @@ def _parse_terse(lines: list[tuple[int, str]]) -> list[dict]:
         except (ValueError, IndexError):
             raise FioParseError(f"terse line {lineno} has a field that is not what fio writes there "
                                 "(not fio terse output).") from None
-        if not objs or objs[-1].get("fio version") != version:
+        key = (job["jobname"], job["groupid"])
+        if not objs or objs[-1].get("fio version") != version or (
+                disks and objs[-1].get("disk_util", disks) != disks) or (
+                key == first and last != key) or (key == last and not _clone(objs[-1]["jobs"][-1], job)):
             objs.append({"fio version": version, "jobs": []} if version else {"jobs": []})
+            first = key
+        last = key
         objs[-1]["jobs"].append(job)
         if disks and "disk_util" not in objs[-1]:
-            objs[-1]["disk_util"] = disks  # every terse line repeats the disks: keep them once
+            objs[-1]["disk_util"] = disks  # every terse line of a report repeats the disks: keep them once
     return objs
 
 
@@ -631,5 +663,5 @@ def parse_fio_text(data: bytes) -> list[dict]:
         raise FioParseError("the file looks like fio's normal output but has a figure fio does not print "
                             "(edited or not fio output).") from None
     if not objs:
-        raise FioParseError("the file holds neither fio JSON nor fio's normal or terse text output.")
+        raise FioParseError(NOT_FIO_TEXT)
     return objs

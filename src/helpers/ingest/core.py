@@ -51,8 +51,8 @@ import pyarrow as pa
 from helpers import config
 from helpers.fio.json_output import FioParseError, parse_fio_bytes
 from helpers.fio.logs import parse_log_name
-from helpers.fio.reader import EntryError, read_result
-from helpers.fio.text_output import parse_fio_text
+from helpers.fio.reader import EntryError, read_runs
+from helpers.fio.text_output import NOT_FIO_TEXT, parse_fio_text
 from helpers.ingest.health import health_frame, ingest_health, is_health_file, throttled_points
 from helpers.ingest.timeseries import ingest_timeseries
 from helpers.processed import schema, store
@@ -73,7 +73,7 @@ _FIELD_DTYPES = [_DTYPES[c] for c in FIELDS]
 HIST_FIELDS = schema.column_names(schema.HISTOGRAM_COLUMNS)
 Q_FIELDS = schema.column_names(schema.QUARANTINE_COLUMNS)
 _ROW_ORDER = [
-    "run_id", "host", "fio_version", "source_file", "point_id", "group", "job_name", "job_index", "rw", "direction",
+    "run_id", "host", "fio_version", "source_file", "run_index", "point_id", "group", "job_name", "job_index", "rw", "direction",
     "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "rate_iops", "ioengine", "direct", "group_reporting",
     "runtime_s", "io_bytes", "total_ios", "iops", "bw_bytes_per_s", "lat_mean_us", "lat_stddev_us", "lat_min_us",
     "lat_max_us", "clat_mean_us", "slat_mean_us", *schema.PERCENTILES.values(), *schema.LAT_PERCENTILES.values(),
@@ -96,10 +96,37 @@ class IngestResult:
     histogram_rows: int | None = None
     recognised: int = 0  # files that hold a fio result
     health: pd.DataFrame | None = None  # SMART/health captures (helpers.ingest.health)
+    runs: int = 0  # fio results read: one per fio process (runs appended to one file count apart)
+    multi_run: dict[str, int] = field(default_factory=dict)  # {source_file: its runs} of files holding several
+    log_files: int = 0  # fio log files read into the timeseries dataset
+    windows: int = 0  # their timeseries rows
 
     def summary(self) -> str:
+        """What the ingest read, in one line (:func:`summary_line`)."""
         rows = len(self.results) if self.rows is None else self.rows
-        return f"{self.files} files, {rows} rows, {len(self.quarantine)} quarantined"
+        return summary_line(self.files, self.runs, rows, self.multi_run, self.log_files, self.windows,
+                            len(self.quarantine))
+
+
+def _count(n: int) -> str:
+    return f"{n / 1e6:.1f} M" if n >= 1_000_000 else f"{n:,}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{_count(n)} {word}{'' if n == 1 else 's'}"
+
+
+def summary_line(files: int, results: int, rows: int, multi_run: dict[str, int], log_files: int, windows: int,
+                 quarantined: int) -> str:
+    """``3,455 files: 3,450 results (3,666 rows), 106,610 fio logs (6.2 M windows), 5 quarantined``; files
+    that held several fio runs (appended to one file) are named with their count of runs."""
+    several = ""
+    if multi_run:
+        held = sum(multi_run.values())
+        several = (f"; {_plural(len(multi_run), 'file')} held {held} separate fio runs" if len(multi_run) > 1 else
+                   f"; {next(iter(multi_run))} held {held} separate fio runs")
+    return (f"{_plural(files, 'file')}: {_plural(results, 'result')} ({_plural(rows, 'row')}{several}), "
+            f"{_plural(log_files, 'fio log')} ({_plural(windows, 'window')}), {_count(quarantined)} quarantined")
 
 
 # --- one file ------------------------------------------------------------------------------------
@@ -110,11 +137,14 @@ class _Sink:
     def __init__(self) -> None:
         self.rows: list[tuple] = []
         self.bad: list[tuple] = []
-        self.hist_meta: list[tuple] = []  # (run_id, source_file, point_id, job_name, job_index, direction, latency)
+        self.hist_meta: list[tuple] = []  # (run_id, source_file, run_index, point_id, job_name, job_index, direction,
+        # latency)
         self.hist_bins: list[np.ndarray] = []
         self.hist_counts: list[np.ndarray] = []
         self.files = 0
         self.recognised = 0  # files holding a fio result (even if every job in them is quarantined)
+        self.runs = 0  # fio runs (processes) in those files
+        self.multi_run: dict[str, int] = {}  # {source_file: runs} of files holding several
 
     def pack(self) -> _Packed:
         """The batch as a worker sends it back: result columns (numbers as arrays) instead of rows, and
@@ -122,7 +152,7 @@ class _Sink:
         return _Packed(_columns(self.rows), self.hist_meta, np.array([len(b) for b in self.hist_bins], np.int64),
                        np.concatenate(self.hist_bins) if self.hist_bins else np.zeros(0, np.int64),
                        np.concatenate(self.hist_counts) if self.hist_counts else np.zeros(0, np.int64),
-                       self.bad, self.files, self.recognised)
+                       self.bad, self.files, self.recognised, self.runs, self.multi_run)
 
 
 @dataclass
@@ -137,6 +167,8 @@ class _Packed:
     bad: list[tuple]
     files: int
     recognised: int
+    runs: int
+    multi_run: dict[str, int]
 
 
 def read_results(data: bytes) -> list[dict]:
@@ -153,6 +185,8 @@ def read_results(data: bytes) -> list[dict]:
             raise json_error from None
         if not data or data.isspace():
             raise FioParseError("the file is empty.") from None
+        if str(exc) == NOT_FIO_TEXT:  # the cause, said once
+            raise
         raise FioParseError("the file holds no JSON object and is not fio text output "
                             f"({str(exc).rstrip('.')}).") from None
 
@@ -164,7 +198,8 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
     host = entry.hostname if entry.hostname is not None else ctx["host"]
     point = name
     group = ctx["groups"].get(point)
-    head = (ctx["run_id"], host, res.fio_version, ctx["source_file"], point, group, name, entry.index, c.rw)
+    head = (ctx["run_id"], host, res.fio_version, ctx["source_file"], res.run_index, point, group, name, entry.index,
+            c.rw)
     note, text_note = c.note, entry.text_note
     tail = (entry.usr_cpu_pct, entry.sys_cpu_pct, res.timestamp, *entry.disk, entry.source_format,
             entry.rounded_columns, "; ".join(n for n in (note, text_note) if n) or None if note or text_note else None)
@@ -178,8 +213,8 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
     sink.rows.extend(rows)
     for x in entry.directions:
         if x.bins is not None:
-            sink.hist_meta.append((ctx["run_id"], ctx["source_file"], point, name, entry.index, x.direction,
-                                   x.bins_latency))
+            sink.hist_meta.append((ctx["run_id"], ctx["source_file"], res.run_index, point, name, entry.index,
+                                   x.direction, x.bins_latency))
             sink.hist_bins.append(x.bins[0])
             sink.hist_counts.append(x.bins[1])
 
@@ -198,8 +233,8 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
     """Parse one raw file's bytes into ``sink`` (rows, histograms, quarantine). Never raises."""
     sink.files += 1
 
-    def bad(job: Any, reason: str) -> None:
-        sink.bad.append((run_id, source_file, None if job is None else str(job), reason))
+    def bad(job: Any, reason: str, run: int | None = None) -> None:
+        sink.bad.append((run_id, source_file, run, None if job is None else str(job), reason))
 
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with BOM: Windows PowerShell's '>' redirection
         try:
@@ -209,7 +244,7 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
     if b"\0" in data[:SNIFF_BYTES]:
         return bad(None, "the file is binary (a NUL byte near its start), not fio output.")
     try:
-        res = read_result(read_results(data), data)
+        runs = read_runs(read_results(data), data)
     except FioParseError as exc:
         return bad(None, str(exc))
     except RecursionError:
@@ -217,22 +252,27 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
     except Exception as exc:  # noqa: BLE001 - a malformed file must never stop the batch
         return bad(None, f"the file's fields have an unexpected form ({type(exc).__name__}).")
     sink.recognised += 1
+    sink.runs += len(runs)
+    if len(runs) > 1:
+        sink.multi_run[source_file] = len(runs)
     ctx = {"run_id": run_id, "source_file": source_file, "host": host, "groups": groups or {}}
-    for e in res.entries:
-        if e.aggregate:  # client/server aggregate of the entries above
-            continue
-        if e.error is not None:
-            bad(e.name, e.error)
-            continue
-        if e.latency_target is not None:
-            bad(e.name, latency_target_reason(e))
-            continue
-        try:
-            _entry_rows(e, res, ctx, sink)
-        except EntryError as exc:
-            bad(e.name, str(exc))
-    if not res.entries:
-        bad(None, "the file's job list is empty (no fio result).")
+    for res in runs:
+        i = res.run_index
+        for e in res.entries:
+            if e.aggregate:  # client/server aggregate of the entries above
+                continue
+            if e.error is not None:
+                bad(e.name, e.error, i)
+                continue
+            if e.latency_target is not None:
+                bad(e.name, latency_target_reason(e), i)
+                continue
+            try:
+                _entry_rows(e, res, ctx, sink)
+            except EntryError as exc:
+                bad(e.name, str(exc), i)
+        if not res.entries:
+            bad(None, "the file's job list is empty (no fio result).", i)
 
 
 def rows_from_bytes(data: bytes, run_id: str, source_file: str, host: str | None = None,
@@ -315,11 +355,11 @@ def _hist_table(p: _Packed) -> pa.Table:
     the string columns dictionary-encoded -- each histogram's value once, repeated over its bins by
     index, never one string per bin -- which the writer puts into Parquet's dictionary pages as they
     are; the file reads back as the decoded frame (:func:`_hist_frame`)."""
-    meta = list(zip(*p.hist_meta)) if p.hist_meta else [()] * 7
+    meta = list(zip(*p.hist_meta)) if p.hist_meta else [()] * 8
     take = pa.array(np.repeat(np.arange(len(p.hist_lengths), dtype=np.int32), p.hist_lengths))
     arrays = []
-    for name, col in zip(HIST_FIELDS[1:7], meta[1:]):
-        if name == "job_index":
+    for name, col in zip(HIST_FIELDS[1:8], meta[1:]):
+        if name in ("run_index", "job_index"):
             arrays.append(pa.array(np.array(col, dtype=np.int64)).take(take))
             continue
         try:
@@ -370,6 +410,8 @@ class Batch:
     quarantine: pd.DataFrame
     files: int
     recognised: int = 0
+    runs: int = 0
+    multi_run: dict[str, int] = field(default_factory=dict)
 
 
 def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict,
@@ -428,7 +470,7 @@ def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, gr
                         data += fh.read()
         except OSError as exc:
             sink.files += 1
-            sink.bad.append((run_id, rel, None, f"the file cannot be read ({exc.strerror or exc})."))
+            sink.bad.append((run_id, rel, None, None, f"the file cannot be read ({exc.strerror or exc})."))
             continue
         add_file(data, run_id, rel, sink, host, groups)
     return sink
@@ -437,7 +479,7 @@ def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, gr
 def _frames(p: _Packed, flags: bool = True, arrow: bool = False) -> Batch:
     """The frames of a parsed batch; with ``arrow`` the histograms as the table written (:func:`_hist_table`)."""
     return Batch(_columns_frame(p.columns, flags), _hist_table(p) if arrow else _hist_frame(p),
-                 _quarantine_frame(p.bad), p.files, p.recognised)
+                 _quarantine_frame(p.bad), p.files, p.recognised, p.runs, p.multi_run)
 
 
 def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
@@ -598,7 +640,8 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
     items = _items(paths, glob)
     health = empty = None  # the device's health captures (the throttling flag reads them), typed empty frames
     res, hist, quar = [], [], []
-    files = hrows = recognised = 0
+    files = hrows = recognised = runs = 0
+    multi_run: dict[str, int] = {}
     writers = {}
     if out is not None:
         writers = {ds: store.RunWriter(out, ds, run_id) for ds in (config.RESULTS_DATASET, config.QUARANTINE_DATASET)}
@@ -615,6 +658,8 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
                     health, empty = health_frame(paths, run_id), _empty()
                 files += b.files
                 recognised += b.recognised
+                runs += b.runs
+                multi_run.update(b.multi_run)
                 hrows += len(b.histograms)
                 quar.append(b.quarantine)
                 res.append(b.results)
@@ -636,14 +681,16 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
         for w in writers.values():
             w.abort()
         raise
+    log_files = windows = 0
     if out is not None:  # fio's per-window logs and the health captures next to the JSON (issue 12)
-        ingest_timeseries(paths, run_id, out)
+        log_files, windows = ingest_timeseries(paths, run_id, out)
         ingest_health(health, run_id, out)
     rows = len(results)
     return IngestResult(
         results=results if keep else empty.results, quarantine=_concat(quar) if quar else empty.quarantine,
         files=files, histograms=_concat(hist) if hist else empty.histograms,
-        rows=None if keep else rows, histogram_rows=hrows, recognised=recognised, health=health,
+        rows=None if keep else rows, histogram_rows=hrows, recognised=recognised, health=health, runs=runs,
+        multi_run=multi_run, log_files=log_files, windows=windows,
     )
 
 
@@ -688,7 +735,8 @@ def ingest(run_id: str, raw_dir: Path = config.RAW_DIR, processed_dir: Path = co
     """Ingest ``raw_dir/<run_id>`` and replace that run's partitions in ``processed_dir``."""
     result = ingest_run(Path(raw_dir) / run_id, run_id=run_id)
     write_ingest(result, run_id, processed_dir)
-    ingest_timeseries([Path(raw_dir) / run_id], run_id, processed_dir)  # fio logs (helpers.ingest.timeseries)
+    # fio logs (helpers.ingest.timeseries)
+    result.log_files, result.windows = ingest_timeseries([Path(raw_dir) / run_id], run_id, processed_dir)
     return result
 
 
@@ -699,21 +747,40 @@ def run_id_of(path: Path) -> str:
     return path.stem
 
 
-def quarantine_report(q: pd.DataFrame, limit: int = 50) -> list[str]:
-    lines = [f"  quarantined {r.source_file} [{'' if pd.isna(r.job_name) else r.job_name}]: {r.reason}"
-             for r in q.head(limit).itertuples()]
+def quarantine_report(q: pd.DataFrame, limit: int = 50, multi_run: dict[str, int] | None = None) -> list[str]:
+    """One line per quarantined file or job (the first ``limit``); a job of a file that held several fio
+    runs (``multi_run``: {source_file: runs}) says which run it is from."""
+    multi_run = multi_run or {}
+
+    def where(r) -> str:
+        job = "" if pd.isna(r.job_name) else r.job_name
+        n = multi_run.get(r.source_file)
+        run = getattr(r, "run_index", None)
+        if n and run is not None and not pd.isna(run):
+            job = f"{job}, run {int(run) + 1} of {n}" if job else f"run {int(run) + 1} of {n}"
+        return job
+
+    lines = [f"  quarantined {r.source_file} [{where(r)}]: {r.reason}" for r in q.head(limit).itertuples()]
     if len(q) > limit:
         lines.append(f"  ... and {len(q) - limit} more (see the quarantine dataset)")
     return lines
 
 
+def description() -> str:
+    """The command line's description: the module docstring's first paragraph, whole."""
+    return " ".join(__doc__.split("\n\n")[0].split()) + (
+        " Runs appended to one file (fio ... >> results.log) stay separate results; files and jobs that are "
+        "not data points are quarantined with the reason. Prints what it read: files, results, rows, fio logs "
+        "and windows, quarantined.")
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m helpers.ingest", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m helpers.ingest", description=description())
     ap.add_argument("paths", nargs="+", type=Path,
                     help="fio result files or folders (searched recursively; every file, recognised by content)")
     ap.add_argument("--glob", default=None, metavar="PATTERN",
                     help="consider only files whose name or relative path matches PATTERN (e.g. '*.out')")
-    ap.add_argument("--out", type=Path, default=config.PROCESSED_DIR, help="processed data folder")
+    ap.add_argument("--out", type=Path, default=config.PROCESSED_DIR, help=f"processed data folder (default: {config.PROCESSED_DIR})")
     ap.add_argument("--run", default=None,
                     help="run id for all PATHs together (default: one run per PATH, named by its manifest "
                          "run_id, folder name or file stem)")
@@ -724,7 +791,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {p} does not exist.", file=sys.stderr)
             return 2
     groups = [(args.run, args.paths)] if args.run else [(run_id_of(p), [p]) for p in args.paths]
-    files = rows = hrows = recognised = 0
+    files = rows = hrows = recognised = runs = log_files = windows = 0
+    multi_run: dict[str, int] = {}
     quarantined = []
     for run_id, paths in groups:
         manifest = read_manifest(paths[0]) if len(paths) == 1 and paths[0].is_dir() else {}
@@ -732,11 +800,14 @@ def main(argv: list[str] | None = None) -> int:
                            groups=manifest_groups(manifest), workers=args.workers, glob=args.glob)
         files, rows, hrows = files + res.files, rows + res.rows, hrows + (res.histogram_rows or 0)
         recognised += res.recognised
+        runs, log_files, windows = runs + res.runs, log_files + res.log_files, windows + res.windows
+        multi_run.update(res.multi_run)
         quarantined.append(res.quarantine)
     q = _concat(quarantined)
-    runs = ", ".join(r for r, _ in groups)
-    print(f"{files} files, {rows} rows, {len(q)} quarantined ({hrows} histogram bins; run {runs}) -> {args.out}")
-    for line in quarantine_report(q):
+    run_ids = ", ".join(r for r, _ in groups)
+    print(f"{summary_line(files, runs, rows, multi_run, log_files, windows, len(q))} "
+          f"({_plural(hrows, 'histogram bin')}; run {run_ids}) -> {args.out}")
+    for line in quarantine_report(q, multi_run=multi_run):
         print(line)
     if not recognised:
         where = ", ".join(str(p) for p in args.paths)

@@ -35,7 +35,7 @@ import pandas as pd
 from helpers import config
 from helpers.fio import logs as fio_logs
 from helpers.fio.histogram import percentile_rows
-from helpers.fio.json_output import FioParseError, final_jobs, parse_fio_bytes
+from helpers.fio.json_output import FioParseError, final_jobs, parse_fio_bytes, split_runs
 from helpers.processed import schema, store
 from helpers.processed.validity import PERCENTILE_LEVELS, TAIL_SAMPLES
 from helpers.run.manifest import MANIFEST_NAME
@@ -145,20 +145,22 @@ def _log_prefixes(j: Path) -> set[str]:
 def _point_info(json_path: Path) -> dict | None:
     """Job names, options and fio version of a raw JSON (None when it is not a usable fio result)."""
     try:
-        objs = parse_fio_bytes(json_path.read_bytes())
+        runs = split_runs(parse_fio_bytes(json_path.read_bytes()))
+        objs = runs[-1]
         jobs = [j for j in final_jobs(objs) if isinstance(j, dict)]
     except (OSError, FioParseError):
         return None
     if not jobs or all(j.get("error", 0) not in (0, None) for j in jobs):
         return None
-    obj = objs[-1]
+    obj = objs[-1]  # (objs: the file's last fio run, which wrote the logs)
     g = obj.get("global options")
     g = g[0] if isinstance(g, list) and len(g) == 1 else g
     opts = {**(g if isinstance(g, dict) else {}), **(jobs[0].get("job options") or {})}
     version = str(obj.get("fio version", ""))
     m = re.search(r"(\d+)\.", version)
     major = int(m.group(1)) if m else 3
-    return {"jobs": [str(j.get("jobname", "")) for j in jobs], "options": opts, "lat_unit_ns": major >= 3}
+    return {"jobs": [str(j.get("jobname", "")) for j in jobs], "options": opts, "lat_unit_ns": major >= 3,
+            "run_index": len(runs) - 1}
 
 
 _DIR_SHIFT = 40  # window code = direction << 40 | window key (keys are window ends / interval, far below 2^40)
@@ -289,6 +291,7 @@ def _point_block(json_path: Path, log_files: list[Path]) -> dict | None:
         block.update({
             "point_id": np.full(n, jobs[entry], dtype=object),
             "job_index": np.full(n, entry, dtype=np.int64),
+            "run_index": np.full(n, info["run_index"], dtype=np.int64),
             "log_job": np.full(n, job, dtype=np.int64),
             "direction": plain >> _DIR_SHIFT,
             "key": plain & ((1 << _DIR_SHIFT) - 1),
@@ -316,6 +319,7 @@ def _finish(b: dict, run_id: str) -> pd.DataFrame:
     out["run_id"] = pd.Series([run_id] * n, dtype="string")
     out["point_id"] = pd.Series(b["point_id"], dtype="string")
     out["source_file"] = pd.Series(b["source_file"], dtype="string")
+    out["run_index"] = b["run_index"].astype("int64")
     out["job_index"] = b["job_index"].astype("int64")
     out["log_job"] = b["log_job"].astype("int64")
     names = np.array(["read", "write", "trim"] + ["unknown"] * 8, dtype=object)
@@ -349,22 +353,25 @@ def timeseries_frame(paths: list[Path] | Path, run_id: str) -> pd.DataFrame:
     """Every matched log group below ``paths`` -> one timeseries frame (empty when there are no logs)."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     blocks = []
+    log_files = 0
     for j, rel, files in find_log_groups(paths):
         b = _point_block(j, files)
         if b is not None:
             b["source_file"] = np.full(len(b["key"]), rel, dtype=object)
             blocks.append(b)
-    if not blocks:
-        return empty_frame()
-    return _finish({k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}, run_id)
+            log_files += len(files)
+    df = _finish({k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}, run_id) if blocks else empty_frame()
+    df.attrs["log_files"] = log_files  # the fio log files read (the ingest's summary line counts them)
+    return df
 
 
 def ingest_timeseries(paths: list[Path] | Path, run_id: str,
-                      processed_dir: Path = config.PROCESSED_DIR) -> int:
-    """Replace the run's ``timeseries`` partition (written even when empty: 'no logs' is an answer)."""
+                      processed_dir: Path = config.PROCESSED_DIR) -> tuple[int, int]:
+    """Replace the run's ``timeseries`` partition (written even when empty: 'no logs' is an answer);
+    (fio log files read, rows written)."""
     df = timeseries_frame(paths, run_id)
     store.write_run(Path(processed_dir), config.TIMESERIES_DATASET, run_id, df)
-    return len(df)
+    return df.attrs.get("log_files", 0), len(df)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -373,8 +380,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=config.PROCESSED_DIR)
     ap.add_argument("--run", required=True)
     args = ap.parse_args(argv)
-    rows = ingest_timeseries(args.paths, args.run, args.out)
-    print(f"{rows} timeseries windows (run {args.run}) -> {args.out}")
+    logs, rows = ingest_timeseries(args.paths, args.run, args.out)
+    print(f"{logs} fio logs, {rows} timeseries windows (run {args.run}) -> {args.out}")
     return 0
 
 

@@ -15,6 +15,10 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("host", "string", "Host that ran fio (manifest host, or the client/server entry's hostname)."),
     ("fio_version", "string", "fio version string from the JSON ('fio-3.33')."),
     ("source_file", "string", "Raw file path relative to the ingested folder."),
+    ("run_index", "int64", "Which fio run of the file the row is from: 0 for the first (a lab point's file holds "
+     "one run), 1, 2, ... when separate fio processes were appended to one file (fio ... >> results.log); "
+     "--status-interval reports of one process are one run, its final numbers. Part of the key that joins "
+     "results, histograms and timeseries (run_id, source_file, run_index, job_index, direction)."),
     ("point_id", "string", "Sweep point id (the lab's fio job name) or the fio job name for foreign files."),
     ("group", "string", "Sweep group from the profile (qd, blocksize, mix, ...); <NA> for foreign files."),
     ("job_name", "string", "fio jobname."),
@@ -89,6 +93,7 @@ LAT_PERCENTILES: dict[str, str] = {k: f"lat_{v}_us" for k, v in PERCENTILE_KEYS.
 QUARANTINE_COLUMNS: list[tuple[str, str, str]] = [
     ("run_id", "string", "Run identifier."),
     ("source_file", "string", "Raw file path relative to the ingested folder."),
+    ("run_index", "Int64", "Which fio run of the file (as in results); <NA> when the whole file is unusable."),
     ("job_name", "string", "fio jobname, or <NA> when the whole file is unusable."),
     ("reason", "string", "One sentence: why the file or job is not a data point."),
 ]
@@ -97,6 +102,7 @@ QUARANTINE_COLUMNS: list[tuple[str, str, str]] = [
 HISTOGRAM_COLUMNS: list[tuple[str, str, str]] = [
     ("run_id", "string", "Run identifier."),
     ("source_file", "string", "Raw file path relative to the ingested folder (joins with results)."),
+    ("run_index", "int64", "Which fio run of the file, as in results (joins with results)."),
     ("point_id", "string", "Sweep point id, as in results."),
     ("job_name", "string", "fio jobname."),
     ("job_index", "int64", "Position of the job entry in the file (joins with results with source_file)."),
@@ -113,6 +119,8 @@ TIMESERIES_COLUMNS: list[tuple[str, str, str]] = [
     ("run_id", "string", "Run identifier."),
     ("point_id", "string", "Sweep point id, as in results (the fio job name of the log's job)."),
     ("source_file", "string", "The point's raw JSON file, relative to the ingested folder (joins with results)."),
+    ("run_index", "int64", "The fio run of that JSON the logs belong to, as in results: its last (each fio "
+     "process rewrites its log files)."),
     ("job_index", "int64", "Position of the point's job entry in its JSON, as in results (joins with results on "
      "source_file, job_index, direction): numjobs clones grouped by group_reporting share entry 0."),
     ("log_job", "int64", "fio's job number in the log file name (PREFIX_iops.N.log): every numjobs clone writes "

@@ -288,9 +288,27 @@ def check_sweep_outcome(run_dir: Path) -> str | None:
             f"(first: {detail}); see {run_dir / 'failed'}.")
 
 
-def run_ingest_stage(run_id: str) -> None:
+def run_ingest_stage(run_id: str) -> str | None:
+    """Execute the ingest notebook on ``run_id``; its summary line (:func:`ingest_summary`)."""
     nb = config.NOTEBOOKS_DIR / INGEST_NB
-    execute(nb, executed_path(run_id, nb), {"run_id": run_id})
+    return ingest_summary(execute(nb, executed_path(run_id, nb), {"run_id": run_id}))
+
+
+def ingest_summary(executed: Path) -> str | None:
+    """What the ingest read, as its notebook printed it (``IngestResult.summary``: '12 files: 12 results
+    (24 rows), 60 fio logs (1,200 windows), 0 quarantined'): the first line of the executed notebook's
+    output; None when it printed nothing."""
+    try:
+        cells = json.loads(Path(executed).read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError):
+        return None
+    for cell in cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stdout":
+                text = "".join(out.get("text", ""))
+                if text.strip():
+                    return text.strip().splitlines()[0]
+    return None
 
 
 def report_name(notebook: Path) -> str:
@@ -385,8 +403,10 @@ def _stages(stage: str, values: dict[str, Any], state: dict[str, Any]) -> None:
     else:  # refused before anything is written when the run does not exist
         run_id = state["run_id"] = check_run_exists(values["run_id"] or latest_raw_run())
     if stage in ("ingest", "run-all", "reports"):
-        run_ingest_stage(run_id)
-        print(f"ingest: data/processed/*/run_id={run_id} ({time.monotonic() - t0:.0f} s)")
+        read = run_ingest_stage(run_id)
+        where = os.path.relpath(config.PROCESSED_DIR) if config.PROCESSED_DIR.is_relative_to(Path.cwd()) \
+            else config.PROCESSED_DIR
+        print(f"ingest: {read or 'nothing printed'} -> {where}, run {run_id} ({time.monotonic() - t0:.0f} s)")
     if stage in ("reports", "run-all"):
         outs = run_reports_stage(run_id)
         print(f"reports: {len(outs)} pages in reports/{run_id}/, index reports/index.html "
