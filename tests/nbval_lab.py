@@ -51,6 +51,7 @@ config.skip_slow_optional_imports()  # as the pipeline and the kernels do (nbfor
 SMOKE_RUN = "smoke-test"
 SAMPLE, SMOKE, SAMPLE_RAW = "bundled sample", "smoke sweep", "bundled sample (raw)"  # data sets
 PLUGIN_NAME = "lab-notebooks"
+OUTPUT_TIMEOUT_S = 60
 
 
 def smoke_sweep_parameters(scratch: Path, raw_dir: Path) -> dict:
@@ -201,6 +202,8 @@ class LabNotebook(nbval_plugin.IPyNbFile):
 
     def collect(self):
         self.cells = list(super().collect())
+        for cell in self.cells:  # nbval waits 5 s for a cell's output messages after its reply: too tight when
+            cell.output_timeout = OUTPUT_TIMEOUT_S  # other kernels and fio share two cores (it is not a time limit)
         injected = session(self.config).injected(self.path.name)
         if injected:  # after the parameters cell's defaults, as papermill injects them
             params = next(c for c in self.cells if "parameters" in c.cell.metadata.get("tags", []))

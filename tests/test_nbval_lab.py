@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from helpers import config
 
@@ -58,3 +59,16 @@ def test_a_cell_that_raises_fails_the_run_with_nbvals_cell_report(tmp_path):
     code = [c for c in kept.cells if c.cell_type == "code"]
     assert [o.get("ename") for o in code[1].outputs] == ["ValueError"]
     assert code[2].outputs[0].text == "after 2\n" and code[2].execution_count == 3
+
+
+def test_a_second_execution_of_a_notebook_on_one_data_set_is_refused(request):
+    """The session's fixtures read nbval's executed copies; executing a notebook again on the same data (a
+    fixture that runs before nbval's items, say) fails at once instead of costing the suite its budget."""
+    from nbval_lab import SAMPLE, SMOKE, NotebookPass
+
+    state = NotebookPass(request.config)
+    state.record("10-queue-depth.ipynb", SAMPLE)
+    state.record("10-queue-depth.ipynb", SMOKE)  # another data set: its own execution
+    assert state.copy("10-queue-depth.ipynb", SAMPLE) is None  # running, no copy yet
+    with pytest.raises(RuntimeError, match="10-queue-depth.ipynb would execute a second time on the bundled sample"):
+        state.record("10-queue-depth.ipynb", SAMPLE)
