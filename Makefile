@@ -110,7 +110,7 @@ $(LINT_VENV)/.installed: pyproject.toml
 	@touch $@
 
 lint: $(LINT_VENV)/.installed ## ruff and the layer contract (import-linter); needs neither Jupyter nor fio
-	$(LINT_VENV)/bin/ruff check src tests benchmarks
+	$(LINT_VENV)/bin/ruff check src tests benchmarks conftest.py
 	cd src && PYTHONPATH=. ../$(LINT_VENV)/bin/lint-imports --config ../pyproject.toml --no-logo --no-cache
 
 clean: ## remove the lab's scratch file and caches (raw data is kept); lists lab scratch files elsewhere, SCRATCH=1 removes them
