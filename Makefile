@@ -19,6 +19,7 @@ IGNORE_SIGNATURE ?=
 READ_ONLY_ACK ?=
 LAB_ARGS ?=
 SCRATCH ?=
+NOTEBOOK ?=
 
 # Jupyter/IPython state stays inside the project (gitignored), not in ~.
 export JUPYTER_CONFIG_DIR := $(CURDIR)/.jupyter/config
@@ -36,7 +37,7 @@ SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtim
   --hosts="$(HOSTS)" --dry-run="$(DRY_RUN)" --allow-existing="$(ALLOW_EXISTING)" --destroy-device="$(DESTROY_DEVICE)" \
   --ignore-signature="$(IGNORE_SIGNATURE)" --read-only-ack="$(READ_ONLY_ACK)"
 
-.PHONY: help setup fio run-all sweep ingest reports lab test test-fast browser-deps lint clean bench-adaptive bench-ingest
+.PHONY: help setup fio run-all sweep ingest reports lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-ingest
 
 help: ## list the targets and variables
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -45,6 +46,7 @@ help: ## list the targets and variables
 	@echo "           DRY_RUN=1 (print fio commands, write nothing) ALLOW_EXISTING DESTROY_DEVICE IGNORE_SIGNATURE"
 	@echo "           READ_ONLY_ACK (safety overrides, see docs/sweeps.md)"
 	@echo "           LAB_ARGS (extra jupyter lab options) SCRATCH=1 (make clean also removes lab scratch files elsewhere)"
+	@echo "           NOTEBOOK (make test-notebooks: one notebook, e.g. NOTEBOOK=10-queue-depth; default all)"
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -87,8 +89,11 @@ browser-deps: ## install Chromium for the browser tests when possible (root + ap
 	    echo "installing chromium with apt-get (browser tests)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || true; \
 	  else echo "chromium is not installed: browser tests will be skipped."; fi; }
 
-test: setup browser-deps ## every test on two workers: unit, real fio, each notebook executed once, reports, browser (10 slowest printed)
+test: setup browser-deps ## every test on two workers: unit, real fio, every notebook validated by nbval (its one execution), reports, browser (10 slowest printed)
 	$(BIN)/python -m pytest -q -n 2
+
+test-notebooks: setup ## validate the notebooks you edited with nbval, as make test does (NOTEBOOK=10-queue-depth: one)
+	$(BIN)/python -m pytest -q --nbval-lax $(if $(NOTEBOOK),notebooks/$(basename $(notdir $(NOTEBOOK))).ipynb,notebooks)
 
 test-fast: setup ## the inner loop: leaves out notebooks, browser and slow tests
 	$(BIN)/python -m pytest -q -n 2 -m "not notebooks and not browser and not slow"
@@ -105,7 +110,7 @@ $(LINT_VENV)/.installed: pyproject.toml
 	@touch $@
 
 lint: $(LINT_VENV)/.installed ## ruff and the layer contract (import-linter); needs neither Jupyter nor fio
-	$(LINT_VENV)/bin/ruff check src tests benchmarks
+	$(LINT_VENV)/bin/ruff check src tests benchmarks conftest.py
 	cd src && PYTHONPATH=. ../$(LINT_VENV)/bin/lint-imports --config ../pyproject.toml --no-logo --no-cache
 
 clean: ## remove the lab's scratch file and caches (raw data is kept); lists lab scratch files elsewhere, SCRATCH=1 removes them

@@ -12,20 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
+from nbval.plugin import IPyNbCell
 
 from helpers import config
+from helpers.report import pipeline
+from nbval_lab import SAMPLE, SMOKE, SMOKE_RUN, session  # the notebooks' nbval pass (root conftest.py)
 
 FIO = shutil.which("fio")
 requires_fio = pytest.mark.skipif(FIO is None, reason="fio is not installed (apt-get install fio)")
-
-config.skip_slow_optional_imports()  # as the pipeline and the kernels do (nbformat's jsonschema extras)
-
-# Make sure kernels started by tests keep Jupyter state inside the project.
-_ROOT = Path(__file__).resolve().parents[1]
-for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
-                 ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython")):
-    os.environ.setdefault(var, str(_ROOT / ".jupyter" / sub))
-    Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
 
 
 @pytest.fixture(scope="session")
@@ -37,41 +31,49 @@ def fio_path() -> str:
 
 
 @pytest.fixture(scope="session")
-def scratch_dir(tmp_path_factory) -> Path:
-    """A disk-backed folder for fio targets (pytest's tmp is under /tmp; refuse tmpfs there)."""
-    from helpers.run.system import mount_of
-    from helpers.run.target import MEMORY_FILESYSTEMS
-
-    d = tmp_path_factory.mktemp("scratch")
-    m = mount_of(d)
-    if m and m["fstype"] in MEMORY_FILESYSTEMS:  # one folder per xdist worker: file names repeat across them
-        d = _ROOT / "build" / "test-scratch" / os.environ.get("PYTEST_XDIST_WORKER", "main")
-        d.mkdir(parents=True, exist_ok=True)
-    return d
+def scratch_dir(request) -> Path:
+    """A disk-backed folder for fio targets (pytest's tmp is under /tmp; refuse tmpfs there); the smoke
+    sweep's target is in it too."""
+    return session(request.config).scratch_dir
 
 
-# --- the expensive, shared fixtures: one smoke sweep, every notebook executed once per dataset -------------
+# --- the expensive, shared fixtures: one smoke sweep, every notebook executed once per data set ------------
 #
-# The smoke run is made the way a user makes one: the 00-sweep and 01-ingest notebooks (papermill), on a
-# 64 MiB scratch file.  Every analysis and interactive notebook is then executed ONCE on it and once on the
-# bundled sample run (with the default run_id "latest"), two kernels at a time; the notebook, report and
-# browser tests all read those executed copies.  The sample set needs no fio, so it starts in a background
-# thread as soon as collection is done and overlaps the unit tests, which run first (see the ordering hook).
+# nbval validates every notebook (tests/nbval_lab.py), and its executions are the session's: 00-sweep makes the
+# smoke sweep (64 MiB scratch file, smoke profile), 01-ingest ingests it, and every analysis and interactive
+# notebook runs once on the bundled sample run (its default run_id, "latest").  Their cells run first in the
+# worker that builds the session's notebooks; when 01-ingest is done, every analysis notebook is executed
+# once on the smoke run (the reports stage, papermill, two kernels at a time) in a background thread while
+# nbval goes on with the sample.  The notebook, report and browser tests read those executed copies.  A
+# notebook nbval does not run in this session (`pytest tests/...`) is executed by the fixture that needs it,
+# once (the sample set in a background thread from collection on, overlapping the unit tests).
 
-SMOKE_RUN = "smoke-test"
 HEAVY_FIXTURES = {"smoke_reports", "sample_reports"}
 FIO_FIXTURES = {"fio_path", "fio_servers", "smoke_run", "smoke_processed", "smoke_reports", "modes_reports"}
 NOTEBOOK_FIXTURES = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports"}  # they execute notebooks
 _background: dict = {}
-# With pytest-xdist (make test runs two workers), the modules whose tests use one of these run in the same
-# worker, so each notebook is still executed once per session; other tests are spread a module at a time.
+# With pytest-xdist (make test runs two workers), nbval's notebook cells and the modules whose tests use one of
+# these run in the same worker, so each notebook is still executed once per session; other tests are spread a
+# module at a time.
 SESSION_CHAIN = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports"}
 SESSION_FILES = {"tests/test_notebooks.py", "tests/test_reports.py", "tests/test_runs.py", "tests/test_browser.py"}
+NOTEBOOKS_PREFIX = "notebooks/"  # nbval's items: notebooks/NAME.ipynb::Cell N
 SESSION_GROUP = "session-notebooks"
 
 
+def sample_notebooks() -> list[Path]:
+    return pipeline.analysis_notebooks() + pipeline.interactive_notebooks()
+
+
+def _is_nbval(item) -> bool:
+    return isinstance(item, IPyNbCell)
+
+
 def _heavy(item) -> int:
-    """Sort key: unit tests first, then notebook tests, then browser tests."""
+    """Sort key: nbval's notebook cells first (they make the data the session's fixtures read), then unit
+    tests, notebook tests, browser tests."""
+    if _is_nbval(item):
+        return -1
     return 2 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("notebooks") else 0
 
 
@@ -80,14 +82,13 @@ def _in_xdist_worker(config) -> bool:
 
 
 def _uses_chain(item) -> bool:
-    return bool(set(getattr(item, "fixturenames", ())) & SESSION_CHAIN)
+    return _is_nbval(item) or bool(set(getattr(item, "fixturenames", ())) & SESSION_CHAIN)
 
 
 def _xdist_order(item) -> tuple[int, int]:
     """With two workers: the session chain first (its worker starts at once), then modules that run fio or
-    notebooks (long), then the quick unit modules, which fill the gaps at the end.  Within the chain the
-    browser tests come last: the smoke sweep and its notebooks run while the sample reports build in the
-    background, and the browser tests, which need both, find them done."""
+    notebooks (long), then the quick unit modules, which fill the gaps at the end.  Within the chain nbval's
+    cells come first (the smoke sweep, its ingest, the sample), the browser tests last."""
     if _uses_chain(item):
         return 0, _heavy(item)
     return (1 if item.get_closest_marker("fio") or item.get_closest_marker("notebooks") else 2), 0
@@ -100,128 +101,169 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.fio)
         if used & NOTEBOOK_FIXTURES:
             item.add_marker(pytest.mark.notebooks)
+    if any("smoke_reports" in getattr(it, "fixturenames", ()) for it in items):
+        session(config).listeners.append(_after_notebook)  # 01-ingest done: the smoke reports start
     if _in_xdist_worker(config):
-        stray = sorted({it.nodeid.split("::")[0] for it in items if _uses_chain(it)} - SESSION_FILES)
+        stray = sorted({it.nodeid.split("::")[0] for it in items if _uses_chain(it) and not _is_nbval(it)}
+                       - SESSION_FILES)
         if stray:
             raise pytest.UsageError(f"{', '.join(stray)} use(s) the session notebooks: add to SESSION_FILES in "
                                     "tests/conftest.py so they run in the worker that builds them, once")
         items.sort(key=_xdist_order)  # stable: file order within each class
-        return  # the worker that gets the chain starts the sample reports (smoke_run / sample_reports)
+        return  # the worker that gets the chain executes what nbval does not (smoke_run / sample_reports)
     items.sort(key=_heavy)  # stable: file order within each class
-    if not config.option.collectonly and any(HEAVY_FIXTURES & set(getattr(it, "fixturenames", ())) for it in items):
-        _start_sample_reports(config._tmp_path_factory)
+    validated = {it.path.name for it in items if _is_nbval(it)}
+    if (not config.option.collectonly and any(HEAVY_FIXTURES & set(getattr(it, "fixturenames", ())) for it in items)
+            and not validated & {nb.name for nb in sample_notebooks()}):
+        _start_sample_reports(session(config))  # no notebook validation in this session: overlap the unit tests
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """``make test`` runs two xdist workers.  Work is handed out a module at a time (module fixtures run once),
-    and every module that reads the session's executed notebooks goes to one worker as one unit, so each
-    notebook is still executed once per session."""
+    and nbval's notebooks and every module that reads the session's executed notebooks go to one worker as
+    one unit, so each notebook is still executed once per session."""
     from xdist.scheduler import LoadScopeScheduling
 
     class SessionScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            return SESSION_GROUP if module in SESSION_FILES else module
+            return SESSION_GROUP if module in SESSION_FILES or module.startswith(NOTEBOOKS_PREFIX) else module
 
     config.option.loadscopereorder = False  # keep the order the workers collected (see _xdist_order)
     return SessionScheduling(config, log)
 
 
-def _start_sample_reports(tmp_path_factory) -> None:
-    """Build the sample reports in a background thread (kernels are processes: this overlaps other tests)."""
-    import tempfile
+def _after_notebook(name: str, dataset: str, executed: Path) -> None:
+    """nbval (or a fixture) kept an executed copy: 01-ingest on the smoke sweep starts the smoke reports in
+    the background."""
+    if name == pipeline.INGEST_NB and dataset == SMOKE:
+        _start_smoke_reports(lambda: _build_smoke_reports(_stage(executed)))
+
+
+def _stage(executed: Path) -> dict:
+    """The smoke run's folders, from an executed copy of 00-sweep or 01-ingest in the stage folder."""
+    d = executed.parent.parent
+    return {"raw_dir": d / "raw", "run_dir": d / "raw" / SMOKE_RUN, "run_id": SMOKE_RUN,
+            "executed": executed.parent, "processed_dir": d / "processed"}
+
+
+def _in_background(key: str, job) -> None:
+    """Run ``job`` once in a background thread (kernels are processes: this overlaps other tests)."""
     import threading
 
-    if "thread" in _background:
+    if key in _background:
         return
-    base = Path(tempfile.mkdtemp(prefix="lab-sample-", dir=tmp_path_factory.getbasetemp()))
-    thread = threading.Thread(target=_build_sample_reports, args=(base,), daemon=True)
-    _background.update(base=base, thread=thread)
+
+    def run() -> None:
+        try:
+            _background[key]["result"] = job()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the fixture that waits for it
+            _background[key]["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    _background[key] = {"thread": thread}
     thread.start()
 
 
-def _build_sample_reports(base: Path) -> None:
-    from helpers import config
-    from helpers.notebook import runs
-    from helpers.report import export, pipeline
+def _wait(key: str):
+    _background[key]["thread"].join()
+    if "error" in _background[key]:
+        raise _background[key]["error"]
+    return _background[key]["result"]
 
-    try:
-        processed, reports_dir = base / "processed", base / "reports"
-        run = runs.ensure_sample(processed)  # ingested once, before notebooks run concurrently
-        notebooks = pipeline.analysis_notebooks()
-        executed = pipeline.execute_all(notebooks, reports_dir / run / "notebooks", {"processed_dir": str(processed)},
-                                        workers=pipeline.REPORT_WORKERS)  # run_id left at its default, "latest"
-        pages = [export.export_html(ex, reports_dir / run / f"{pipeline.report_name(nb)}.html")
-                 for nb, ex in zip(notebooks, executed)]
-        export.build_index(reports_dir, [config.SAMPLE_RAW_DIR])
-        interactive = pipeline.execute_all(pipeline.interactive_notebooks(), reports_dir / run / "notebooks",
-                                           {"processed_dir": str(processed)}, workers=pipeline.REPORT_WORKERS)
-        _background["result"] = {"run": run, "processed_dir": processed, "reports_dir": reports_dir,
-                                  "pages": pages, "executed": reports_dir / run / "notebooks",
-                                  "interactive": interactive}
-    except BaseException as exc:  # noqa: BLE001 - re-raised in the fixture that waits for it
-        _background["error"] = exc
+
+def _execute(state, notebooks: list[Path], dataset: str, out_dir: Path, parameters: dict) -> None:
+    """Execute notebooks nbval did not run (papermill, two kernels at a time), once each per data set."""
+    for nb in notebooks:
+        state.record(nb.name, dataset)
+    pipeline.execute_all(notebooks, out_dir, parameters, workers=pipeline.REPORT_WORKERS)
+    for nb in notebooks:
+        state.kept(nb.name, dataset, out_dir / nb.name)
+
+
+def _start_sample_reports(state) -> None:
+    """Execute the sample notebooks nbval did not run in this session, in the background."""
+    missing = [nb for nb in sample_notebooks() if not state.copy(nb.name, SAMPLE)]
+    if missing:
+        _in_background("sample", lambda: _execute(state, missing, SAMPLE, state.sample_executed_dir(),
+                                                  {"processed_dir": str(state.sample_dir / "processed")}))
 
 
 @pytest.fixture(scope="session")
-def sample_reports(tmp_path_factory) -> dict:
+def sample_reports(request) -> dict:
     """The bundled sample run (operation x bs x QD grid): every analysis notebook executed with its default
-    run_id and exported, plus the interactive notebooks executed (built in the background)."""
-    _start_sample_reports(tmp_path_factory)  # no-op when collection already started it
-    _background["thread"].join()
-    if "error" in _background:
-        raise _background["error"]
-    return _background["result"]
+    run_id (by nbval, else here) and exported, plus the interactive notebooks executed."""
+    from helpers.report import export
+
+    state = session(request.config)
+    _start_sample_reports(state)  # what nbval did not run (no-op when collection already started it)
+    if "sample" in _background:
+        _wait("sample")
+    run, reports_dir = state.sample_run(), state.sample_dir / "reports"
+    pages = [export.export_html(state.copy(nb.name, SAMPLE), reports_dir / run / f"{pipeline.report_name(nb)}.html")
+             for nb in pipeline.analysis_notebooks()]
+    export.build_index(reports_dir, [config.SAMPLE_RAW_DIR])
+    return {"run": run, "processed_dir": state.sample_dir / "processed", "reports_dir": reports_dir,
+            "pages": pages, "executed": state.sample_executed_dir(),
+            "interactive": [state.copy(nb.name, SAMPLE) for nb in pipeline.interactive_notebooks()]}
 
 
 @pytest.fixture(scope="session")
-def smoke_run(tmp_path_factory, scratch_dir) -> dict:
-    """One real smoke-profile sweep (64 MiB target, 1 s points) made by the 00-sweep notebook."""
+def smoke_run(request) -> dict:
+    """One real smoke-profile sweep (64 MiB target, 1 s points) made by the 00-sweep notebook (nbval's
+    execution, else here)."""
     if FIO is None:
         pytest.skip("fio is not installed")
-    from helpers import config
-    from helpers.report import pipeline
     from helpers.run.manifest import read_manifest
 
-    _start_sample_reports(tmp_path_factory)  # overlaps the smoke sweep (no-op when already started)
-
-    tmp = tmp_path_factory.mktemp("smoke")
-    raw, executed = tmp / "raw", tmp / "executed"
-    pipeline.execute(config.NOTEBOOKS_DIR / pipeline.SWEEP_NB, executed / pipeline.SWEEP_NB, {
-        "target": str(scratch_dir / "smoke-target.bin"), "profile": "smoke", "run_id": SMOKE_RUN,
-        "runtime_s": 1.0, "size": "64m", "raw_dir": str(raw)})
-    return {"raw_dir": raw, "run_dir": raw / SMOKE_RUN, "manifest": read_manifest(raw / SMOKE_RUN),
-            "run_id": SMOKE_RUN, "executed": executed}
-
-
-@pytest.fixture(scope="session")
-def smoke_processed(tmp_path_factory, smoke_run) -> dict:
-    """The smoke run ingested by the 01-ingest notebook into its own processed folder."""
-    from helpers import config
-    from helpers.report import pipeline
-
-    processed = tmp_path_factory.mktemp("processed")
-    pipeline.execute(config.NOTEBOOKS_DIR / pipeline.INGEST_NB, smoke_run["executed"] / pipeline.INGEST_NB, {
-        "run_id": smoke_run["run_id"], "raw_dir": str(smoke_run["raw_dir"]), "processed_dir": str(processed)})
-    return {**smoke_run, "processed_dir": processed}
+    state = session(request.config)
+    executed = state.copy(pipeline.SWEEP_NB, SMOKE)
+    if executed is None:
+        _start_sample_reports(state)  # overlaps the smoke sweep (no-op when already started)
+        executed = state.stage_dir / "executed" / pipeline.SWEEP_NB
+        _execute(state, [config.NOTEBOOKS_DIR / pipeline.SWEEP_NB], SMOKE, executed.parent, state.smoke_parameters())
+    stage = _stage(executed)
+    return {**{k: stage[k] for k in ("raw_dir", "run_dir", "run_id", "executed")},
+            "manifest": read_manifest(stage["run_dir"])}
 
 
 @pytest.fixture(scope="session")
-def smoke_reports(tmp_path_factory, smoke_processed) -> dict:
-    """Every analysis notebook executed once on the smoke run and exported (reports stage), plus the
+def smoke_processed(request, smoke_run) -> dict:
+    """The smoke run ingested by the 01-ingest notebook into its own processed folder (nbval's execution, with
+    its defaults, else here)."""
+    state = session(request.config)
+    if state.copy(pipeline.INGEST_NB, SMOKE) is None:
+        processed = state.stage_dir / "processed"
+        _execute(state, [config.NOTEBOOKS_DIR / pipeline.INGEST_NB], SMOKE, smoke_run["executed"],
+                 {"run_id": smoke_run["run_id"], "raw_dir": str(smoke_run["raw_dir"]), "processed_dir": str(processed)})
+    return {**smoke_run, "processed_dir": state.stage_dir / "processed"}
+
+
+def _start_smoke_reports(job) -> None:
+    _in_background("smoke", job)
+
+
+def _build_smoke_reports(stage: dict) -> dict:
+    """Every analysis notebook executed once on the smoke run and exported (the reports stage), plus the
     interactive notebooks executed."""
-    from helpers.report import pipeline
-
-    reports_dir = tmp_path_factory.mktemp("reports")
-    run, processed = smoke_processed["run_id"], smoke_processed["processed_dir"]
+    reports_dir = stage["executed"].parent / "reports"
+    run, processed = stage["run_id"], stage["processed_dir"]
     pages = pipeline.run_reports_stage(run, processed_dir=processed, reports_dir=reports_dir,
-                                       raw_dirs=[smoke_processed["raw_dir"]])
+                                       raw_dirs=[stage["raw_dir"]])
     interactive = pipeline.execute_all(pipeline.interactive_notebooks(), reports_dir / run / "notebooks",
                                        {"run_id": run, "processed_dir": str(processed)},
                                        workers=pipeline.REPORT_WORKERS)
-    return {**smoke_processed, "reports_dir": reports_dir, "pages": pages,
-            "executed": reports_dir / run / "notebooks", "interactive": interactive}
+    return {"reports_dir": reports_dir, "pages": pages, "executed": reports_dir / run / "notebooks",
+            "interactive": interactive}
+
+
+@pytest.fixture(scope="session")
+def smoke_reports(smoke_processed) -> dict:
+    """Every analysis notebook executed once on the smoke run and exported (reports stage), plus the
+    interactive notebooks executed (started in the background when 01-ingest was done)."""
+    _start_smoke_reports(lambda: _build_smoke_reports(smoke_processed))  # no-op when already started
+    return {**smoke_processed, **_wait("smoke")}
 
 
 def _listening(port: int) -> bool:
@@ -271,14 +313,13 @@ MODES_RUNS = {"openloop": "modes-openloop", "hosts": "modes-hosts", "steady": "m
 
 
 @pytest.fixture(scope="session")
-def modes_reports(tmp_path_factory, scratch_dir, fio_servers) -> dict:
+def modes_reports(request, tmp_path_factory, scratch_dir, fio_servers) -> dict:
     """Four small real runs that have the data of the sweep-modes page -- open loop (two offered loads, one
     far past saturation), two fio servers on loopback, a preconditioned steady-state run, a two-step SLO search
     with its fio latency_target cross-check -- ingested into one processed folder; the 17-sweep-modes notebook
     executed once on all four and exported."""
-    from helpers import config
     from helpers.ingest import core as ingest
-    from helpers.report import export, pipeline
+    from helpers.report import export
     from helpers.run import sweep
     from sweep_helpers import write_profile
 
@@ -314,6 +355,7 @@ def modes_reports(tmp_path_factory, scratch_dir, fio_servers) -> dict:
         ingest.ingest(run, raw_dir=raw, processed_dir=processed)
     nb = config.NOTEBOOKS_DIR / "17-sweep-modes.ipynb"
     runs = ",".join(MODES_RUNS.values())
+    session(request.config).record(nb.name, "sweep-modes runs")
     executed = pipeline.execute(nb, reports_dir / "modes" / "notebooks" / nb.name,
                                 {"run_id": runs, "processed_dir": str(processed), "raw_dir": str(raw)})
     page = export.export_html(executed, reports_dir / "modes" / f"{pipeline.report_name(nb)}.html")

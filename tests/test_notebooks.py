@@ -1,5 +1,6 @@
-"""Every notebook executed headless with papermill: the stages on a real smoke sweep, the analysis
-and interactive notebooks on that run (partial data) and on the bundled sample run."""
+"""Every notebook's executed copy: the stages on a real smoke sweep and the analysis and interactive notebooks on
+the bundled sample run (nbval's executions, tests/nbval_lab.py), the analysis and interactive notebooks on the
+smoke run (partial data; the reports stage, papermill)."""
 
 from __future__ import annotations
 

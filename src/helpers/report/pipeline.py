@@ -41,6 +41,7 @@ from helpers.run.sweep import dry_run as sweep_dry_run
 
 SWEEP_NB = "00-sweep.ipynb"
 INGEST_NB = "01-ingest.ipynb"
+KERNEL_NAME = "python3"  # the kernel every notebook runs on (the notebooks' kernelspec; nbval's tests use it too)
 REPORT_WORKERS = 2  # notebooks executed at once by the reports stage (one kernel process each)
 _IPC_COUNTER = itertools.count()
 # The kernel's own log goes to the user's terminal: keep it to fatal errors.  A failing cell is reported
@@ -157,7 +158,7 @@ def execute(notebook: Path, out: Path, parameters: dict[str, Any]) -> Path:
         out.parent.mkdir(parents=True, exist_ok=True)
         try:
             pm.execute_notebook(str(notebook), str(out), parameters=parameters, cwd=str(notebook.parent),
-                                progress_bar=False, kernel_name="python3", config=kernel_config(),
+                                progress_bar=False, kernel_name=KERNEL_NAME, config=kernel_config(),
                                 extra_arguments=KERNEL_ARGUMENTS)
         except pm.PapermillExecutionError as exc:
             if ctrl_c.count or exc.ename in ("KeyboardInterrupt", "SweepInterrupted"):
