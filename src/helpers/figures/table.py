@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from helpers.fio.latency import latency_name
 from helpers.fio.units import format_bytes
 
 MISSING = "–"
@@ -122,7 +123,7 @@ def format_table(df: pd.DataFrame, latency: str = "") -> pd.DataFrame:
             names = [str(x) for x in dict.fromkeys(d["percentile_latency"].dropna())]
             latency = " or ".join(names)
         d = d.drop(columns="percentile_latency")
-    latency = latency.replace("completion latency (clat)", "completion latency, clat")
+    latency = latency.replace(latency_name("clat"), "completion latency, clat")  # no nested parentheses in a header
     out = pd.DataFrame({i: [format_cell(str(c), v) for v in d[c].tolist()] for i, c in enumerate(d.columns)},
                        index=range(len(d)))
     out.columns = [header(c, latency) for c in d.columns]
