@@ -8,7 +8,7 @@ import pandas as pd
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.cliff import write_cliff_sentence
-from helpers.analysis.flags import flagged_rows
+from helpers.analysis.flags import flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
 from helpers.analysis.knee import find_knee
 from helpers.analysis.points import percentile_latency, with_units
@@ -19,6 +19,7 @@ from helpers.fio.units import format_bytes
 KB4 = 4096
 FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
                "flag_short_run": "run too short", "flag_repeat_spread": "repeats spread widely",
+               "flag_implausible": "writes faster than the device sustains",
                "flag_throttled": "thermal throttling"}
 
 
@@ -309,6 +310,8 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
             out.append(f"Sequential {p.rw} bandwidth at QD {p.iodepth} reaches 90% of its peak at "
                        f"{format_bytes(p.plateau_bs_bytes)} blocks ({p.plateau_mb_per_s:,.0f} of "
                        f"{p.peak_mb_per_s:,.0f} MB/s{note}).")
+    if implausible_sentence(d):  # writes a cache absorbed: said with what to do (issue 22.3)
+        out.append(implausible_sentence(d))
     n_flag, n = int(flagged_rows(d).sum()), len(d)  # the count of the run summary and the flag table
     if n_flag:
         point = int((d["flagged"] & flagged_rows(d)).sum())
