@@ -240,9 +240,12 @@ def test_nothing_measured():
         assert not m.available
     assert {m.detail for m in card.metrics[:-1]} == {"not measured in this run"}
     t = card.table()
-    # the table names each metric as the page does: the QD1 latencies are means of total latency
-    assert list(t.index) == [n.replace(" latency", " mean total latency") if n.startswith("QD1") else n
-                             for n in METRIC_NAMES]
+    # the table names each metric as the page does: the QD1 latencies are means of total latency, and a number
+    # not measured is no peak (issue 22.4)
+    assert list(t.index) == [n.replace(" latency", " mean total latency") if n.startswith("QD1")
+                             else n.removeprefix("Peak ")[0].upper() + n.removeprefix("Peak ")[1:]
+                             if n.startswith("Peak") else n for n in METRIC_NAMES]
+    assert not any(n.startswith("Peak") for n in t.index)
     assert list(t.columns) == ["value", "unit", "measured at", "flags", "flagged value left out"]
 
 
@@ -330,3 +333,14 @@ def test_writes_a_cache_absorbed_are_marked_on_the_card_with_what_to_do():
     assert "larger SIZE" in note and "sustained-write profile" in note
     w = card.metric("Peak sequential write bandwidth")
     assert w.value == pytest.approx(1100.0) and "4,014 MB/s" in w.left_out  # the cache's number is not the headline
+
+
+def test_the_card_says_when_sequential_bandwidth_falls_past_its_best_block_size():
+    mb = 1e6
+    df = add_flags(rows([
+        {"point_id": f"sw-{bs}", "rw": "write", "direction": "write", "bs_bytes": bs, "iodepth": 16,
+         "bw_bytes_per_s": v * mb, "iops": v * mb / bs}
+        for bs, v in ((4096, 200.0), (65536, 1900.0), (131072, 2000.0), (1 << 20, 1320.0))]))
+    f = next(x for x in device_card(df).findings if x.startswith("Sequential write bandwidth at QD 16"))
+    assert f.endswith("(1,900 of 2,000 MB/s); past its best block size (128k) it falls: 1m blocks are 34 % below "
+                      "the peak.")
