@@ -135,19 +135,24 @@ def table_text(c: RunComparison, max_regression_pct: float) -> str:
     marks = {"regression": "  << REGRESSION", INCONCLUSIVE: "  << INCONCLUSIVE"}
     lines = []
     w = max(len(p) for p in c.table["point"])
-    lw = max(38, *(len(f"{r['metric_label']} ({r['unit']})") for _, r in c.table.iterrows()))
+    named = [_with_unit(r) for _, r in c.table.iterrows()]
+    lw = max(38, *(len(x) for x in named))
     lines.append(f"{'point':<{w}}  {'metric':<{lw}} {'base':>12} {'new':>12}  {'change [95 % CI]':<26} "
                  f"{'run-to-run drift':<22} verdict")
-    for i, r in c.table.iterrows():
-        unit = r["unit"]
+    for (i, r), metric in zip(c.table.iterrows(), named):
         ci = ("[no interval]" if pd.isna(r["low_pct"]) else
               f"[{r['low_pct']:+.1f}, {'+inf' if math.isinf(r['high_pct']) else format(r['high_pct'], '+.1f')}]")
         verdict = r["verdict"] if gate[i] != INCONCLUSIVE else f"{INCONCLUSIVE} ({r['verdict']})"
-        lines.append(f"{r['point']:<{w}}  {r['metric_label'] + ' (' + unit + ')':<{lw}} "
+        lines.append(f"{r['point']:<{w}}  {metric:<{lw}} "
                      f"{format_number(r['base_mean']):>12} {format_number(r['new_mean']):>12}  "
                      f"{format(r['change_pct'], '+.1f') + ' % ' + ci:<26} {drift_label(r):<22} {verdict}"
                      + marks.get(gate[i], ""))
     return "\n".join(lines)
+
+
+def _with_unit(r) -> str:
+    """'p99 total latency (µs)', 'IOPS' (a unit that is the metric's name is not repeated)."""
+    return r["metric_label"] if r["unit"] == r["metric_label"] else f"{r['metric_label']} ({r['unit']})"
 
 
 def inconclusive_lines(c: RunComparison, max_regression_pct: float) -> list[str]:
