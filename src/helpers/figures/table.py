@@ -50,6 +50,8 @@ HEADERS: dict[str, str] = {
     "measured_at": "measured at", "spec_workload": "spec measured at", "comparison": "why no ratio",
     "ratio": "measured / spec", "drive": "reference drive", "metric": "metric", "measured": "measured",
     "spec": "spec", "source": "spec source", "what": "what", "in_linear_region": "in linear region",
+    "fall_bs_bytes": "larger block furthest below the peak", "fall_pct": "below the peak there (%)",
+    "kappa_low": "κ: 95 % interval from", "decline_measured": "decline measured",
 }
 _PCT = re.compile(r"^(c?lat_|[a-z_]+_)?p(\d+(?:_\d+)?)_us$")
 _SUFFIX_UNITS = [("_mb_per_s", "MB/s"), ("_mib_per_s", "MiB/s"), ("_per_s", "/s"), ("_us", "µs"), ("_ns", "ns"),
