@@ -39,8 +39,9 @@ SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtim
 
 .PHONY: help setup fio run-all sweep ingest reports lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-ingest
 
-help: ## list the targets and variables
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+help: ## list the targets and variables (coloured on a terminal only; NO_COLOR=1 never)
+	@if [ -t 1 ] && [ -z "$$NO_COLOR" ]; then c='\033[36m'; r='\033[0m'; else c=; r=; fi; \
+	  awk -v c="$$c" -v r="$$r" 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %s%-14s%s %s\n", c, $$1, r, $$2}' $(MAKEFILE_LIST)
 	@echo "Variables: TARGET (default data/scratch/fio-target.bin) PROFILE (quick) RUN (time-host)"
 	@echo "           RUNTIME (s per point, 0 = profile) SIZE (1g) HOSTS (h1,h2:port: fio --server hosts)"
 	@echo "           DRY_RUN=1 (print fio commands, write nothing) ALLOW_EXISTING DESTROY_DEVICE IGNORE_SIGNATURE"

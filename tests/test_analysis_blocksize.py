@@ -124,6 +124,22 @@ def test_bandwidth_that_drops_after_its_peak():
     p = bandwidth_plateau(blocksize_series(sweep({4096: 100.0, 65536: 400.0, 1048576: 300.0})))
     r = p.iloc[0]
     assert r["peak_bs_bytes"] == 65536 and r["plateau_bs_bytes"] == 65536 and r["peak_mb_per_s"] == 400.0
+    assert r["fall_bs_bytes"] == 1048576 and r["fall_pct"] == pytest.approx(25.0)
+    assert "larger blocks add" not in r["note"]
+
+
+def test_the_sentence_notices_when_bandwidth_falls_past_its_best_block_size():
+    """Issue 22.4: writes at 1m 34 % below 128k while the sentence said "larger blocks add at most 11 %"."""
+    p = bandwidth_plateau(blocksize_series(sweep({4096: 200.0, 65536: 1750.0, 131072: 2000.0, 1048576: 1320.0})))
+    r = p.iloc[0]
+    assert r["note"] == ("bandwidth peaks at 128k blocks (2,000 MB/s) and falls past it: 1m blocks are 34 % below "
+                         "the peak (1,320 MB/s).")
+    early = bandwidth_plateau(blocksize_series(sweep({4096: 200.0, 65536: 1900.0, 131072: 2000.0, 1048576: 1320.0})))
+    assert early.iloc[0]["note"] == ("bandwidth reaches 90% of its peak (2,000 MB/s) at 64k blocks, and falls past "
+                                     "its best block size (128k): 1m blocks are 34 % below the peak (1,320 MB/s).")
+    # a dip under 10 % past the best is noise-sized: the plateau sentence stands
+    calm = bandwidth_plateau(blocksize_series(sweep({4096: 200.0, 131072: 2000.0, 1048576: 1850.0}))).iloc[0]
+    assert calm["fall_bs_bytes"] is pd.NA and calm["note"].endswith("larger blocks add at most 11%.")
 
 
 def test_other_fraction():

@@ -37,21 +37,34 @@ def test_run_metrics_one_row_per_run_and_metric_in_run_order():
     assert list(t.columns) == ["run_id", "metric", "value", "unit", "measured_at", "flag_reasons"]
     assert len(t) == 2 * 7 and list(dict.fromkeys(t["run_id"])) == ["b", "a"]  # first appearance, not sorted
     v = t.set_index(["run_id", "metric"])["value"]
-    assert v["b", "Peak 4k random read IOPS"] == pytest.approx(250000.0)
-    assert v["a", "Peak 4k random read IOPS"] == pytest.approx(500000.0)
-    assert v["a", "Peak sequential read bandwidth"] == pytest.approx(3500.0)  # MB/s, decimal
-    assert v["b", "Peak sequential write bandwidth"] == pytest.approx(1075.0)
-    assert pd.isna(v["a", "QD1 4k random read latency"])  # no QD1 point: not measured, not zero
+    assert v["b", "4k random read IOPS at QD32"] == pytest.approx(250000.0)
+    assert v["a", "4k random read IOPS at QD32"] == pytest.approx(500000.0)
+    assert v["a", "Sequential read bandwidth at QD32"] == pytest.approx(3500.0)  # MB/s, decimal
+    assert v["b", "Sequential write bandwidth at QD32"] == pytest.approx(1075.0)
+    assert pd.isna(v["a", "QD1 4k random read mean total latency"])  # no QD1 point: not measured, not zero
     where = t.set_index(["run_id", "metric"])["measured_at"]
-    assert where["a", "Peak 4k random write IOPS"] == "randwrite 4k QD32"
-    assert where["a", "QD1 4k random read latency"] == "not measured in this run"
+    assert where["a", "4k random write IOPS at QD32"] == "randwrite 4k QD32"
+    assert where["a", "QD1 4k random read mean total latency"] == "not measured in this run"
 
 
 def test_run_metrics_keep_runs_apart():
     # run x has the higher IOPS; run y must not borrow it
     df = rows([{"run_id": "x", "iodepth": 8, "iops": 90000.0}, {"run_id": "y", "iodepth": 8, "iops": 30000.0}])
-    peak = run_metrics(df).query("metric == 'Peak 4k random read IOPS'").set_index("run_id")["value"]
+    peak = run_metrics(df).query("metric == '4k random read IOPS at QD8'").set_index("run_id")["value"]
     assert peak.to_dict() == {"x": pytest.approx(90000.0), "y": pytest.approx(30000.0)}
+
+
+def test_run_metrics_say_peak_only_where_every_run_varied_the_queue_depth():
+    """Issue 22.4: the compare page titled one-setting numbers "Peak ..."."""
+    one = rows([{"run_id": "x", "iodepth": 8, "iops": 90000.0}])
+    swept = rows([{"run_id": "y", "iodepth": q, "iops": 1000.0 * q, "point_id": f"q{q}"} for q in (1, 4, 16)])
+    t = run_metrics(pd.concat([swept, swept.assign(run_id="z")], ignore_index=True))
+    assert "Peak 4k random read IOPS" in set(t["metric"])  # both runs swept QD1-16
+    mixed = run_metrics(pd.concat([one, swept], ignore_index=True))
+    names = set(mixed["metric"])
+    assert "4k random read IOPS (best measured)" in names and not any(n.startswith("Peak") for n in names)
+    assert set(mixed.loc[mixed["metric"] == "4k random read IOPS (best measured)", "measured_at"]) == {
+        "randread 4k QD8", "randread 4k QD16"}
 
 
 def _csv_specs() -> list[dict]:

@@ -8,10 +8,10 @@ from figdata import rows
 from helpers.analysis.flags import ID_COLUMNS, flag_table
 from helpers.processed.validity import add_flags
 
-BOOL_FLAGS = ["flag_page_cache", "flag_cpu_bound", "flag_few_ios", "flag_short_run", "flag_repeat_spread",
+BOOL_FLAGS = ["flag_page_cache", "flag_cpu_bound", "flag_few_ios", "flag_short_run", "flag_repeat_spread", "flag_implausible",
               "flag_throttled"]
 FLAG_COLS = ["flag_page_cache", "flag_cpu_bound", "flag_few_ios", "unreliable_percentiles", "flag_short_run",
-             "flag_repeat_spread", "flag_throttled", "flag_reasons"]
+             "flag_repeat_spread", "flag_implausible", "flag_throttled", "flag_reasons"]
 
 
 def test_one_row_per_raised_flag_of_any_kind():
@@ -57,7 +57,7 @@ def test_older_data_without_some_flag_columns():
     t = flag_table(df)
     assert list(t["point_id"]) == ["a"]
     assert list(t.columns) == [c for c in ID_COLUMNS if c != "ioengine"] + [
-        "flag_cpu_bound", "flag_few_ios", "flag_short_run", "flag_throttled", "flag_reasons"]
+        "flag_cpu_bound", "flag_few_ios", "flag_short_run", "flag_implausible", "flag_throttled", "flag_reasons"]
 
 
 def test_no_flag_columns_at_all_gives_an_empty_table_with_the_id_columns():

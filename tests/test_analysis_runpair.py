@@ -297,3 +297,19 @@ def test_history_must_span_the_time_between_the_compared_runs():
     spread = runpair.repeat_samples(history_runs([1000, 1010, 995, 1005], t0=0))
     spread["time_s"] += spread["run_id"].str[1].astype(int) * 40_000  # runs 11 h apart: 1.4 days in all
     assert runpair.compare_runs(s, "A", "B", metrics=["iops"], history=spread).table.iloc[0]["drift"] == "history"
+
+
+def test_setting_differences_name_runtime_target_size_profile_host_and_fio():
+    from figdata import rows
+    from helpers.analysis.runpair import setting_differences
+
+    res = rows([{"run_id": "a", "runtime_s": 5.0}, {"run_id": "b", "runtime_s": 5.5, "fio_version": "fio-3.36"}])
+    man = {"a": {"target": {"path": "/t/a.bin"}, "target_size_bytes": 1 << 30, "profile": "quick"},
+           "b": {"target": {"path": "/t/b.bin"}, "target_size_bytes": 256 << 20, "profile": "quick"}}
+    assert setting_differences(res, ["a"], ["b"], man) == [
+        "fio version: base fio-3.33, new fio-3.36", "target: base /t/a.bin, new /t/b.bin",
+        "target size: base 1g, new 256m"]  # runtime within 25 %, same profile and host: not listed
+    res.loc[1, "runtime_s"] = 60.0
+    assert setting_differences(res, ["a"], ["b"])[0] == "measured runtime per point: base 5 s, new 60 s (median)"
+    assert setting_differences(res.assign(fio_version="fio-3.33"), ["a"], ["b"], {"a": {}, "b": man["b"]}) == [
+        "measured runtime per point: base 5 s, new 60 s (median)"]  # unknown on one side: not compared

@@ -72,7 +72,7 @@ def test_latency_column_prefers_total_latency_when_fio_measured_it():
     df = qd_rows()
     assert latency_column(df) == ("clat_p99_us", "p99 completion latency (clat)")
     df["lat_p99_us"] = df["clat_p99_us"] * 2
-    assert latency_column(df) == ("lat_p99_us", "p99 total latency (lat)")
+    assert latency_column(df) == ("lat_p99_us", "p99 total latency")
     assert latency_column(qd_rows(), 99.9) == ("clat_p99_9_us", "p99.9 completion latency (clat)")
 
 

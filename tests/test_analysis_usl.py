@@ -90,8 +90,30 @@ def test_prediction_beyond_the_measured_range_only_when_credible():
     assert good.extrapolate and good.credibility.startswith("The USL fit is credible (R² 1.000")
     jump = fit_usl(n, np.array([100, 1000, 1000, 1000, 1000, 1000, 1000], dtype=float))
     assert not jump.extrapolate
-    assert "R² 0.62 is below 0.95" in jump.credibility and "the measured N = 1 throughput 100" in jump.credibility
+    assert "R² 0.58 is below 0.95" in jump.credibility  # no decline measured: fitted with κ = 0 and "the measured N = 1 throughput 100" in jump.credibility
     no_one = fit_usl(n[1:], usl(n[1:], 10_000, 0.05, 0.002))
     assert not no_one.extrapolate and "N = 1 was not measured" in no_one.credibility
     assert fit_usl([1, 2], [1.0, 2.0]).credibility == (
         "No USL curve: only 2 distinct N: the USL has 3 parameters and needs at least 3.")
+
+
+def test_no_retrograde_region_without_a_measured_decline_or_a_kappa_interval_above_0():
+    """Issue 22.4: a plateau with noise (no decline measured) fitted some κ > 0, and the curve then fell past an
+    N* the data never showed.  Now κ's 95 % interval must exclude 0, or a decline be measured."""
+    rng = np.random.default_rng(23)
+    n = np.array([1, 2, 4, 8, 16, 32], dtype=float)
+    y = usl(n, 10_000, 0.08, 0.0) * rng.normal(1, 0.05, len(n))  # contention only (κ = 0), 5 % noise
+    f = fit_usl(n, y)  # the best fit has κ 7.8e-4 (N* 34: a fall drawn past it before), its interval from -3.5e-4
+    assert not f.decline_measured and f.kappa == 0.0 and f.n_star is None
+    assert f.reason.startswith("no retrograde region claimed: the fitted κ") and "refitted with κ = 0" in f.reason
+    assert f.predict([128, 256])[1] >= f.predict([128, 256])[0]  # the curve flattens, it does not fall
+    # the same plateau with a measured decline at the largest N: retrograde, N* given
+    y2 = np.append(y, 0.8 * y.max())
+    f2 = fit_usl(np.append(n, 64.0), y2)
+    assert f2.decline_measured and f2.kappa > 0 and f2.n_star is not None and f2.reason.startswith("retrograde past")
+
+
+def test_kappa_interval_excluding_0_is_evidence_without_a_decline_in_range():
+    # noise-free USL data whose N* (95) lies inside the range but whose fall at 128 is under 10 %
+    f = fit_usl(N_QD, usl(N_QD, 11_000, 0.10, 0.0001))
+    assert not f.decline_measured and f.kappa_low > 0 and f.n_star == pytest.approx(94.9, rel=0.05)

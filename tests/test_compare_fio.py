@@ -15,6 +15,9 @@ itself fails by chance in ~1 % of runs, not 5 %.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from compare_helpers import fio_repeat, interleaved, mean_iops, samples_of
@@ -87,3 +90,30 @@ def test_gate_on_real_runs(runs, tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1 and "<< REGRESSION" in out and (tmp_path / "ab.html").exists()
     assert "interleaved" in out and "1 from runs interleaved in time" in out
+
+
+def test_gate_is_inconclusive_on_two_single_runs_with_a_throttled_second(scratch_dir, fio_path, tmp_path):
+    """Two single runs (one 1 s point each, raw folders: no repeats, no per-interval samples, no history), the
+    second held by rate_iops to about half the first's IOPS and run for 2 s: every point-metric is "not enough
+    samples", and before the gate printed PASS (exit 0) on it.  Now the IOPS point is worse than 5 % by its
+    estimate and cannot be judged: INCONCLUSIVE, exit 3, with what would make it conclusive; the too-short runs
+    (validity flag) and the differing runtime are listed; the p99 is named after fio's bins (total latency)."""
+    target = scratch_dir / "compare-target.bin"
+    prefill(fio_path, target)
+    fio_repeat(fio_path, target, tmp_path / "base" / "p.json", lat_percentiles=1)
+    base_iops = samples_of(tmp_path / "base", "b").query("metric == 'iops'")["value"].iloc[0]
+    fio_repeat(fio_path, target, tmp_path / "new" / "p.json", runtime_s=2.0, lat_percentiles=1,
+               rate_iops=max(50, int(0.5 * base_iops)))
+    p = subprocess.run([sys.executable, "-m", "helpers.compare", str(tmp_path / "base"), str(tmp_path / "new"),
+                        "--ignore", "rate_iops", "--max-regression", "5%", "--metric", "iops,p99",
+                        "--history", "none", "--processed-dir", str(tmp_path / "processed"),
+                        "--html", str(tmp_path / "g.html")], capture_output=True, text=True, timeout=120)
+    out = p.stdout
+    assert p.returncode == 3, (p.returncode, out, p.stderr)
+    assert "INCONCLUSIVE: " in out and "PASS" not in out and "<< INCONCLUSIVE" in out
+    assert "4k randread QD4 IOPS" in out and "conclusive with an interval: repeat the point" in out
+    assert "p99 total latency (µs)" in out and "clat" not in out  # lat_percentiles=1: fio's bins are 'lat'
+    assert "too short for steady state" in out  # the validity flag of 1-2 s points
+    assert "measured runtime per point: base 1 s, new 2 s" in out
+    page = (tmp_path / "g.html").read_text()
+    assert "<b>INCONCLUSIVE: " in page and "PASSED:" not in page and "repeat the point" in page

@@ -53,7 +53,7 @@ def test_forest_figure_one_row_per_point_and_a_panel_per_metric():
     res = forest_runs(gap_s=1)
     c = analysis.compare_runs(analysis.repeat_samples(res), "a", "b", metrics=["iops", "lat_mean"])
     fig = figures.forest_figure(c.table, c.summary)
-    assert [a.text for a in fig.layout.annotations] == ["IOPS", "mean total latency (lat)"]
+    assert [a.text for a in fig.layout.annotations] == ["IOPS", "mean total latency"]
     slower = [t for t in fig.data if t.name == "slower"]
     assert slower and set(slower[0].y) == {"4k randread QD4"} and slower[0].x[0] == pytest.approx(-20.0)
     assert "change, new vs base (%)" in fig.layout.xaxis.title.text

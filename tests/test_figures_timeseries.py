@@ -18,7 +18,7 @@ def test_figure_per_point_with_ramp_and_dropdown():
     fig = fts.timeseries_figure(an.point_series(ts), an.consistency(ts))
     assert len(fig.layout.updatemenus[0].buttons) == 2
     visible = [t for t in fig.data if t.visible]
-    assert {t.name for t in visible} == {"read IOPS", "read mean total latency (lat)",
+    assert {t.name for t in visible} == {"read IOPS", "read mean total latency",
                                          "read p99 completion latency (clat)", "read p99.9 completion latency (clat)"}
     p999 = next(t for t in visible if "p99.9" in t.name)
     assert set(p999.marker.symbol) == {"circle-open"}  # too few I/Os: hollow

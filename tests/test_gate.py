@@ -53,6 +53,10 @@ def test_significant_regression_beyond_threshold_fails(pdir, tmp_path, capsys):
     assert code == 1
     assert "<< REGRESSION" in out and "FAIL: 2 point-metric(s) significantly worse than 5 %" in out
     assert "4k randread QD4" in out and "-20.0 % [" in out
+    # the table formatter's three significant digits (issue 22.12), not "1,000.0" / "800.0"
+    iops = next(line for line in out.splitlines() if " IOPS " in line and "REGRESSION" in line)
+    assert "IOPS (IOPS)" not in out  # a unit that is the metric's name is not repeated
+    assert iops.split()[4:6] == ["1,000", "800"] and "1,000.0" not in iops and "800.0" not in iops
     page = html.read_text()
     assert "FAILED" in page and "Plotly" in page and len(page) > 1_000_000  # plotly.js embedded: offline
     assert 'src="http' not in page
@@ -70,9 +74,38 @@ def test_improvement_never_fails(pdir, tmp_path):
 
 
 def test_points_measured_once_cannot_fail_and_say_why(pdir, tmp_path, capsys):
-    code, _ = run(pdir, tmp_path, "base", "once", "--metric", "iops")
+    # -30 % by the estimate, no interval (the new run measured the point once): never PASS, never FAIL
+    code, html = run(pdir, tmp_path, "base", "once", "--metric", "iops")
     out = capsys.readouterr().out
-    assert code == 0 and "no interval" in out and "repeat the points" in out
+    assert code == 3 and "no interval" in out and "repeat the points" in out
+    assert "4k randread QD4 IOPS -30.0 % (not enough samples): conclusive with an interval: repeat the point" in out
+    assert "INCONCLUSIVE: 1 point-metric(s) worse than 0 %" in out and "PASS" not in out
+    page = html.read_text()
+    assert "<b>INCONCLUSIVE: 1 point-metric(s)" in page and "What the gate could not judge" in page
+    # past the threshold only: a 50 % allowance judges -30 % acceptable even by the estimate
+    assert run(pdir, tmp_path, "base", "once", "--metric", "iops", "--max-regression", "50%")[0] == 0
+    # an improvement measured once is nothing to judge
+    assert run(pdir, tmp_path, "once", "base", "--metric", "iops")[0] == 0
+
+
+def test_flagged_points_and_differing_settings_are_listed(tmp_path, capsys):
+    from helpers.processed.validity import add_flags  # the ingest's validity flags on hand-made rows
+
+    for run_id, t0, extra in (("fb", 0, {"runtime_s": 60.0}),
+                              ("fn", 1, {"runtime_s": 2.0, "usr_cpu_pct": 80.0, "sys_cpu_pct": 15.0})):
+        df = rows([{"run_id": run_id, "point_id": f"p-r{i}", "source_file": f"p-r{i}.json", "iops": x,
+                    "total_ios": 10**6, "timestamp_s": 1_795_000_000 + t0 + 2 * i, **QD4, **extra}
+                   for i, x in enumerate([1000, 1010, 990])])
+        store.write_run(tmp_path, config.RESULTS_DATASET, run_id, add_flags(df))
+    code, html = run(tmp_path, tmp_path, "fb", "fn", "--metric", "iops")
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Compared points a validity check flagged" in out
+    assert "4k randread QD4 (new, fn): fio used 95 % of a CPU (CPU-bound); ran 2.0 s: too short" in out
+    assert "(base, fb)" not in out  # 60 s, 2 % CPU: nothing to flag
+    assert "measured runtime per point: base 60 s, new 2 s (median)" in out
+    page = html.read_text()
+    assert "fio used 95 % of a CPU (CPU-bound)" in page and "measured runtime per point: base 60 s" in page
 
 
 @pytest.mark.parametrize("args, message", [
@@ -130,7 +163,9 @@ def test_timeseries_dataset_gives_per_interval_samples_when_there_are_no_repeats
 def test_back_to_back_runs_need_the_drift_measured_to_fail(pdir, tmp_path, capsys):
     code, html = run(pdir, tmp_path, "ci-base", "ci-slow", "--metric", "iops", "--history", "none")
     out = capsys.readouterr().out
-    assert code == 0 and "not measured" in out and "drift not measured" in out and "<< REGRESSION" not in out
+    # -20 % beyond the within-run noise but drift not measured: inconclusive (exit 3), never PASS
+    assert code == 3 and "INCONCLUSIVE" in out and "conclusive with the run-to-run drift" in out
+    assert "not measured" in out and "drift not measured" in out and "<< REGRESSION" not in out
     assert "Note: 1 point-metric(s) changed beyond the within-run noise, but run-to-run drift was not measured" in out
     assert "--run-noise" in out and "drift not measured" in html.read_text()
     # the four earlier runs of this host (history auto, the default) measure the drift: a regression

@@ -72,3 +72,28 @@ def test_scratch_files_elsewhere_are_listed_then_removed_when_asked(tmp_path):
     assert removed.strip() == f"removed lab scratch file {lab_file} (0.00 GiB)"
     assert not lab_file.exists() and foreign.read_bytes() == b"keep me"
     assert _target_cli(data, "--list-elsewhere") == ""
+
+
+def test_make_help_has_no_escape_codes_unless_on_a_terminal():
+    """Issue 22.12: `make help | less` or a CI log showed raw "\\033[36m" codes."""
+    import pty
+
+    piped = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert piped.returncode == 0 and "  help " in piped.stdout and "\x1b" not in piped.stdout
+    leader, follower = pty.openpty()
+    try:
+        tty = subprocess.run(["make", "-s", "help"], cwd=ROOT, stdout=follower, stderr=subprocess.PIPE, timeout=60,
+                             env={k: v for k, v in os.environ.items() if k != "NO_COLOR"})
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed: everything was read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    assert tty.returncode == 0 and b"\x1b[36m" in b"".join(chunks)  # a terminal still gets the colours

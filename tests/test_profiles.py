@@ -189,3 +189,20 @@ def test_adaptive_probes_settle_by_default_and_the_profile_can_turn_it_off():
     # a probe that settles is expected to end early: the estimate counts that, the worst case does not
     prof, slow = parse_profile(adaptive), parse_profile({**adaptive, "settings": {"settle_windows": 0}})
     assert prof.estimated_seconds < slow.estimated_seconds and prof.max_seconds == slow.max_seconds
+
+
+def test_a_typo_in_settings_is_reported_once_at_its_own_line(tmp_path):
+    """Issue 22.12: a typo in settings was merged into every point and reported at each point's line."""
+    f = tmp_path / "s.yaml"
+    f.write_text("description: settings typo\n"
+                 "settings:\n"
+                 "  ioengine: libaio\n"
+                 "  runtme_s: 5\n"
+                 "points:\n"
+                 "  - {rw: randread, bs: 4k}\n"
+                 "  - {rw: read, bs: 128k}\n")
+    with pytest.raises(LabError) as exc:
+        load_profile(f)
+    msg = str(exc.value)
+    assert msg == "profile s, settings: unknown key 'runtme_s' (did you mean 'runtime_s'?) (line 4)."
+    assert "point" not in msg

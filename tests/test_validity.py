@@ -144,3 +144,43 @@ def test_real_cached_buffered_read_is_flagged(fio_path, scratch_dir, tmp_path):
     # served from memory: a page-cache copy takes ~1-3 µs (5.8 µs seen with make test's two workers busy),
     # a 4k read from this VM's disk ~100 µs
     assert r["lat_mean_us"] < 20.0
+
+
+def _seq(rw: str, mb_per_s: float, **kw) -> dict:
+    direction = "write" if "write" in rw else "read"
+    kw = {"bs_bytes": 1 << 20, "iodepth": 16, **kw}
+    return row(rw=rw, direction=direction, iops=mb_per_s * 1e6 / kw["bs_bytes"], bw_bytes_per_s=mb_per_s * 1e6,
+               io_bytes=int(mb_per_s * 1e6 * 5), lat_mean_us=4000.0, **kw)
+
+
+def test_writes_faster_than_reads_at_the_same_setting_are_implausible():
+    # the VM's numbers: sequential 1m write 4,014 MB/s against 1,216 MB/s for reads (3.3x): a write-back cache
+    f = flags(_seq("read", 1216.0), _seq("write", 4014.0))
+    assert list(f["flag_implausible"]) == [False, True]
+    reason = f["flag_reasons"].iloc[1]
+    assert "writes at 3.3x the bandwidth of reads at the same setting (1,216 MB/s)" in reason
+    assert "after 19,140 MiB written" in reason and "larger SIZE or the sustained-write profile" in reason
+    assert f["flag_reasons"].iloc[0] == ""  # the read is not the suspect
+
+
+def test_plausible_writes_and_where_the_check_does_not_apply():
+    # a real SSD: writes slower than reads, or a little faster (below 1.3x): no flag
+    assert not flags(_seq("read", 3000.0), _seq("write", 2000.0))["flag_implausible"].any()
+    assert not flags(_seq("read", 3000.0), _seq("write", 3800.0))["flag_implausible"].any()  # 1.27x
+    # QD1: a drive's write buffer acknowledges writes before a flash read completes; not checked
+    assert not flags(_seq("read", 100.0, iodepth=1), _seq("write", 400.0, iodepth=1))["flag_implausible"].any()
+    # open-loop (offered rate) points and other runs are not compared
+    assert not flags(_seq("read", 100.0), _seq("write", 400.0, run_id="other"))["flag_implausible"].any()
+    assert not flags(_seq("read", 100.0), _seq("write", 400.0, rate_iops=500.0))["flag_implausible"].any()
+    # random writes against random reads of the same block size and depth
+    f = flags(_seq("randread", 300.0, bs_bytes=4096), _seq("randwrite", 450.0, bs_bytes=4096))
+    assert list(f["flag_implausible"]) == [False, True]
+
+
+def test_writes_faster_than_any_read_of_the_run_are_implausible():
+    # no read at the write's block size: the run's fastest read (at 128k) is the reference
+    f = flags(_seq("read", 1000.0, bs_bytes=128 << 10), _seq("write", 1500.0, bs_bytes=1 << 20))
+    assert list(f["flag_implausible"]) == [False, True]
+    assert "1.5x the bandwidth of the fastest read in this run (1,000 MB/s)" in f["flag_reasons"].iloc[1]
+    # no read at all: nothing to judge by
+    assert not flags(_seq("write", 4000.0))["flag_implausible"].any()

@@ -9,6 +9,7 @@ from helpers.fio.units import format_bytes
 
 SERIES_KEYS = ["run_id", "host", "rw", "direction", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct"]
 PLATEAU_FRACTION = 0.9  # a series has "stopped growing" once it reaches 90 % of its peak bandwidth
+FALL_FRACTION = 0.10  # bandwidth "falls past its best block size" when a larger block is >= 10 % below the peak
 
 
 def _label(r: pd.Series, with_run: bool) -> str:
@@ -36,10 +37,12 @@ def bandwidth_plateau(series: pd.DataFrame, fraction: float = PLATEAU_FRACTION) 
     """Per series: the smallest block size reaching ``fraction`` of the series' peak bandwidth.
 
     ``plateau_bs_bytes`` is <NA> when that block size is the largest measured one (bandwidth was
-    still growing at the end of the sweep); ``note`` says so in one sentence.
+    still growing at the end of the sweep); ``fall_bs_bytes`` / ``fall_pct``: the larger block size whose
+    bandwidth lies furthest below the peak, when it is at least 10 % below (bandwidth falls past its best
+    block size; <NA> / NaN otherwise); ``note`` says all of it in one sentence.
     """
     cols = ["series", "rw", "direction", "iodepth", "peak_mb_per_s", "peak_bs_bytes", "plateau_bs_bytes",
-            "plateau_mb_per_s", "note"]
+            "plateau_mb_per_s", "fall_bs_bytes", "fall_pct", "note"]
     rows = []
     for name, s in series.groupby("series", sort=False):
         first = s.iloc[0]
@@ -48,8 +51,8 @@ def bandwidth_plateau(series: pd.DataFrame, fraction: float = PLATEAU_FRACTION) 
         if s.empty:
             rows.append({"series": name, "rw": first["rw"], "direction": first["direction"],
                          "iodepth": int(first["iodepth"]), "peak_mb_per_s": float("nan"), "peak_bs_bytes": pd.NA,
-                         "plateau_bs_bytes": pd.NA, "plateau_mb_per_s": float("nan"),
-                         "note": "no bandwidth was measured in this series."})
+                         "plateau_bs_bytes": pd.NA, "plateau_mb_per_s": float("nan"), "fall_bs_bytes": pd.NA,
+                         "fall_pct": float("nan"), "note": "no bandwidth was measured in this series."})
             continue
         peak = s["mb_per_s"].max()
         peak_row = s.loc[s["mb_per_s"].idxmax()]
@@ -61,12 +64,31 @@ def bandwidth_plateau(series: pd.DataFrame, fraction: float = PLATEAU_FRACTION) 
         else:
             plateau, plateau_mb = int(reached["bs_bytes"]), float(reached["mb_per_s"])
             note = (f"bandwidth reaches {fraction:.0%} of its peak ({peak:,.0f} MB/s) at "
-                    f"{format_bytes(plateau)} blocks; larger blocks add at most {1 / fraction - 1:.0%}.")
+                    f"{format_bytes(plateau)} blocks")
+        # past the best block size: the lowest bandwidth of a larger block, when it falls >= 10 % below the peak
+        after = s[s["bs_bytes"] > peak_row["bs_bytes"]]
+        fall_bs, fall_pct = pd.NA, float("nan")
+        if len(after):
+            low = after.loc[after["mb_per_s"].idxmin()]
+            if low["mb_per_s"] <= (1 - FALL_FRACTION) * peak:
+                fall_bs, fall_pct = int(low["bs_bytes"]), float(100 * (1 - low["mb_per_s"] / peak))
+        if pd.notna(plateau):
+            if pd.notna(fall_bs):
+                best = format_bytes(int(peak_row["bs_bytes"]))
+                if plateau == int(peak_row["bs_bytes"]):
+                    note = f"bandwidth peaks at {best} blocks ({peak:,.0f} MB/s) and falls past it"
+                else:
+                    note += f", and falls past its best block size ({best})"
+                note += (f": {format_bytes(fall_bs)} blocks are {fall_pct:.0f} % below the peak "
+                         f"({float(low['mb_per_s']):,.0f} MB/s).")
+            else:
+                note += f"; larger blocks add at most {1 / fraction - 1:.0%}."
         rows.append({"series": name, "rw": first["rw"], "direction": first["direction"],
                      "iodepth": int(first["iodepth"]), "peak_mb_per_s": float(peak),
                      "peak_bs_bytes": int(peak_row["bs_bytes"]), "plateau_bs_bytes": plateau,
-                     "plateau_mb_per_s": plateau_mb, "note": note})
+                     "plateau_mb_per_s": plateau_mb, "fall_bs_bytes": fall_bs, "fall_pct": fall_pct, "note": note})
     out = pd.DataFrame(rows, columns=cols)
+    out["fall_bs_bytes"] = out["fall_bs_bytes"].astype("Int64")
     out["plateau_bs_bytes"] = out["plateau_bs_bytes"].astype("Int64")
     out["peak_bs_bytes"] = out["peak_bs_bytes"].astype("Int64")
     return out

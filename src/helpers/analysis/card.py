@@ -8,7 +8,7 @@ import pandas as pd
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.cliff import write_cliff_sentence
-from helpers.analysis.flags import flagged_rows
+from helpers.analysis.flags import flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
 from helpers.analysis.knee import find_knee
 from helpers.analysis.points import percentile_latency, with_units
@@ -19,6 +19,7 @@ from helpers.fio.units import format_bytes
 KB4 = 4096
 FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
                "flag_short_run": "run too short", "flag_repeat_spread": "repeats spread widely",
+               "flag_implausible": "writes faster than the device sustains",
                "flag_throttled": "thermal throttling"}
 
 
@@ -131,6 +132,8 @@ def _title(m: Metric, rows: pd.DataFrame, what: str) -> None:
         m.title = f"{what} at {_setting(*s[0])}"
     elif len(s) > 1:
         m.title = f"Peak {what[0].lower() + what[1:]}" if not what.startswith("4k") else f"Peak {what}"
+    else:  # not measured: no setting to name, and no peak
+        m.title = what
 
 
 def m_col(m: Metric) -> str:
@@ -306,9 +309,14 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
             gone = seq[seq["flagged"] & (seq["rw"] == p.rw) & (seq["iodepth"] == p.iodepth)]
             note = (f"; flagged points left out: {', '.join(format_bytes(b) for b in sorted(gone['bs_bytes'].unique()))}"
                     if not gone.empty else "")
+            fall = (f"; past its best block size ({format_bytes(p.peak_bs_bytes)}) it falls: "
+                    f"{format_bytes(p.fall_bs_bytes)} blocks are {p.fall_pct:.0f} % below the peak"
+                    if pd.notna(p.fall_bs_bytes) else "")
             out.append(f"Sequential {p.rw} bandwidth at QD {p.iodepth} reaches 90% of its peak at "
                        f"{format_bytes(p.plateau_bs_bytes)} blocks ({p.plateau_mb_per_s:,.0f} of "
-                       f"{p.peak_mb_per_s:,.0f} MB/s{note}).")
+                       f"{p.peak_mb_per_s:,.0f} MB/s{note}){fall}.")
+    if implausible_sentence(d):  # writes a cache absorbed: said with what to do (issue 22.3)
+        out.append(implausible_sentence(d))
     n_flag, n = int(flagged_rows(d).sum()), len(d)  # the count of the run summary and the flag table
     if n_flag:
         point = int((d["flagged"] & flagged_rows(d)).sum())

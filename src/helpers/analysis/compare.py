@@ -22,14 +22,24 @@ COMPARISON_COLUMNS = ["run_id", "drive", "metric", "measured", "spec", "unit", "
 
 
 def run_metrics(df: pd.DataFrame) -> pd.DataFrame:
-    """The device-card metrics of every run side by side: one row per (run, metric)."""
+    """The device-card metrics of every run side by side: one row per (run, metric).  ``metric`` is what the
+    card calls the number ("Peak ..." only where every run varied the queue depth; the one setting when all
+    runs measured the same one; else the best measured, its setting in ``measured_at``)."""
     rows = []
     for run in list(dict.fromkeys(df["run_id"])):
         card = device_card(df[df["run_id"] == run])
         for m in card.metrics:
-            rows.append({"run_id": run, "metric": m.name, "value": m.value, "unit": m.unit,
-                         "measured_at": m.detail, "flag_reasons": m.flag_reasons})
-    return pd.DataFrame(rows, columns=["run_id", "metric", "value", "unit", "measured_at", "flag_reasons"])
+            rows.append({"run_id": run, "key": m.name, "title": m.label, "value": m.value, "unit": m.unit,
+                         "measured_at": m.detail, "flag_reasons": m.flag_reasons, "available": m.available})
+    out = pd.DataFrame(rows, columns=["run_id", "key", "title", "value", "unit", "measured_at", "flag_reasons",
+                                      "available"])
+    names = {}
+    for key, g in out.groupby("key", sort=False):
+        titles = set(g.loc[g["available"].astype(bool), "title"])
+        names[key] = (titles.pop() if len(titles) == 1 else g["title"].iloc[0] if not titles
+                      else f"{key.removeprefix('Peak ')} (best measured)")
+    out["metric"] = out["key"].map(names)
+    return out[["run_id", "metric", "value", "unit", "measured_at", "flag_reasons"]]
 
 
 def _number(v) -> float | None:

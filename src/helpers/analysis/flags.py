@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from helpers.fio.units import format_bytes
 from helpers.processed.validity import FLAG_COLUMNS
 
 ID_COLUMNS = ["run_id", "point_id", "direction", "rw", "bs_bytes", "iodepth", "numjobs", "ioengine", "direct"]
@@ -13,6 +14,7 @@ ID_COLUMNS = ["run_id", "point_id", "direction", "rw", "bs_bytes", "iodepth", "n
 FLAG_SENTENCES = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
                   "flag_short_run": "run too short for steady state",
                   "flag_repeat_spread": "repeats of this point vary widely",
+                  "flag_implausible": "writes faster than the device could sustain (a write-back cache)",
                   "flag_throttled": "the device reported thermal throttling"}
 
 
@@ -72,3 +74,24 @@ def flag_table(df: pd.DataFrame) -> pd.DataFrame:
     if "flag_reasons" in out.columns or len(out):
         out["flag_reasons"] = flag_sentences(df.loc[out.index])
     return out.reset_index(drop=True)
+
+
+def implausible_sentence(df: pd.DataFrame) -> str:
+    """One sentence for the device card when writes ran faster than the device could sustain ('' when none):
+    the fastest such point, its ratio (from its flag sentence), and what to do."""
+    if "flag_implausible" not in df.columns:
+        return ""
+    bad = df[_raised(df, "flag_implausible")]
+    if bad.empty:
+        return ""
+    bw = pd.to_numeric(bad["bw_bytes_per_s"], errors="coerce")
+    r = bad.loc[bw.idxmax()] if bw.notna().any() else bad.iloc[0]
+    why = next((s for s in str(r.get("flag_reasons") or "").split("; ") if s.startswith("writes at ")), "")
+    ratio = why.split(":")[0] if why else "writes faster than reads"
+    where = f"{r['rw']} {format_bytes(int(r['bs_bytes']))} QD{int(r['iodepth'])}"
+    n = len(bad)
+    return (f"Not the device: {n} write measurement(s) ran faster than a flash device sustains, e.g. {where} at "
+            f"{float(r['bw_bytes_per_s']) / 1e6:,.0f} MB/s ({ratio}): a write-back cache (page cache, hypervisor or "
+            "the drive's DRAM/SLC) absorbed them, so they are flagged (the headline numbers prefer unflagged points). Measure "
+            "writes with a larger SIZE (several times any cache) or the sustained-write profile "
+            "(make run-all PROFILE=sustained-write).")

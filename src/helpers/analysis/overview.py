@@ -6,13 +6,14 @@ from __future__ import annotations
 import pandas as pd
 
 from helpers.analysis.points import operations, percentile_latency, sorted_operations
+from helpers.fio.latency import latency_name
 from helpers.fio.units import format_bytes
 
 METRICS: dict[str, str] = {  # column -> label with unit
     "iops": "IOPS (I/O per second)",
     "mb_per_s": "Bandwidth (MB/s, 1 MB = 10^6 B)",
     "lat_mean_us": "Mean total latency (µs)",
-    "p99_us": "p99 latency (µs): total latency when fio wrote its percentiles, else completion latency (clat)",
+    "p99_us": f"p99 latency (µs): {latency_name('lat')} when fio wrote its percentiles, else {latency_name('clat')}",
 }
 FACTORS: dict[str, str] = {"bs_bytes": "Block size", "iodepth": "Queue depth", "rwmixread_pct": "Read share (%)"}
 

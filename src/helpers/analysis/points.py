@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from helpers.fio.latency import latency_name
 from helpers.fio.options import MIXED_MODES
 from helpers.fio.units import format_bytes
 
@@ -22,8 +23,8 @@ POINT_KEYS = ["run_id", "source_file", "run_index", "point_id", "job_index"]  # 
 
 PERCENTILE_LEVELS = (50.0, 90.0, 95.0, 99.0, 99.9, 99.99)
 PERCENTILE_SUFFIXES = [f"p{p:g}_us".replace(".", "_") for p in PERCENTILE_LEVELS]  # with_latency's columns
-TOTAL_LATENCY = "total latency"
-COMPLETION_LATENCY = "completion latency (clat)"
+TOTAL_LATENCY = latency_name("lat")
+COMPLETION_LATENCY = latency_name("clat")
 
 
 def percentile_suffix(p: float) -> str:

@@ -44,38 +44,56 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from helpers.analysis.flags import flag_sentences, flagged_rows
 from helpers.analysis.samples import DRIFT_ASSUMED, DRIFT_HISTORY, compare_samples, run_variance
 from helpers.fio import histogram
+from helpers.fio.latency import latency_label
 from helpers.fio.options import MIXED_MODES
 from helpers.fio.units import format_bytes
 
 MATCH_KEYS = ["rw", "direction", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct",
               "rate_iops"]
-SAMPLE_COLUMNS = ["run_id", *MATCH_KEYS, "kind", "sample", "time_s", "metric", "value"]
+SAMPLE_COLUMNS = ["run_id", *MATCH_KEYS, "kind", "sample", "time_s", "metric", "value", "latency"]
 # where the between-run part of a comparison's uncertainty came from (RunComparison.table["drift"])
 DRIFT_RUNS = "runs as samples"
 DRIFT_INTERLEAVED = "interleaved"
 DRIFT_NOT_MEASURED = "not measured"
 DRIFT_SOURCES = (DRIFT_RUNS, DRIFT_INTERLEAVED, DRIFT_HISTORY, DRIFT_ASSUMED, DRIFT_NOT_MEASURED)
 UNPROVEN = "drift not measured"  # the verdict of a change beyond within-run noise that drift may explain
+NO_INTERVAL = "not enough samples"  # the verdict of a point-metric without an interval (samples.VERDICTS)
+# the gate's verdict of a point-metric worse than the threshold by its point estimate whose interval could
+# not be computed (NO_INTERVAL) or does not hold the run-to-run drift (UNPROVEN): the gate cannot judge it
+INCONCLUSIVE = "inconclusive"
 
 
 @dataclass(frozen=True)
 class Metric:
     name: str
-    label: str  # what it is, with which latency
+    label: str  # what it is; a latency's name comes from the data (:func:`metric_label`)
     unit: str
     higher_is_better: bool
+    stat: str = ""  # latency metrics: 'mean', 'p99', ... (the latency itself is named by the samples)
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("iops", "IOPS", "IOPS", True),
     Metric("bw", "bandwidth", "bytes/s", True),
-    Metric("lat_mean", "mean total latency (lat)", "µs", False),
-    Metric("p99", "p99 completion latency (clat)", "µs", False),
-    Metric("p99_9", "p99.9 completion latency (clat)", "µs", False),
+    Metric("lat_mean", latency_label("lat", "mean", ""), "µs", False, "mean"),
+    Metric("p99", "p99 latency", "µs", False, "p99"),
+    Metric("p99_9", "p99.9 latency", "µs", False, "p99.9"),
 ]}
 PERCENTILE_METRICS = {"p99": 99.0, "p99_9": 99.9}
+
+
+def metric_label(metric: str, latencies=()) -> str:
+    """What a compared metric is, its latency named from the samples' ``latency`` column ('lat': fio's
+    total-latency bins, lat_percentiles=1; 'clat': completion latency): 'p99 total latency'.  Without a
+    latency named (samples made before the column existed) the metric's generic label."""
+    m = METRICS[metric]
+    kinds = [k for k in dict.fromkeys(latencies) if isinstance(k, str) and k]
+    if not m.stat or not kinds:
+        return m.label
+    return latency_label(kinds, m.stat, "")
 SHORT = {"iops": "IOPS", "bw": "bw", "lat_mean": "mean lat", "p99": "p99", "p99_9": "p99.9"}
 
 TABLE_COLUMNS = ["point", *MATCH_KEYS, "metric", "metric_label", "unit", "base_mean", "new_mean", "ratio", "low",
@@ -85,6 +103,10 @@ TABLE_COLUMNS = ["point", *MATCH_KEYS, "metric", "metric_label", "unit", "base_m
 
 def _empty_samples() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="float64" if c in ("value", "time_s") else "object") for c in SAMPLE_COLUMNS})
+
+
+# the latency each metric's samples are of when the data does not say it per sample: fio's lat_ns mean
+_LATENCY_OF = {"lat_mean": "lat"}
 
 
 def _keys_present(df: pd.DataFrame, keys: list[str]) -> list[str]:
@@ -100,7 +122,14 @@ def _long(wide: pd.DataFrame, keys: list[str], kind: str, metrics: list[str]) ->
     out["kind"] = kind
     out["value"] = pd.to_numeric(out["value"], errors="coerce").astype(float)
     out["time_s"] = pd.to_numeric(out["time_s"], errors="coerce").astype(float)
-    return out[[*keys, "kind", "sample", "time_s", "metric", "value"]]
+    latency = out["metric"].map(_LATENCY_OF).astype(object)
+    if "_latency" in wide.columns:  # the json+ bins' latency, per sample, for the percentile metrics
+        bins = wide[[*keys, "sample", "_latency"]].drop_duplicates([*keys, "sample"])
+        kinds = out[[*keys, "sample"]].merge(bins, on=[*keys, "sample"], how="left")["_latency"].to_numpy()
+        pct = out["metric"].isin(list(PERCENTILE_METRICS)).to_numpy()
+        latency = latency.where(~pct, pd.Series(kinds, index=out.index, dtype=object))
+    out["latency"] = latency.where(latency.notna(), None)
+    return out[[*keys, "kind", "sample", "time_s", "metric", "value", "latency"]]
 
 
 def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -141,8 +170,9 @@ def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None
         for key, hg in h.groupby([*keys, "sample"], dropna=False, sort=True):
             b = hg.groupby("bin_ns", sort=True)["count"].sum()
             ps = histogram.percentile(b.index.to_numpy(), b.to_numpy(), list(PERCENTILE_METRICS.values())) / 1000.0
-            rows.append((*key, *ps))
-        pct = pd.DataFrame(rows, columns=[*keys, "sample", *PERCENTILE_METRICS])
+            kinds = sorted(hg["latency"].dropna().astype(str).unique()) if "latency" in hg.columns else []
+            rows.append((*key, *ps, "+".join(kinds) if kinds else None))
+        pct = pd.DataFrame(rows, columns=[*keys, "sample", *PERCENTILE_METRICS, "_latency"])
         wide = wide.merge(pct, on=[*keys, "sample"], how="left")
         metrics += list(PERCENTILE_METRICS)
     return _long(wide, keys, "repeat", metrics)
@@ -256,6 +286,36 @@ class RunComparison:
         worse = np.where(hib, t["high"] < 1 - x, t["low"] > 1 + x)
         return t[worse & t["verdict"].eq("slower")]
 
+    def inconclusive(self, max_regression_pct: float = 0.0) -> pd.DataFrame:
+        """Rows the gate cannot judge: worse than ``max_regression_pct`` by their point estimate (new/base
+        below 1 − x % for IOPS/bandwidth, above 1 + x % for latency) while their verdict is "not enough
+        samples" (no interval) or "drift not measured" (an interval without the run-to-run part).  Column
+        ``conclusive_with`` says what would make each one conclusive."""
+        t = self.table
+        if t.empty:
+            return t.assign(conclusive_with=pd.Series(dtype="object"))
+        x = max_regression_pct / 100.0
+        hib = t["metric"].map(lambda m: METRICS[m].higher_is_better)
+        ratio = t["ratio"].astype(float)
+        worse = np.where(hib, ratio < 1 - x, ratio > 1 + x)
+        out = t[worse & t["verdict"].isin([NO_INTERVAL, UNPROVEN])].copy()
+        out["conclusive_with"] = out["verdict"].map({NO_INTERVAL: CONCLUSIVE_WITH_SAMPLES, UNPROVEN: CONCLUSIVE_WITH_DRIFT})
+        return out
+
+    def gate_verdicts(self, max_regression_pct: float = 0.0) -> pd.Series:
+        """Per table row, the verdict the gate acts on: "regression" (significantly worse than the threshold),
+        "inconclusive" (:meth:`inconclusive`), else the comparison's verdict."""
+        v = self.table["verdict"].astype(object).copy()
+        v[self.inconclusive(max_regression_pct).index] = INCONCLUSIVE
+        v[self.regressions(max_regression_pct).index] = "regression"
+        return v
+
+
+CONCLUSIVE_WITH_SAMPLES = ("an interval: repeat the point (profile 'repeat: 3'), or compare >= 2 runs a side "
+                           "(BASE1,BASE2 NEW1,NEW2)")
+CONCLUSIVE_WITH_DRIFT = ("the run-to-run drift: >= 2 runs a side, >= 2 earlier runs of the point on this host and "
+                         "target (history), runs interleaved in time, or an assumed one (--run-noise 5%)")
+
 
 def _runs(r) -> list[str]:
     return [r] if isinstance(r, str) else list(r)
@@ -326,7 +386,9 @@ def compare_runs(samples: pd.DataFrame, base: str | list[str], new: str | list[s
             gm = by_metric.get(m)
             if gm is None or gm["value"].notna().sum() == 0:
                 continue
-            rows.append({"point": label, **dict(zip(keys, key)), "metric": m, "metric_label": METRICS[m].label,
+            kinds = gm["latency"].dropna() if "latency" in gm.columns else ()
+            rows.append({"point": label, **dict(zip(keys, key)), "metric": m,
+                         "metric_label": metric_label(m, [k for x in kinds for k in str(x).split("+")]),
                          "unit": METRICS[m].unit,
                          **_compare_point(gm, hist.get(_hashable((*key, m)), {}), METRICS[m], confidence,
                                           run_noise)})
@@ -440,8 +502,9 @@ def _run_level(s: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     # per run: repeats if the run has any, else its windows
     has_rep = one.groupby([*keys, "run_id", "metric"], dropna=False)["kind"].transform(lambda k: (k == "repeat").any())
     one = one[(one["kind"] == "repeat") | ~has_rep]
+    extra = {"latency": ("latency", "first")} if "latency" in one.columns else {}
     agg = (one.groupby([*keys, "run_id", "side", "metric"], dropna=False)
-           .agg(value=("value", "mean"), time_s=("time_s", "mean")).reset_index()
+           .agg(value=("value", "mean"), time_s=("time_s", "mean"), **extra).reset_index()
            .assign(kind="run", sample=lambda d: d["run_id"].astype(str)))
     return pd.concat([s[~multi], agg[s.columns.intersection(agg.columns)]], ignore_index=True)
 
@@ -575,3 +638,70 @@ def comparison_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = 
     if timeseries is not None and len(timeseries):
         samples = pd.concat([samples, interval_samples(timeseries, results)], ignore_index=True)
     return samples
+
+
+def flagged_points(results: pd.DataFrame, table: pd.DataFrame, base: list[str], new: list[str],
+                   keys: list[str] | None = None) -> pd.DataFrame:
+    """The compared points (rows of ``table``) that a validity check flagged in either run: one row per point
+    and side with the flags' sentences (``side``, ``run_id``, ``point``, ``flags``; empty when none).  A gate
+    that compares such points compares what fio measured, maybe not the device (too short, page cache,
+    CPU-bound)."""
+    cols = ["point", "side", "run_id", "flags"]
+    if results is None or results.empty or table.empty:
+        return pd.DataFrame(columns=cols)
+    keys = [k for k in (keys or MATCH_KEYS) if k in table.columns and k in results.columns]
+    r = results[results["run_id"].isin([*base, *new])]
+    r = r[flagged_rows(r)]
+    if r.empty:
+        return pd.DataFrame(columns=cols)
+    compared = {_hashable(k) for k in table[keys].itertuples(index=False, name=None)}
+    r = r[[_hashable(k) in compared for k in r[keys].itertuples(index=False, name=None)]]
+    if r.empty:
+        return pd.DataFrame(columns=cols)
+    r = r.assign(_flags=flag_sentences(r).to_numpy(), side=np.where(r["run_id"].isin(base), "base", "new"),
+                 point=[point_label(x) for _, x in r[keys].iterrows()])
+    rows = []
+    for (point, side), g in r.groupby(["point", "side"], sort=True):
+        texts = list(dict.fromkeys(t for x in g["_flags"] for t in str(x).split("; ") if t))
+        rows.append({"point": point, "side": side, "run_id": ", ".join(dict.fromkeys(g["run_id"].astype(str))),
+                     "flags": "; ".join(texts)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+RUNTIME_DIFFERS = 1.25  # measured runtimes whose medians differ by more than 25 % are different settings
+
+
+def setting_differences(results: pd.DataFrame, base: list[str], new: list[str],
+                        manifests: dict[str, dict] | None = None) -> list[str]:
+    """Settings that differ between the base and the new run(s), one sentence each ([] when none): the
+    measured runtime per point (medians differ by more than 25 %), the host and fio version (from the
+    results), and, from the runs' manifests, the target, its size and the profile.  A fact unknown on a
+    side is not compared."""
+    out = []
+    manifests = manifests or {}
+
+    def side_values(ids: list[str], get) -> list[str]:
+        return sorted({str(v) for v in (get(i) for i in ids) if v not in (None, "")})
+
+    def column(ids, col):
+        if results is None or col not in results.columns:
+            return []
+        v = results.loc[results["run_id"].isin(ids), col].dropna()
+        return sorted({str(x) for x in v if str(x) not in ("", "<NA>")})
+
+    if results is not None and "runtime_s" in results.columns:
+        rt = {sd: pd.to_numeric(results.loc[results["run_id"].isin(ids), "runtime_s"], errors="coerce").median()
+              for sd, ids in (("base", base), ("new", new))}
+        if all(pd.notna(v) and v > 0 for v in rt.values()) and max(rt.values()) > RUNTIME_DIFFERS * min(rt.values()):
+            out.append(f"measured runtime per point: base {rt['base']:.3g} s, new {rt['new']:.3g} s (median)")
+    facts = [("host", lambda ids: column(ids, "host")), ("fio version", lambda ids: column(ids, "fio_version"))]
+    for what, key in (("target", lambda m: (m.get("target") or {}).get("path")),
+                      ("target size", lambda m: format_bytes(int(m["target_size_bytes"]))
+                       if m.get("target_size_bytes") else None),
+                      ("profile", lambda m: m.get("profile"))):
+        facts.append((what, lambda ids, key=key: side_values(ids, lambda i: key(manifests.get(i) or {}))))
+    for what, get in facts:
+        b, n = get(base), get(new)
+        if b and n and b != n:
+            out.append(f"{what}: base {', '.join(b)}, new {', '.join(n)}")
+    return out

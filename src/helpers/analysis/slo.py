@@ -23,6 +23,7 @@ import pandas as pd
 from helpers.analysis.openloop import SATURATION_FRACTION, openloop_table
 from helpers.analysis.points import latency_columns
 from helpers.analysis.qd import qd_series
+from helpers.fio.latency import latency_label, latency_name
 from helpers.fio.units import format_bytes
 
 PERCENTILE_SUFFIX = {99.0: "p99", 99.9: "p99_9", 99.99: "p99_99", 95.0: "p95", 90.0: "p90", 50.0: "p50"}
@@ -54,8 +55,8 @@ def latency_column(df: pd.DataFrame, percentile: float = 99.0) -> tuple[str, str
         raise ValueError(f"percentile {percentile} has no results column (use one of {sorted(PERCENTILE_SUFFIX)}).")
     name = suffix.replace("_", ".")
     if latency_columns(df).kind == "lat":  # the one choice every view makes (helpers.analysis.points)
-        return f"lat_{suffix}_us", f"{name} total latency (lat)"
-    return f"clat_{suffix}_us", f"{name} completion latency (clat)"
+        return f"lat_{suffix}_us", latency_label("lat", name, "")
+    return f"clat_{suffix}_us", latency_label("clat", name, "")
 
 
 def _loginterp(x0: float, x1: float, y0: float, y1: float, y: float) -> float:
@@ -271,7 +272,7 @@ def slo_capacity_interval(iodepth, iops, p99_us, slo_us: float, confidence: floa
 
 # ------------------------------------------------------------------ the SLO search against fio's latency_target
 
-LATENCY_NAMES = {"lat": "total latency", "clat": "completion latency (clat)"}
+LATENCY_NAMES = {k: latency_name(k) for k in ("lat", "clat")}
 CROSS_CHECK_COLUMNS = ["run_id", "series", "slo_us", "percentile", "search_rate_iops", "search_iops",
                        "search_latency_us", "search_latency", "fio_iops", "fio_depth", "fio_max_depth",
                        "fio_latency_us", "fio_window_s", "fio_settled", "difference_pct", "agree", "verdict",
@@ -361,8 +362,8 @@ def cross_check_verdict(search: dict, fio: dict | None, point_runtime_s: float |
         why.append(f"fio's final statistics have p{pct:g} {_us(f_lat)}, above the target: fio ends on the last depth "
                    "it tried, not necessarily one that met it")
     if kind != "lat":
-        why.append("the search held completion latency (clat, its points had no total-latency percentiles) while "
-                   "fio holds total latency")
+        why.append(f"the search held {latency_name('clat')} (its points had no total-latency percentiles) while "
+                   f"fio holds {latency_name('lat')}")
     if f_pct != pct or abs(target - slo) > 1e-9:
         why.append(f"fio ran with p{f_pct:g} ≤ {_us(target)}, the search with p{pct:g} ≤ {_us(slo)}")
     fio_found = met or depth > 1

@@ -22,6 +22,12 @@ KAPPA_ZERO = 1e-9  # κ below this (after normalising throughput) is reported as
 # the fitted curve is drawn beyond the measured range only when the fit is credible there:
 MIN_R2 = 0.95  # it explains the measured points
 LAMBDA_TOLERANCE = 0.25  # and λ (the model's throughput at N = 1) is within 25 % of the measured N = 1 throughput
+# A retrograde region (throughput falling past N*) is claimed only with evidence: a measured decline (the mean
+# throughput at the largest N at least 10 % below the best measured mean: more than this VM's ~9 % run-to-run
+# noise), or κ's 95 % confidence interval (from the fit's covariance) excluding 0.  Otherwise κ > 0 may be noise
+# fitted as crosstalk, and the curve is refitted with κ = 0 (contention only: it flattens, it does not fall).
+DECLINE_FRACTION = 0.10
+KAPPA_Z = 1.96
 
 
 def usl(n, lam: float, sigma: float, kappa: float):
@@ -47,6 +53,8 @@ class UslFit:
     residuals: list[float] = field(default_factory=list, repr=False)
     extrapolate: bool = False  # credible beyond the measured range (R² and λ checks below)
     credibility: str = ""  # one sentence: why the curve is / is not drawn beyond the measured range
+    kappa_low: float = float("nan")  # lower end of κ's 95 % interval (NaN when the fit gives no covariance)
+    decline_measured: bool = False  # the largest N's mean throughput >= 10 % below the best measured mean
 
     @property
     def ok(self) -> bool:
@@ -58,7 +66,8 @@ class UslFit:
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("lam", "sigma", "kappa", "r2", "n_star", "x_peak", "reason",
-                                              "n_points", "n_min", "n_max", "extrapolate", "credibility")}
+                                              "n_points", "n_min", "n_max", "extrapolate", "credibility",
+                                              "kappa_low", "decline_measured")}
 
 
 def _nan_fit(reason: str, n_points: int, n_min=float("nan"), n_max=float("nan")) -> UslFit:
@@ -90,8 +99,10 @@ def fit_usl(n, throughput, y_err=None) -> UslFit:
     """Fit the USL to ``throughput`` measured at concurrency ``n`` (repeats allowed).
 
     ``y_err``: optional standard error per point (e.g. from repeats) used as weights.
-    Returns λ, σ, κ, R² (on the unweighted data) and N* = √((1 − σ)/κ) when κ > 0
-    (``n_star`` None and the reason "no retrograde region observed" otherwise).  Never raises
+    Returns λ, σ, κ, R² (on the unweighted data) and N* = √((1 − σ)/κ) when κ > 0 with evidence of a
+    retrograde region (a measured decline, or κ's 95 % interval excluding 0; without it κ is set to 0 and
+    the curve refitted, the reason says why); ``n_star`` None and the reason "no retrograde region
+    observed" otherwise.  Never raises
     on short input: fewer than 3 distinct N give NaN parameters and a reason.
     """
     from scipy.optimize import curve_fit  # heavy (~0.5 s): imported where used, so kernels start faster
@@ -114,28 +125,29 @@ def fit_usl(n, throughput, y_err=None) -> UslFit:
     es = None if err is None else err / scale
     n1 = n.min()
     lam0 = float(np.mean(ys[n == n1]) / n1)
-    best = None
-    for s0 in (0.0, 0.05, 0.3, 0.8):
-        for k0 in (0.0, 1e-4, 1e-3, 1e-2):
-            try:
-                p, _ = curve_fit(usl, n, ys, p0=[max(lam0, 1e-9), s0, k0], sigma=es,
-                                 bounds=([1e-12, 0.0, 0.0], [np.inf, 1.0, np.inf]), method="trf", maxfev=20000)
-            except (RuntimeError, ValueError):
-                continue
-            r = (usl(n, *p) - ys) / (1.0 if es is None else es)
-            sse = float(np.sum(r * r))
-            if best is None or sse < best[0]:
-                best = (sse, p)
+    best = _best_fit(curve_fit, usl, n, ys, es, lam0, (0.0, 1e-4, 1e-3, 1e-2))
     if best is None:
         return _nan_fit("the least-squares fit did not converge", len(n), float(n.min()), float(n.max()))
     lam, sigma, kappa = float(best[1][0]) * scale, float(best[1][1]), float(best[1][2])
     if kappa < KAPPA_ZERO:
         kappa = 0.0
+    var = float(best[2][2, 2]) if np.ndim(best[2]) == 2 else float("nan")
+    kappa_low = kappa - KAPPA_Z * math.sqrt(var) if np.isfinite(var) and var >= 0 else float("nan")
+    decline = _decline_measured(n, y)
+    unproven = ""
+    if kappa > 0 and not decline and not (kappa_low > 0):
+        ci = "cannot be computed" if math.isnan(kappa_low) else f"reaches {kappa_low:.1e}, so it includes 0"
+        unproven = (f"no retrograde region claimed: the fitted κ {kappa:.2e} has a 95 % interval that {ci}, and "
+                    f"no decline was measured (the largest N is within {DECLINE_FRACTION:.0%} of the best), so the "
+                    "curve is refitted with κ = 0")
+        flat = _best_fit(curve_fit, lambda x, lam_, s_: usl(x, lam_, s_, 0.0), n, ys, es, lam0, None)
+        if flat is not None:
+            lam, sigma, kappa = float(flat[1][0]) * scale, float(flat[1][1]), 0.0
     pred = usl(n, lam, sigma, kappa)
     sst = float(np.sum((y - y.mean()) ** 2))
     r2 = 1.0 - float(np.sum((y - pred) ** 2)) / sst if sst > 0 else float("nan")
     fit = UslFit(lam, sigma, kappa, r2, None, "", len(n), float(n.min()), float(n.max()),
-                 residuals=[float(v) for v in (y - pred)])
+                 residuals=[float(v) for v in (y - pred)], kappa_low=kappa_low, decline_measured=decline)
     if kappa > 0 and sigma >= 1.0 - 1e-9:
         fit.reason = "σ = 1: throughput does not scale with N at all (fully serialised); N* is undefined"
     elif kappa > 0:
@@ -143,10 +155,40 @@ def fit_usl(n, throughput, y_err=None) -> UslFit:
         fit.x_peak = float(usl(fit.n_star, lam, sigma, kappa))
         where = "inside" if fit.n_star <= fit.n_max else "beyond"
         fit.reason = f"retrograde past N* = {fit.n_star:.1f} ({where} the measured range up to {fit.n_max:g})"
+    elif unproven:
+        fit.reason = unproven
     else:
         fit.reason = "no retrograde region observed (κ = 0)"
     fit.extrapolate, fit.credibility = _credibility(fit, n, y)
     return fit
+
+
+def _best_fit(curve_fit, model, n, ys, es, lam0: float, kappas) -> tuple | None:
+    """(sse, parameters, covariance) of the best of several starting points; ``kappas`` None fits the
+    two-parameter model (κ fixed)."""
+    best = None
+    for s0 in (0.0, 0.05, 0.3, 0.8):
+        for k0 in (kappas or (None,)):
+            p0 = [max(lam0, 1e-9), s0] + ([] if k0 is None else [k0])
+            lower, upper = [1e-12, 0.0] + ([] if k0 is None else [0.0]), [np.inf, 1.0] + ([] if k0 is None else [np.inf])
+            try:
+                p, cov = curve_fit(model, n, ys, p0=p0, sigma=es, bounds=(lower, upper), method="trf", maxfev=20000)
+            except (RuntimeError, ValueError):
+                continue
+            r = (model(n, *p) - ys) / (1.0 if es is None else es)
+            sse = float(np.sum(r * r))
+            if best is None or sse < best[0]:
+                best = (sse, p, cov)
+    return best
+
+
+def _decline_measured(n: np.ndarray, y: np.ndarray) -> bool:
+    """True when the mean throughput at the largest N lies at least :data:`DECLINE_FRACTION` below the best
+    mean measured at a smaller N."""
+    means = pd.Series(y).groupby(n).mean()
+    if len(means) < 2:
+        return False
+    return bool(means.iloc[-1] <= (1.0 - DECLINE_FRACTION) * means.iloc[:-1].max())
 
 
 JOB_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "iodepth", "rwmixread_pct", "ioengine", "direct"]

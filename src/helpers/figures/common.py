@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from helpers.fio.latency import column_label
+from helpers.fio.latency import latency_name as fio_latency_name
 from helpers.fio.units import format_bytes
 
 TEMPLATE = "plotly_white"
@@ -36,13 +38,12 @@ BS_AXIS = "Block size (binary: 4k = 4096 bytes, log2 axis)"
 QD_AXIS = "Queue depth (iodepth, log2 axis)"
 # axis titles (with units) for result columns plotted by name
 METRIC_AXIS = {"iops": IOPS_AXIS, "bw_bytes_per_s": "Bandwidth (bytes per second)", "mb_per_s": MB_AXIS,
-               "lat_mean_us": "Mean total latency (µs)", "clat_mean_us": "Mean completion latency (clat) (µs)",
-               "clat_p50_us": "p50 completion latency (clat) (µs)", "clat_p99_us": "p99 completion latency (clat) (µs)",
-               "clat_p99_9_us": "p99.9 completion latency (clat) (µs)", "lat_p50_us": "p50 total latency (µs)",
-               "lat_p99_us": "p99 total latency (µs)", "lat_p99_9_us": "p99.9 total latency (µs)"}
+               **{c: (lambda t: t[0].upper() + t[1:])(column_label(c))
+                  for c in ("lat_mean_us", "clat_mean_us", "clat_p50_us", "clat_p99_us", "clat_p99_9_us",
+                            "lat_p50_us", "lat_p99_us", "lat_p99_9_us")}}
 
 
-COMPLETION_LATENCY = "completion latency (clat)"
+COMPLETION_LATENCY = fio_latency_name("clat")
 
 
 def latency_name(names) -> str:

@@ -1,4 +1,4 @@
-"""Compare views: several runs on the same axes, and measured peaks against spec sheets."""
+"""Compare views: several runs on the same axes, and measured numbers against spec sheets."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per
     return fig
 
 
-def spec_table_figure(table: pd.DataFrame, title: str = "Measured peak vs spec sheet") -> go.Figure:
+def spec_table_figure(table: pd.DataFrame, title: str = "Measured (best like-for-like point) vs spec sheet") -> go.Figure:
     """The spec comparison as a table: run, drive, metric, measured, spec, measured/spec, source.
     ``table`` is the output of :func:`helpers.analysis.spec_comparison`."""
     if table.empty:

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from helpers.figures.common import IOPS_AXIS, QD_AXIS, TEMPLATE, color, log2_axis, message_figure
+from helpers.fio.latency import column_label, latency_name
 
 
 def slo_figure(series: pd.DataFrame, table: pd.DataFrame, slo_us: float) -> go.Figure:
@@ -15,7 +16,7 @@ def slo_figure(series: pd.DataFrame, table: pd.DataFrame, slo_us: float) -> go.F
     right: IOPS against queue depth with a star at each series' SLO capacity (hollow when interpolated
     between two measured depths; a diamond when the SLO held at every measured depth, i.e. at least).
     ``series`` is :func:`helpers.analysis.qd_series` output, ``table`` :func:`helpers.analysis.slo_table`."""
-    latency_column, latency_label = "clat_p99_us", "p99 completion latency (clat)"
+    latency_column, latency_label = "clat_p99_us", column_label("clat_p99_us").removesuffix(" (µs)")
     if len(table):
         latency_column, latency_label = table["latency_column"].iloc[0], table["latency"].iloc[0]
     if series is None or series.empty or latency_column not in series.columns:
@@ -94,7 +95,7 @@ def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figu
         fig.add_hline(y=float(slo.iloc[0]), line_dash="dash", line_color="#d62728",
                       annotation_text=f"SLO {float(slo.iloc[0]):,.0f} µs")
     kinds = steps["latency"].dropna().unique()
-    lat = "total latency" if "lat" in kinds else "completion latency (clat)"
+    lat = latency_name("lat" if "lat" in kinds else "clat")
     pct = cross_check["percentile"].dropna() if len(cross_check) else pd.Series(dtype=float)
     p = f"p{float(pct.iloc[0]):g}" if len(pct) else "percentile"
     fig.update_xaxes(title_text=f"Achieved {IOPS_AXIS} (log axis)", type="log")

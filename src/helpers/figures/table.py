@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from helpers.fio.latency import latency_name
 from helpers.fio.units import format_bytes
 
 MISSING = "–"
@@ -49,6 +50,8 @@ HEADERS: dict[str, str] = {
     "measured_at": "measured at", "spec_workload": "spec measured at", "comparison": "why no ratio",
     "ratio": "measured / spec", "drive": "reference drive", "metric": "metric", "measured": "measured",
     "spec": "spec", "source": "spec source", "what": "what", "in_linear_region": "in linear region",
+    "fall_bs_bytes": "larger block furthest below the peak", "fall_pct": "below the peak there (%)",
+    "kappa_low": "κ: 95 % interval from", "decline_measured": "decline measured",
 }
 _PCT = re.compile(r"^(c?lat_|[a-z_]+_)?p(\d+(?:_\d+)?)_us$")
 _SUFFIX_UNITS = [("_mb_per_s", "MB/s"), ("_mib_per_s", "MiB/s"), ("_per_s", "/s"), ("_us", "µs"), ("_ns", "ns"),
@@ -122,7 +125,7 @@ def format_table(df: pd.DataFrame, latency: str = "") -> pd.DataFrame:
             names = [str(x) for x in dict.fromkeys(d["percentile_latency"].dropna())]
             latency = " or ".join(names)
         d = d.drop(columns="percentile_latency")
-    latency = latency.replace("completion latency (clat)", "completion latency, clat")
+    latency = latency.replace(latency_name("clat"), "completion latency, clat")  # no nested parentheses in a header
     out = pd.DataFrame({i: [format_cell(str(c), v) for v in d[c].tolist()] for i, c in enumerate(d.columns)},
                        index=range(len(d)))
     out.columns = [header(c, latency) for c in d.columns]

@@ -18,13 +18,14 @@ from helpers.figures.common import (
     latency_name,
     message_figure,
 )
+from helpers.fio import latency as fio_latency
 
 # fio's json+ bins are completion latency: an I/O that completed while io_submit was still running has its
 # device time counted as submission latency (slat), so its clat is about 1 µs.
 CLAT_SPIKE_US = 5.0
 CLAT_SPIKE_NOTE = ("Bins below 5 µs are I/Os that completed while fio was still submitting them: their device "
-                   "time is in the submission latency (slat), so their completion latency (clat) is ~1 µs. "
-                   "Total latency has no such spike.")
+                   f"time is in the {fio_latency.latency_name('slat')}, so their {fio_latency.latency_name('clat')} "
+                   f"is ~1 µs. {fio_latency.latency_name('lat').capitalize()} has no such spike.")
 
 
 def _qd_steps(groups: list[int], extra_all: bool = True) -> list[tuple[str, list[bool]]]:

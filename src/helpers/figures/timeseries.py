@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 from helpers.analysis.cliff import SUSTAINED_GROUP, find_write_cliff, gb_written
 from helpers.analysis.health import temperature_at_gb, temperature_series
 from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, message_figure
+from helpers.fio.latency import latency_label
 
 DISPLAY_MAX_WINDOWS = 1500  # above this many windows per trace the display shows min/max per bucket
 POINT = ["run_id", "point_id", "source_file"]
@@ -116,7 +117,7 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
                                                    "%{x:g} s<extra></extra>"), row=1, col=1)
             owner.append(pi)
             x, y, red = display_reduce(s["window_end_s"], s["lat_mean_us"], max_windows)
-            fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{direction} mean total latency (lat)",
+            fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{direction} {latency_label('lat', 'mean', '')}",
                                      line={"color": c, "width": 1}, legendgroup=direction,
                                      hovertemplate=f"{direction} mean total latency: %{{y:,.1f}} µs at %{{x:g}} s"
                                                    "<extra></extra>"), row=2, col=1)
@@ -133,7 +134,7 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
                 else:
                     x, y, ios = h["window_end_s"].to_numpy(), h[col].to_numpy(), h["hist_ios"].to_numpy(dtype=float)
                 fig.add_trace(go.Scatter(
-                    x=x, y=y, mode="lines+markers", name=f"{direction} {label} completion latency (clat)",
+                    x=x, y=y, mode="lines+markers", name=f"{direction} {latency_label('clat', label, '')}",
                     line={"color": c, "dash": dash, "width": 1}, legendgroup=direction,
                     marker={"size": 6, "symbol": ["circle-open" if b else "circle" for b in bad]},
                     customdata=np.c_[ios, bad],

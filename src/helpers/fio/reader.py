@@ -46,6 +46,7 @@ import numpy as np
 
 from helpers.fio import options as fo
 from helpers.fio.json_output import DUPLICATES, final_jobs, split_runs
+from helpers.fio.latency import latency_name
 from helpers.fio.options import ALL_CLIENTS, DIRECTIONS, NAN, OptionError, Unknown, show
 
 # fio's percentile keys (its default list) -> column suffix
@@ -54,7 +55,7 @@ PERCENTILE_KEYS: dict[str, str] = {
     "99.900000": "p99_9", "99.990000": "p99_99",
 }
 NOT_RECORDED = "options not recorded by this fio version"
-TERSE_PERCENTILES_ASSUMED = ("terse percentiles taken as completion latency (clat), as fio documents them; fio >= 3.1 "
+TERSE_PERCENTILES_ASSUMED = (f"terse percentiles taken as {latency_name('clat')}, as fio documents them; fio >= 3.1 "
                              "writes total latency there when the job set lat_percentiles=1, which terse does not record")
 DISK_FIELDS = ("read_ios", "write_ios", "read_merges", "write_merges")
 _NO_DISK = (None, None, None, None)

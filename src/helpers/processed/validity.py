@@ -22,6 +22,14 @@ DISK_IO_RATIO = 2.0  # fio counted > 2x the I/Os the block device saw (ios + mer
 TAIL_SAMPLES = 10  # a percentile p needs >= 10 I/Os beyond it: N * (1 - p) >= 10 (p99.99 -> 10^5 I/Os)
 MIN_RUNTIME_S = 3.0  # below this the start-up transient dominates (real SSD steady state needs minutes)
 REPEAT_CV = 0.10  # repeated points whose IOPS coefficient of variation exceeds 10 %
+# Writes at >= 1.3x the bandwidth of reads cannot be a flash device's sustained rate: an SSD programs flash far
+# slower than it reads it, so writes outrun reads only while a write-back cache (page cache, hypervisor, the
+# drive's DRAM/SLC) absorbs them.  Checked from 4 outstanding I/Os up: at QD 1-2 a drive's own write buffer
+# acknowledges a write before a flash read could complete, which is the device's normal behaviour.
+WRITE_READ_RATIO = 1.3
+PLAUSIBLE_MIN_OUTSTANDING = 4
+READ_OF_WRITE = {"write": "read", "randwrite": "randread"}  # the read workload at the same setting
+PLAUSIBLE_KEYS = ["run_id", "host", "bs_bytes", "iodepth", "numjobs", "ioengine", "direct"]
 SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice", "e4defrag", "falloc",
                           "ftruncate", "filecreate", "filestat", "filedelete", "dirstat", "exec"})
 
@@ -46,6 +54,11 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
     ("flag_short_run", "bool", "Measured runtime below 3 s: too short for steady state."),
     ("flag_repeat_spread", "bool",
      "A repeated point (same configuration measured more than once) whose IOPS vary by more than 10 % (CV)."),
+    ("flag_implausible", "bool",
+     "Writes faster than the device could sustain: bandwidth at least 1.3x that of reads at the same setting "
+     "(same run, operation family, block size, queue depth, jobs), or of any read in the run, from 4 "
+     "outstanding I/Os up. A write-back cache absorbed them; measure with a larger SIZE or the sustained-write "
+     "profile."),
     ("flag_throttled", "bool",
      "The target's device reported thermal throttling during the point: its thermal-management counters "
      "(transitions, seconds) or its minutes above the warning/critical temperature grew, or its temperature "
@@ -53,8 +66,8 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
      "threshold_source), between the SMART/health captures taken before, during and after the point; the "
      "reason says which. False when the run has no health data (the manifest's health.note says why)."),
     ("flag_reasons", "string",
-     "One sentence per raised point-level flag (page cache, CPU-bound, short run, repeat spread, thermal "
-     "throttling), joined with '; ' "
+     "One sentence per raised point-level flag (page cache, CPU-bound, short run, repeat spread, implausibly "
+     "fast writes, thermal throttling), joined with '; ' "
      "(empty when the point is trustworthy). Too few I/Os affects only the percentiles named in "
      "unreliable_percentiles, not the point's throughput, so it is not listed here."),
 ]
@@ -93,6 +106,52 @@ def repeat_cv(df: pd.DataFrame) -> pd.Series:
     g = iops.groupby([df[k] for k in keys], dropna=False)
     mean, std, count = g.transform("mean"), g.transform("std"), g.transform("count")
     return (std / mean).where(count > 1)
+
+
+def write_read_ratio(df: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """Per row, for closed-loop pure writes (write / randwrite, no offered rate) from
+    :data:`PLAUSIBLE_MIN_OUTSTANDING` outstanding I/Os up: (write bandwidth / the mean bandwidth of the reads at
+    the same setting, write bandwidth / the run's fastest read bandwidth, that read bandwidth in bytes/s);
+    NaN where there is no such read or the row is not such a write."""
+    nan = pd.Series(np.nan, index=df.index, dtype="float64")
+    need = {"rw", "direction", "bw_bytes_per_s", "iodepth"}
+    if df.empty or not need <= set(df.columns):
+        return nan, nan.copy(), nan.copy()
+    bw = _num(df, "bw_bytes_per_s")
+    rw = df["rw"].astype("object")
+    direction = df["direction"].astype("object")
+    open_loop = _num(df, "rate_iops").notna()
+    outstanding = _num(df, "iodepth") * _num(df, "numjobs").fillna(1.0)
+    reads = df[rw.isin(list(READ_OF_WRITE.values())) & (direction == "read") & ~open_loop & (bw > 0)]
+    writes = rw.isin(list(READ_OF_WRITE)) & (direction == "write") & ~open_loop & (outstanding >= PLAUSIBLE_MIN_OUTSTANDING)
+    if reads.empty or not writes.any():
+        return nan, nan.copy(), nan.copy()
+    keys = [k for k in PLAUSIBLE_KEYS if k in df.columns]
+    r = reads.assign(_rw=reads["rw"].map({v: k for k, v in READ_OF_WRITE.items()}), _bw=_num(reads, "bw_bytes_per_s"))
+    same = r.groupby([*keys, "_rw"], dropna=False)["_bw"].mean().rename("_read_bw").reset_index()
+    w = df.loc[writes, keys].assign(_rw=rw[writes].to_numpy())
+    w["_i"] = np.flatnonzero(writes.to_numpy())
+    w = w.merge(same, on=[*keys, "_rw"], how="left")
+    run = "run_id" if "run_id" in df.columns else None
+    best = r.groupby(run)["_bw"].max() if run else pd.Series({None: r["_bw"].max()})
+    same_ratio, any_ratio, read_bw = nan.copy(), nan.copy(), nan.copy()
+    wbw = bw.to_numpy()[w["_i"].to_numpy()]
+    same_ratio.iloc[w["_i"].to_numpy()] = wbw / w["_read_bw"].to_numpy(dtype=float)
+    top = (w[run].map(best) if run else pd.Series(best.iloc[0], index=w.index)).to_numpy(dtype=float)
+    any_ratio.iloc[w["_i"].to_numpy()] = wbw / top
+    read_bw.iloc[w["_i"].to_numpy()] = np.where(np.isfinite(w["_read_bw"].to_numpy(dtype=float)),
+                                                w["_read_bw"].to_numpy(dtype=float), top)
+    return same_ratio, any_ratio, read_bw
+
+
+def _implausible_text(same: float, any_: float, read_bw: float, written: float) -> str:
+    vol = f" after {written / 2**20:,.0f} MiB written" if np.isfinite(written) and written > 0 else ""
+    if np.isfinite(same) and same >= WRITE_READ_RATIO:
+        what = f"writes at {same:.1f}x the bandwidth of reads at the same setting ({read_bw / 1e6:,.0f} MB/s)"
+    else:
+        what = f"writes at {any_:.1f}x the bandwidth of the fastest read in this run ({read_bw / 1e6:,.0f} MB/s)"
+    return (f"{what}{vol}: more than a flash device sustains, a write-back cache absorbed them (measure with a "
+            "larger SIZE or the sustained-write profile)")
 
 
 def _texts(mask: pd.Series, make, *values: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -149,6 +208,9 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
     short = runtime < MIN_RUNTIME_S
     cv = repeat_cv(out)
     spread = cv > REPEAT_CV
+    same_ratio, any_ratio, read_bw = write_read_ratio(out)
+    implausible = (same_ratio >= WRITE_READ_RATIO) | (any_ratio >= WRITE_READ_RATIO)
+    written = _num(out, "io_bytes")
     lat_a, total_a, disk_a, cpu_a, run_a, cv_a = (x.to_numpy() for x in (lat, total, disk, cpu, runtime, cv))
     throttled = dict(throttled or {})
     points = out["point_id"].astype("object").to_numpy() if "point_id" in out.columns else np.full(len(out), None)
@@ -162,6 +224,7 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
         _texts(cpu_bound, lambda v: f"fio used {v:.0f} % of a CPU (CPU-bound)", cpu_a),
         _texts(short, lambda v: f"ran {v:.1f} s: too short for steady state (< {MIN_RUNTIME_S:g} s)", run_a),
         _texts(spread, lambda v: f"repeats of this point vary by {100 * v:.0f} % (CV) in IOPS", cv_a),
+        _texts(implausible, _implausible_text, *(x.to_numpy() for x in (same_ratio, any_ratio, read_bw, written))),
         _texts(hot, lambda i: throttled[points[int(i)]], np.arange(len(out), dtype=np.float64)),
     ]
     out["flag_page_cache"] = (buffered | too_fast | not_on_disk).astype(bool)
@@ -170,6 +233,7 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
     out["flag_few_ios"] = few_ios
     out["flag_short_run"] = short.astype(bool)
     out["flag_repeat_spread"] = spread.astype(bool)
+    out["flag_implausible"] = implausible.astype(bool)
     out["flag_throttled"] = hot
     out["flag_reasons"] = pd.Series(_joined(len(out), reasons), index=out.index, dtype="string")
     return out

@@ -8,8 +8,17 @@ offline HTML page (plotly.js embedded), and exits
 
 * 1 when any matched point is significantly worse than ``--max-regression``: the whole interval
   lies below −x % (IOPS, bandwidth) or above +x % (latency);
-* 0 otherwise (points without an interval — measured once — never fail the gate: repeat points);
+* 3 (INCONCLUSIVE) when none is, but a point is worse than ``--max-regression`` by its point estimate and
+  the gate could not judge it: no interval (measured once a side: repeat the points, or >= 2 runs a side)
+  or an interval without the run-to-run drift ("drift not measured": history, interleaved runs or
+  ``--run-noise``); the output says, per point, what would make it conclusive;
+* 0 otherwise: every point worse than the threshold by its estimate had an interval that judged it;
 * 2 on a usage error (unknown run or metric, nothing matched), with one sentence.
+
+The output also lists the compared points a validity check flagged (too short, page cache, CPU-bound: the
+number may not be the device's) and the settings that differ between base and new (runtime, target, its
+size, profile, host, fio version).  Latencies are named from the data: the p99 / p99.9 of the latency fio's
+json+ bins count (total latency with ``lat_percentiles=1``, else completion latency).
 
 Run-to-run drift: two single runs measured one after the other cannot tell a change from the
 disk's drift between runs, so the interval must hold a between-run part.  It is measured from >= 2
@@ -33,23 +42,30 @@ import pandas as pd
 
 from helpers import config
 from helpers.analysis.runpair import (
+    INCONCLUSIVE,
     MATCH_KEYS,
     METRICS,
+    NO_INTERVAL,
     UNPROVEN,
     RunComparison,
     compare_runs,
     drift_sentence,
+    flagged_points,
     interval_samples,
     repeat_samples,
+    setting_differences,
 )
 from helpers.errors import LabError
 from helpers.figures.compare import forest_figure
+from helpers.figures.table import format_number
 from helpers.ingest.core import ingest_run, write_ingest
-from helpers.notebook.runs import load_history, resolve_runs
+from helpers.notebook.runs import load_history, load_manifest, resolve_runs
 from helpers.processed import store
+from helpers.run.manifest import read_manifest
 
 ALIASES = {"lat": "lat_mean", "latency": "lat_mean", "bandwidth": "bw", "p99.9": "p99_9", "p999": "p99_9"}
 DEFAULT_HTML_DIR = config.REPORTS_DIR / "compare"
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 
 
 class UsageError(LabError):
@@ -93,37 +109,57 @@ def _is_raw(arg: str) -> bool:
 TIMESERIES_DATASET = "timeseries"  # per-interval samples, when the processed folder has them
 
 
-def load_side(arg: str, processed_dir: Path, tmp: Path) -> tuple[list[str], pd.DataFrame, pd.DataFrame]:
-    """(run ids, results, histograms) of one side: processed run id(s) or a raw run folder."""
+def load_side(arg: str, processed_dir: Path, tmp: Path
+              ) -> tuple[list[str], pd.DataFrame, pd.DataFrame, dict[str, dict]]:
+    """(run ids, results, histograms, manifests by run id) of one side: processed run id(s) or a raw run
+    folder (its manifest.json when it has one)."""
     if _is_raw(arg):
         res = ingest_run(Path(arg))
         run_id = str(res.results["run_id"].iloc[0]) if len(res.results) else Path(arg).name
         if res.results.empty:
             raise UsageError(f"{arg} holds no fio result that could be ingested ({res.summary()}).")
         write_ingest(res, run_id, tmp)
-        return [run_id], res.results, res.histograms if res.histograms is not None else pd.DataFrame()
+        return ([run_id], res.results, res.histograms if res.histograms is not None else pd.DataFrame(),
+                {run_id: read_manifest(Path(arg))})
     pdir, ids = resolve_runs([r.strip() for r in arg.split(",") if r.strip()], processed_dir)
-    return (ids, store.load(pdir, config.RESULTS_DATASET, ids), store.load(pdir, config.HISTOGRAM_DATASET, ids))
+    return (ids, store.load(pdir, config.RESULTS_DATASET, ids), store.load(pdir, config.HISTOGRAM_DATASET, ids),
+            {r: load_manifest(r, pdir) for r in ids})
 
 
 def table_text(c: RunComparison, max_regression_pct: float) -> str:
-    """The comparison as a fixed-width text table (one line per point and metric)."""
+    """The comparison as a fixed-width text table (one line per point and metric; numbers with the table
+    formatter's three significant digits; the verdict the gate acts on)."""
     if c.table.empty:
         return ""
-    bad = set(c.regressions(max_regression_pct).index)
+    gate = c.gate_verdicts(max_regression_pct)
+    marks = {"regression": "  << REGRESSION", INCONCLUSIVE: "  << INCONCLUSIVE"}
     lines = []
     w = max(len(p) for p in c.table["point"])
-    lines.append(f"{'point':<{w}}  {'metric':<38} {'base':>12} {'new':>12}  {'change [95 % CI]':<26} "
+    named = [_with_unit(r) for _, r in c.table.iterrows()]
+    lw = max(38, *(len(x) for x in named))
+    lines.append(f"{'point':<{w}}  {'metric':<{lw}} {'base':>12} {'new':>12}  {'change [95 % CI]':<26} "
                  f"{'run-to-run drift':<22} verdict")
-    for i, r in c.table.iterrows():
-        unit = r["unit"]
+    for (i, r), metric in zip(c.table.iterrows(), named):
         ci = ("[no interval]" if pd.isna(r["low_pct"]) else
               f"[{r['low_pct']:+.1f}, {'+inf' if math.isinf(r['high_pct']) else format(r['high_pct'], '+.1f')}]")
-        lines.append(f"{r['point']:<{w}}  {r['metric_label'] + ' (' + unit + ')':<38} {r['base_mean']:>12,.1f} "
-                     f"{r['new_mean']:>12,.1f}  {format(r['change_pct'], '+.1f') + ' % ' + ci:<26} "
-                     f"{drift_label(r):<22} {r['verdict']}"
-                     + ("  << REGRESSION" if i in bad else ""))
+        verdict = r["verdict"] if gate[i] != INCONCLUSIVE else f"{INCONCLUSIVE} ({r['verdict']})"
+        lines.append(f"{r['point']:<{w}}  {metric:<{lw}} "
+                     f"{format_number(r['base_mean']):>12} {format_number(r['new_mean']):>12}  "
+                     f"{format(r['change_pct'], '+.1f') + ' % ' + ci:<26} {drift_label(r):<22} {verdict}"
+                     + marks.get(gate[i], ""))
     return "\n".join(lines)
+
+
+def _with_unit(r) -> str:
+    """'p99 total latency (µs)', 'IOPS' (a unit that is the metric's name is not repeated)."""
+    return r["metric_label"] if r["unit"] == r["metric_label"] else f"{r['metric_label']} ({r['unit']})"
+
+
+def inconclusive_lines(c: RunComparison, max_regression_pct: float) -> list[str]:
+    """One line per point-metric the gate could not judge, with what would make it conclusive."""
+    t = c.inconclusive(max_regression_pct)
+    return [f"{r['point']} {r['metric_label']} {r['change_pct']:+.1f} % ({r['verdict']}): conclusive with "
+            f"{r['conclusive_with']}" for _, r in t.iterrows()]
 
 
 def drift_label(row) -> str:
@@ -149,38 +185,77 @@ def drift_advice(c: RunComparison) -> str:
             "profile twice more), or by interleaving the runs; or state one as an assumption with --run-noise 5%.")
 
 
-def html_page(c: RunComparison, max_regression_pct: float, failed: bool) -> str:
-    """A standalone offline page: verdict, summary, forest plot (plotly.js embedded), tables."""
+def latency_sentence(c: RunComparison) -> str:
+    """Which latencies the table holds, named from the data ('' without latency metrics)."""
+    t = c.table[c.table["unit"].eq("µs")] if len(c.table) else c.table
+    if t.empty:
+        return ""
+    names = list(dict.fromkeys(t["metric_label"]))
+    return ("Latency: " + ", ".join(names) + " (percentiles from each repeat's json+ histogram by fio's rule, of the "
+            "latency fio's bins count: total latency with lat_percentiles=1, else completion latency).")
+
+
+def _html_list(items: list[str], empty: str) -> str:
+    if not items:
+        return f"<p>{html.escape(empty)}</p>"
+    return "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in items) + "</ul>"
+
+
+def html_page(c: RunComparison, max_regression_pct: float, failed: bool, flagged: pd.DataFrame | None = None,
+              differences: list[str] | None = None) -> str:
+    """A standalone offline page: verdict, summary, what the gate could not judge, validity flags and
+    settings that differ, forest plot (plotly.js embedded), tables."""
     fig = forest_figure(c.table, c.summary, title=f"{', '.join(c.new)} vs {', '.join(c.base)}")
+    gate = c.gate_verdicts(max_regression_pct)
+    t = c.table.assign(gate=gate)
     cols = ["point", "metric_label", "unit", "base_mean", "new_mean", "change_pct", "low_pct", "high_pct", "verdict",
-            "drift", "run_cv_pct", "effect_size", "method", "n_base", "n_new"]
+            "gate", "drift", "run_cv_pct", "effect_size", "method", "n_base", "n_new"]
     names = {"metric_label": "metric", "base_mean": "base mean", "new_mean": "new mean", "change_pct": "change %",
              "low_pct": "CI low %", "high_pct": "CI high %", "effect_size": "Hedges' g", "n_base": "samples base",
-             "n_new": "samples new", "drift": "run-to-run drift", "run_cv_pct": "run-to-run SD %"}
-    table = c.table[cols].rename(columns=names).to_html(index=False, float_format=lambda v: f"{v:,.2f}", na_rep="–", border=0)
+             "n_new": "samples new", "drift": "run-to-run drift", "run_cv_pct": "run-to-run SD %",
+             "gate": "gate verdict"}
+    table = t[cols].rename(columns=names).to_html(index=False, float_format=format_number, na_rep="–", border=0)
     unmatched = (c.unmatched.to_html(index=False, na_rep="–", border=0) if len(c.unmatched)
                  else "<p>None: every point was measured in both runs.</p>")
-    status = (f"FAILED: at least one point is significantly worse than {max_regression_pct:g} %" if failed
-              else f"PASSED: no point is significantly worse than {max_regression_pct:g} %")
+    inconclusive = inconclusive_lines(c, max_regression_pct)
+    if failed:
+        status, css = f"FAILED: at least one point is significantly worse than {max_regression_pct:g} %", "fail"
+    elif inconclusive:
+        status, css = (f"INCONCLUSIVE: {len(inconclusive)} point-metric(s) are worse than {max_regression_pct:g} % "
+                       "by their point estimate, but the gate could not judge them (see below)"), "inconclusive"
+    else:
+        status, css = f"PASSED: no point is significantly worse than {max_regression_pct:g} %", "pass"
     n_unproven = int(c.table["verdict"].eq(UNPROVEN).sum()) if len(c.table) else 0
     if n_unproven:
         status += f" ({n_unproven} point-metric(s) changed by more than the within-run noise: drift not measured)"
+    flagged = flagged if flagged is not None else pd.DataFrame()
+    flag_items = [f"{r['point']} ({r['side']}, {r['run_id']}): {r['flags']}" for _, r in flagged.iterrows()]
+    judge = (f"<h2>What the gate could not judge</h2><p>Worse than {max_regression_pct:g} % by the point "
+             "estimate, without an interval that could say whether it is more than noise. What would make each "
+             "conclusive:</p>" + _html_list(inconclusive, "") if inconclusive else "")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Compare {html.escape(', '.join(c.new))} vs {html.escape(', '.join(c.base))}</title>
 <style>body{{font-family:system-ui,sans-serif;margin:1.5rem}} table{{border-collapse:collapse;font-size:.85rem}}
-td,th{{padding:.2rem .5rem;border-bottom:1px solid #ddd;text-align:right}} .fail{{color:#b00}} .pass{{color:#070}}</style>
+td,th{{padding:.2rem .5rem;border-bottom:1px solid #ddd;text-align:right}} .fail{{color:#b00}} .pass{{color:#070}}
+.inconclusive{{color:#b60}}</style>
 </head><body>
 <h1>Run comparison: {html.escape(', '.join(c.new))} (new) vs {html.escape(', '.join(c.base))} (base)</h1>
-<p class="{'fail' if failed else 'pass'}"><b>{html.escape(status)}</b></p>
+<p class="{css}"><b>{html.escape(status)}</b></p>
 <p>{html.escape(c.summary)}.</p>
+{judge}
+<h2>Points a validity check flagged</h2>
+{_html_list(flag_items, "None of the compared points carries a validity flag.")}
+<h2>Settings that differ between base and new</h2>
+{_html_list(differences or [], "None that the runs record (runtime, target, target size, profile, host, fio version).")}
 <p>Change = new mean / base mean − 1 with its 95 % confidence interval (Fieller; Welch variances over repeats,
-autocorrelation-robust variances over per-interval samples). Latency: mean total latency (lat) and p99 / p99.9
-completion latency (clat) from the json+ histograms. Points are matched by configuration.</p>
+autocorrelation-robust variances over per-interval samples). {html.escape(latency_sentence(c))} Points are matched
+by configuration.</p>
 <p>A run's mean also moves from run to run (the disk, the host and its neighbours are never in the same state
 twice), by more than a run's own samples show. The interval holds that part when it was measured: one sample per
 run (&ge; 2 runs a side), runs interleaved in time, or other runs of the same points on this host (history);
-otherwise a change beyond the within-run noise is marked <b>drift not measured</b> (orange) and cannot fail the
-gate. {html.escape(drift_sentence(c.table))}</p>
+otherwise a change beyond the within-run noise is marked <b>drift not measured</b> (orange). A point worse than the
+threshold by its estimate that has no interval, or whose interval lacks the drift, makes the gate
+<b>inconclusive</b> (exit status 3), never PASSED. {html.escape(drift_sentence(c.table))}</p>
 {f"<p>{html.escape(drift_advice(c))}</p>" if drift_advice(c) else ""}
 {fig.to_html(include_plotlyjs=True, full_html=False)}
 <h2>Per point and metric</h2>
@@ -193,7 +268,9 @@ gate. {html.escape(drift_sentence(c.table))}</p>
 
 def main(argv: list[str] | None = None) -> int:
     ap = _Parser(prog="python -m helpers.compare", description="Regression gate: compare two runs point by point "
-                 "(matched by configuration) and exit 1 when a point is significantly worse than --max-regression.")
+                 "(matched by configuration) and exit 1 when a point is significantly worse than --max-regression, 3 "
+                 "(inconclusive) when a point worse than it by its estimate could not be judged (no interval, or "
+                 "run-to-run drift not measured), 0 otherwise, 2 on a usage error.")
     ap.add_argument("base", help="base run id(s), comma-separated, or a raw run folder")
     ap.add_argument("new", help="new run id(s), comma-separated, or a raw run folder")
     ap.add_argument("--metric", default=",".join(METRICS),
@@ -226,8 +303,8 @@ def main(argv: list[str] | None = None) -> int:
         keys = [k for k in MATCH_KEYS if k not in ignore]
         pdir = Path(args.processed_dir) if args.processed_dir else config.PROCESSED_DIR
         with tempfile.TemporaryDirectory(prefix="compare-") as tmp:
-            base_ids, base_res, base_hist = load_side(args.base, pdir, Path(tmp))
-            new_ids, new_res, new_hist = load_side(args.new, pdir, Path(tmp))
+            base_ids, base_res, base_hist, base_man = load_side(args.base, pdir, Path(tmp))
+            new_ids, new_res, new_hist, new_man = load_side(args.new, pdir, Path(tmp))
         if set(base_ids) & set(new_ids):
             raise UsageError(f"base and new share run(s) {', '.join(sorted(set(base_ids) & set(new_ids)))}.")
         results = pd.concat([base_res, new_res], ignore_index=True)
@@ -247,28 +324,48 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, SystemExit):  # --help
             return int(exc.code or 0)
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     failed = not c.regressions(threshold).empty
+    inconclusive = inconclusive_lines(c, threshold)
+    flagged = flagged_points(results, c.table, base_ids, new_ids, keys)
+    differences = setting_differences(results, base_ids, new_ids, {**base_man, **new_man})
     print(table_text(c, threshold))
     print()
     print(c.summary + ".")
     if len(c.unmatched):
         print(f"Measured in one run only: {'; '.join(f'{p} ({r})' for p, r in zip(c.unmatched['point'], c.unmatched['run_id']))}.")
+    if len(flagged):
+        print("Compared points a validity check flagged (the number may not be the device's):")
+        for _, r in flagged.iterrows():
+            print(f"  {r['point']} ({r['side']}, {r['run_id']}): {r['flags']}")
+    if differences:
+        print("Settings that differ between base and new:")
+        for d in differences:
+            print(f"  {d}")
     out = Path(args.html) if args.html else DEFAULT_HTML_DIR / f"{'+'.join(new_ids)}-vs-{'+'.join(base_ids)}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(html_page(c, threshold, failed), encoding="utf-8")
+    out.write_text(html_page(c, threshold, failed, flagged, differences), encoding="utf-8")
     n_bad = len(c.regressions(threshold))
     if drift_sentence(c.table):
         print(f"{drift_sentence(c.table)} {hist.note}")
     if drift_advice(c):
         print(drift_advice(c))
-    n_none = int(c.table["verdict"].eq("not enough samples").sum())
+    n_none = int(c.table["verdict"].eq(NO_INTERVAL).sum())
     if n_none:
-        print(f"Note: {n_none} point-metric(s) have no interval (measured fewer than twice in a run) and cannot "
-              "fail the gate: repeat the points (profile 'repeat: 3').")
+        print(f"Note: {n_none} point-metric(s) have no interval (measured fewer than twice in a run): repeat the "
+              "points (profile 'repeat: 3') or compare >= 2 runs a side.")
+    if inconclusive and not failed:
+        print(f"Could not judge (worse than {threshold:g} % by the point estimate, no interval that judges it):")
+        for line in inconclusive:
+            print(f"  {line}")
     n_unproven = int(c.table["verdict"].eq(UNPROVEN).sum())
-    print(("FAIL: " if failed else "PASS: ") +
-          (f"{n_bad} point-metric(s) significantly worse than {threshold:g} %" if failed
-           else f"no point significantly worse than {threshold:g} %") +
-          (f" ({n_unproven} point-metric(s) '{UNPROVEN}': see the note)" if n_unproven else "") + f"; page: {out}")
-    return 1 if failed else 0
+    if failed:
+        head = f"FAIL: {n_bad} point-metric(s) significantly worse than {threshold:g} %"
+    elif inconclusive:
+        head = (f"INCONCLUSIVE: {len(inconclusive)} point-metric(s) worse than {threshold:g} % by their point "
+                "estimate could not be judged (exit 3)")
+    else:
+        head = f"PASS: no point significantly worse than {threshold:g} %"
+    print(head + (f" ({n_unproven} point-metric(s) '{UNPROVEN}': see the note)" if n_unproven else "") +
+          f"; page: {out}")
+    return EXIT_FAIL if failed else EXIT_INCONCLUSIVE if inconclusive else EXIT_PASS

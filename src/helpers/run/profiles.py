@@ -332,7 +332,23 @@ def load_profile(name_or_path: str | Path) -> Profile:
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise LabError(f"profile {path.name} is not valid YAML{at}: {problem} ({path}).") from None
-    return parse_profile(doc, name=path.stem, source=text, point_lines=_point_lines(text))
+    return parse_profile(doc, name=path.stem, source=text, point_lines=_point_lines(text),
+                         settings_lines=_key_lines(text, "settings"))
+
+
+def _key_lines(text: str, section: str) -> dict[str, int]:
+    """The line (1-based) of each key of the top-level mapping ``section`` (e.g. settings), for messages about
+    a key ({} when the text has no such mapping)."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        return {}
+    for key, value in root.value:
+        if getattr(key, "value", None) == section and isinstance(value, yaml.MappingNode):
+            return {str(k.value): k.start_mark.line + 1 for k, _ in value.value}
+    return {}
 
 
 def _point_lines(text: str) -> list[int]:
@@ -386,8 +402,11 @@ def _number(v: Any, key: str, where: str) -> float:
     return float(v)
 
 
-def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines: list[int] | None = None) -> Profile:
-    """Validate a parsed YAML document and expand it into points; every problem is reported at once."""
+def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines: list[int] | None = None,
+                  settings_lines: dict[str, int] | None = None) -> Profile:
+    """Validate a parsed YAML document and expand it into points; every problem is reported at once.  An
+    unknown key of ``settings`` is reported once, at its own line (``settings_lines``), not at every point it
+    would be merged into."""
     if not isinstance(doc, dict) or "points" not in doc:
         raise LabError(f"profile {name} must be a mapping with a 'points' list.")
     errors: list[str] = []
@@ -398,6 +417,10 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
     if not isinstance(settings, dict):
         errors.append(f"profile {name}: 'settings' must be a mapping")
         settings = {}
+    for k in sorted(set(settings) - POINT_KEYS, key=str):
+        line = (settings_lines or {}).get(str(k))
+        errors.append(f"profile {name}, settings: {_unknown({k}, POINT_KEYS)}" + (f" (line {line})" if line else ""))
+    settings = {k: v for k, v in settings.items() if k in POINT_KEYS}
     entries = doc["points"]
     if not isinstance(entries, list) or not entries:
         raise _problems(name, [*errors, f"profile {name}: 'points' must be a non-empty list"])

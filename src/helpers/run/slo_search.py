@@ -28,6 +28,7 @@ from pathlib import Path
 
 from helpers.errors import LabError
 from helpers.fio.json_output import parse_fio_bytes
+from helpers.fio.latency import latency_label
 from helpers.fio.reader import PERCENTILE_KEYS, Result, read_result
 from helpers.run.profiles import SloSearchSettings
 
@@ -134,7 +135,7 @@ def summary(history: list[RateStep], s: SloSearchSettings, point_seconds: float)
            "device_seconds": round(len(history) * point_seconds, 2),
            "grid_points": grid_points, "grid_device_seconds": round(grid_points * point_seconds, 2)}
     total = any(h.latency == "lat" for h in history)
-    lab = f"p{s.percentile:g} {'total latency' if total else 'completion latency (clat)'}"
+    lab = latency_label("lat" if total else "clat", f"p{s.percentile:g}", "")
     if lo is None:
         out["reason"] = (f"no offered load down to {min(h.rate for h in history) if history else s.start_rate:,} IOPS "
                          f"met {lab} <= {s.slo_us:g} us with the achieved rate >= {s.saturation_fraction:.0%} of offered.")
