@@ -67,3 +67,11 @@ def test_linear_region_without_two_points_draws_no_line():
     fig = figures.linear_region_figure(analysis.linear_region_table(s))
     assert not any("line: service latency" in (t.name or "") for t in fig.data)
     assert "no linear region" in fig.layout.annotations[0].text
+
+
+def test_linear_region_with_no_line_in_any_series_is_one_sentence_not_an_empty_plot():
+    """Issue 22.8: the linear-region plot is not drawn empty (no axes, no residual panel without bars)."""
+    s = series().assign(iops=[100.0, 120, 130, 135, 136, 137, 138])
+    fig = figures.linear_region_figure(analysis.linear_region_table(s))
+    assert not fig.data and fig.layout.xaxis.visible is False
+    assert fig.layout.annotations[0].text.startswith("No linear region was found (")

@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 from helpers.analysis.points import with_latency
 from helpers.analysis.repeats import mean_ci
 from helpers.analysis.usl import usl
-from helpers.figures.common import TEMPLATE, latency_name, log2_axis, message_figure
+from helpers.figures.common import TEMPLATE, latency_log_axis, latency_name, log2_axis, message_figure
 
 FLAG_COLOR = "#d62728"
 OK_COLOR = "#1f77b4"
@@ -70,7 +70,7 @@ def knee_figure(series: pd.DataFrame, knees: pd.DataFrame, title: str = "Knee: w
     fig.update_xaxes(title_text="Queue depth (iodepth, log2)", **log2_axis(series["iodepth"]), row=1, col=1)
     fig.update_yaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=1)
     fig.update_xaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", type="log", row=1, col=2)
+    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", **latency_log_axis(), row=1, col=2)
     return _layout(fig, title)
 
 
@@ -110,6 +110,9 @@ def linear_region_figure(lin: pd.DataFrame,
     line (bottom).  ``lin``: ``linear_region_table`` output."""
     if lin.empty:
         return message_figure("This run has no queue-depth sweep: no linear region to fit.")
+    if lin["service_latency_us"].isna().all():  # no series has a line: one sentence, not an empty plot
+        why = "; ".join(f"{name}: {s['linear_reason'].iloc[0]}" for name, s in lin.groupby("series", sort=False))
+        return message_figure(f"No linear region was found ({why}).")
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06)
     notes = []
     for i, (name, s) in enumerate(lin.groupby("series", sort=False)):

@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 
 from helpers.analysis.cliff import SUSTAINED_GROUP, find_write_cliff, gb_written
 from helpers.analysis.health import temperature_at_gb, temperature_series
-from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, message_figure
+from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, latency_log_axis, message_figure, natural_key
 
 DISPLAY_MAX_WINDOWS = 1500  # above this many windows per trace the display shows min/max per bucket
 POINT = ["run_id", "point_id", "source_file"]
@@ -93,7 +93,8 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
                         subplot_titles=("IOPS per window", "Latency per window (µs, log)"),
                         specs=[[{"secondary_y": True}], [{}]])  # yaxis2: temperature; yaxis3: latency
     temps = temperature_series(health, series) if health is not None else None
-    points = list(series.groupby(POINT, sort=True, dropna=False))
+    points = sorted(series.groupby(POINT, sort=True, dropna=False),
+                    key=lambda kv: tuple(natural_key(k) for k in kv[0]))
     multi_run = series["run_id"].nunique() > 1
     owner: list[int] = []
     has_temp = [False] * len(points)
@@ -146,7 +147,7 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
             owner.append(pi)
     fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=1, rangemode="tozero", secondary_y=False)
     fig.update_yaxes(title_text=TEMPERATURE_AXIS, row=1, col=1, secondary_y=True, showgrid=False, tickmode="auto")
-    fig.update_yaxes(title_text="Latency (µs, log)", type="log", row=2, col=1)
+    fig.update_yaxes(title_text="Latency (µs, log)", **latency_log_axis(), row=2, col=1)
     fig.update_xaxes(title_text="Time since the end of the ramp (s; end of each fio log window)", row=2, col=1)
     suffix = " (long series drawn as min/max per bucket for display; analysis uses every window)" if reduced_any else ""
 
