@@ -18,7 +18,7 @@ from helpers.figures.queueing import knee_figure, linear_region_figure, littles_
 from helpers.figures.slo import slo_figure, slo_search_figure
 from helpers.figures.steady_state import steady_state_figure
 from helpers.figures.tail import latency_distribution_figure, percentiles_figure
-from helpers.figures.timeseries import consistency_figure, timeseries_figure, write_cliff_figure
+from helpers.figures.timeseries import timeseries_figure, write_cliff_figure
 
 __all__ = [
     "blocksize_figure", "box_figure", "card_figure", "heatmap_figure",
@@ -29,4 +29,4 @@ __all__ += ["knee_figure", "linear_region_figure", "littles_figure", "usl_figure
 __all__ += ["hosts_figure", "openloop_figure", "steady_state_figure"]  # sweep engine (issue 6)
 __all__ += ["forest_figure"]  # run comparison (issue 13)
 __all__ += ["slo_figure", "slo_search_figure"]  # SLO capacity, SLO search vs fio's latency_target (issue 13)
-__all__ += ["consistency_figure", "timeseries_figure", "write_cliff_figure"]  # time inside a point (issue 12)
+__all__ += ["timeseries_figure", "write_cliff_figure"]  # time inside a point (issue 12)

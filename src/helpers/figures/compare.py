@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from helpers.figures.common import TEMPLATE, color, message_figure
-from helpers.figures.table import format_number
+from helpers.figures.table import format_number, label_with_unit
 
 
 def _fmt(v, unit: str) -> str:
@@ -115,7 +115,7 @@ def forest_figure(table: pd.DataFrame, summary: str = "", title: str = "Change p
                 customdata=list(zip(g["base_mean"], g["new_mean"], g["low_pct"].fillna(float("nan")),
                                     g["high_pct"], g["n_base"], g["n_new"], g["method"],
                                     g["drift"] if "drift" in g.columns else [""] * len(g))),
-                hovertemplate=("%{y}<br>" + labels[m] + " (" + str(g["unit"].iloc[0]) + "): base %{customdata[0]:,.1f}"
+                hovertemplate=("%{y}<br>" + label_with_unit(labels[m], g["unit"].iloc[0]) + ": base %{customdata[0]:,.1f}"
                                " → new %{customdata[1]:,.1f}<br>change %{x:+.1f} % [%{customdata[2]:+.1f} %, "
                                "%{customdata[3]:+.1f} %]<br>samples %{customdata[4]} / %{customdata[5]} "
                                "(%{customdata[6]})<br>run-to-run drift: %{customdata[7]}<extra>" + verdict

@@ -187,34 +187,6 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
     return fig
 
 
-def consistency_figure(summary: pd.DataFrame) -> go.Figure:
-    """The consistency summary as a table: one row per point and direction."""
-    if summary is None or summary.empty:
-        return message_figure(NO_LOGS)
-    s = summary.sort_values(["run_id", "point_id", "direction"])
-
-    def fmt(v, spec):
-        return "" if v is None or pd.isna(v) else format(v, spec)
-
-    cols = {
-        "point": s["point_id"].astype(str), "direction": s["direction"].astype(str),
-        "windows": [fmt(v, ",.0f") for v in s["windows"]],
-        "median IOPS": [fmt(v, ",.0f") for v in s["iops_median"]],
-        "CV of window IOPS (%)": [fmt(v, ".1f") for v in s["iops_cv_pct"]],
-        "windows within ±10 % of median (%)": [fmt(v, ".0f") for v in s["within_band_pct"]],
-        "worst window (IOPS @ s)": [f"{fmt(a, ',.0f')} @ {fmt(b, 'g')}-{fmt(c, 'g')} s" if pd.notna(a) else ""
-                                    for a, b, c in zip(s["worst_iops"], s["worst_start_s"], s["worst_end_s"])],
-        "stalls (count, s)": [f"{fmt(a, '.0f')}, {fmt(b, 'g')} s" if pd.notna(a) else ""
-                              for a, b in zip(s["stalls"], s["stall_s"])],
-        "settled?": ["too few windows" if pd.isna(u) else ("UNSTABLE" if u else "yes") for u in s["unstable"]],
-    }
-    fig = go.Figure(go.Table(header={"values": list(cols), "align": "left"},
-                             cells={"values": list(cols.values()), "align": "left"}))
-    fig.update_layout(title="Consistency per point (IOPS per log window; stalls: windows below half the median)",
-                      template=TEMPLATE, height=min(900, 140 + 28 * len(s)), margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
-
-
 NO_SUSTAINED = ("This run has no sustained-write point with logs (run the sustained-write profile: "
                 "make sweep PROFILE=sustained-write).")
 
