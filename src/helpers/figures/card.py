@@ -14,7 +14,8 @@ COLS = 4
 def card_figure(card, title: str = "Device card") -> go.Figure:
     """One number tile per card metric (``card`` from :func:`helpers.analysis.device_card`), titled with
     what was measured when the card has its run's identity ("Peak" only for a series that varied QD);
-    a metric the run did not measure says so in its tile, a flagged one is marked ⚠, and a better
+    a metric the run did not measure says so in its tile, a flagged one (or a percentile with too few I/Os
+    behind it) is marked ⚠, and a better
     value measured at a flagged point (left out of the headline) is named under it."""
     if not card.metrics:
         return message_figure("This run has no data for a device card.")
@@ -23,8 +24,10 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
     for i, m in enumerate(card.metrics):
         r, c = divmod(i, COLS)
         domain = {"x": [c / COLS + 0.01, (c + 1) / COLS - 0.01], "y": [1 - (r + 1) / rows + 0.04, 1 - r / rows - 0.08]}
-        warn = " ⚠" if m.flag_reasons else ""
+        warn = " ⚠" if m.flag_reasons or m.few_ios else ""
         sub = (m.detail or "") + ("<br>⚠ flagged point (see the table)" if m.flag_reasons else "")
+        if m.few_ios:  # a percentile the point's I/O count cannot support (processed.validity's rule)
+            sub += f"<br>⚠ {m.few_ios}"
         if m.better_flagged:
             sub += f"<br>a flagged {m.better_flagged} not counted"
         if m.available:
