@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from helpers.fio.units import format_bytes
 
 TEMPLATE = "plotly_white"
+NO_DATA = "lab_no_data"  # layout.meta key of a figure that only says a view has no data (its sentence)
 
 
 def message_figure(text: str) -> go.Figure:
@@ -20,7 +21,8 @@ def message_figure(text: str) -> go.Figure:
                        font={"size": 15})
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    fig.update_layout(height=160, template=TEMPLATE, margin={"l": 20, "r": 20, "t": 20, "b": 20})
+    fig.update_layout(height=160, template=TEMPLATE, margin={"l": 20, "r": 20, "t": 20, "b": 20},
+                      meta={NO_DATA: text})  # the report export tells a page without data by this mark
     return fig
 
 

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from helpers import config
 from helpers.errors import LabError
-from helpers.report.export import build_index, export_html
+from helpers.report.export import analysis_notebooks, build_index, export_html, report_name
 from helpers.run.manifest import check_run_exists, check_run_id, default_run_id, latest_raw_run, read_manifest
 from helpers.run.options import ArgumentParser, notebook_parameters
 from helpers.run.sweep import (
@@ -58,10 +58,6 @@ class Interrupted(Exception):
     def __init__(self, notebook: str, plan: SweepPlan | None = None):
         super().__init__(notebook)
         self.notebook, self.plan = notebook, plan
-
-
-def analysis_notebooks(notebooks_dir: Path = config.NOTEBOOKS_DIR) -> list[Path]:
-    return sorted(p for p in notebooks_dir.glob("[1-8][0-9]-*.ipynb"))
 
 
 def interactive_notebooks(notebooks_dir: Path = config.NOTEBOOKS_DIR) -> list[Path]:
@@ -291,11 +287,6 @@ def check_sweep_outcome(run_dir: Path) -> str | None:
 def run_ingest_stage(run_id: str) -> None:
     nb = config.NOTEBOOKS_DIR / INGEST_NB
     execute(nb, executed_path(run_id, nb), {"run_id": run_id})
-
-
-def report_name(notebook: Path) -> str:
-    """``12-block-size.ipynb`` -> ``block-size``."""
-    return notebook.stem.split("-", 1)[1]
 
 
 def execute_all(notebooks: list[Path], out_dir: Path, parameters: dict[str, Any], workers: int = 1) -> list[Path]:
