@@ -19,6 +19,7 @@ IGNORE_SIGNATURE ?=
 READ_ONLY_ACK ?=
 LAB_ARGS ?=
 SCRATCH ?=
+FORMAT ?= xlsx
 
 # Jupyter/IPython state stays inside the project (gitignored), not in ~.
 export JUPYTER_CONFIG_DIR := $(CURDIR)/.jupyter/config
@@ -36,7 +37,7 @@ SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtim
   --hosts="$(HOSTS)" --dry-run="$(DRY_RUN)" --allow-existing="$(ALLOW_EXISTING)" --destroy-device="$(DESTROY_DEVICE)" \
   --ignore-signature="$(IGNORE_SIGNATURE)" --read-only-ack="$(READ_ONLY_ACK)"
 
-.PHONY: help setup fio run-all sweep ingest reports lab test test-fast browser-deps lint clean bench-adaptive bench-ingest
+.PHONY: help setup fio run-all sweep ingest reports export lab test test-fast browser-deps lint clean bench-adaptive bench-ingest
 
 help: ## list the targets and variables
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -77,6 +78,9 @@ ingest: setup ## raw JSON of RUN (default: newest) -> Parquet in data/processed/
 
 reports: setup ## rebuild RUN's Parquet and reports/RUN/*.html + reports/index.html from raw data (no fio)
 	@$(PIPELINE) reports --run="$(RUN)"
+
+export: setup ## RUN's tables to take elsewhere: reports/RUN/RUN-data.xlsx (FORMAT=csv: a folder of CSVs), linked from the index
+	@$(BIN)/python -m helpers.report.workbook --run="$(RUN)" --format="$(FORMAT)"
 
 lab: setup ## JupyterLab on the project's venv (LAB_ARGS="--port 9999 --no-browser" ...; --allow-root as root)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)

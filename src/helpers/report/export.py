@@ -258,11 +258,13 @@ def build_index(reports_dir: Path = config.REPORTS_DIR, raw_dirs: list[Path] | N
     raw_dirs = raw_dirs or [config.RAW_DIR, config.SAMPLE_RAW_DIR]
     reports_dir = Path(reports_dir)
     runs = sorted((p for p in reports_dir.iterdir() if p.is_dir() and p.name not in (COMPARE_DIR, ASSETS)
-                   and any(p.glob("*.html"))), key=lambda p: p.name, reverse=True) if reports_dir.exists() else []
+                   and (any(p.glob("*.html")) or workbook_paths(p))), key=lambda p: p.name, reverse=True) \
+        if reports_dir.exists() else []
     items = []
     for run in runs:
         pages = sorted(run.glob("*.html"))
-        links = " · ".join(_page_link(run, f) for f in pages)
+        links = " · ".join(_page_link(run, f) for f in pages) or \
+            f"no report pages yet: <code>make reports RUN={html.escape(run.name)}</code>"
         empty = sum(page_meta(f).get("lab-has-data") == "no" for f in pages)
         note = f" <span class=meta>(greyed: {empty} page(s) with no data for this run)</span>" if empty else ""
         books = " · ".join(f'<a href="{html.escape(run.name)}/{html.escape(b.name)}{"/" if b.is_dir() else ""}">'
