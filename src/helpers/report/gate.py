@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import html
 import math
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -47,6 +48,7 @@ from helpers.figures.compare import forest_figure
 from helpers.ingest.core import ingest_run, write_ingest
 from helpers.notebook.runs import load_history, resolve_runs
 from helpers.processed import store
+from helpers.report.export import write_plotly_js
 
 ALIASES = {"lat": "lat_mean", "latency": "lat_mean", "bandwidth": "bw", "p99.9": "p99_9", "p999": "p99_9"}
 DEFAULT_HTML_DIR = config.REPORTS_DIR / "compare"
@@ -149,8 +151,21 @@ def drift_advice(c: RunComparison) -> str:
             "profile twice more), or by interleaving the runs; or state one as an assumption with --run-noise 5%.")
 
 
-def html_page(c: RunComparison, max_regression_pct: float, failed: bool) -> str:
-    """A standalone offline page: verdict, summary, forest plot (plotly.js embedded), tables."""
+def plotly_source(out: Path, reports_dir: Path | None = None) -> str | bool:
+    """How a page written to ``out`` gets plotly.js: under the reports folder, the shared
+    ``reports/assets/plotly.min.js`` by a relative path (the page stays small and the folder works offline when
+    copied); elsewhere embedded (True), so a page written anywhere else still opens on its own."""
+    reports_dir = Path(reports_dir or config.REPORTS_DIR).resolve()
+    where = Path(out).resolve()
+    if not where.is_relative_to(reports_dir):
+        return True
+    js = write_plotly_js(reports_dir)
+    return Path(os.path.relpath(js, where.parent)).as_posix()
+
+
+def html_page(c: RunComparison, max_regression_pct: float, failed: bool, plotly_js: str | bool = True) -> str:
+    """A standalone offline page: verdict, summary, forest plot, tables.  ``plotly_js``: True embeds plotly.js;
+    a relative path loads the reports folder's shared copy (:func:`plotly_source`)."""
     fig = forest_figure(c.table, c.summary, title=f"{', '.join(c.new)} vs {', '.join(c.base)}")
     cols = ["point", "metric_label", "unit", "base_mean", "new_mean", "change_pct", "low_pct", "high_pct", "verdict",
             "drift", "run_cv_pct", "effect_size", "method", "n_base", "n_new"]
@@ -182,7 +197,7 @@ run (&ge; 2 runs a side), runs interleaved in time, or other runs of the same po
 otherwise a change beyond the within-run noise is marked <b>drift not measured</b> (orange) and cannot fail the
 gate. {html.escape(drift_sentence(c.table))}</p>
 {f"<p>{html.escape(drift_advice(c))}</p>" if drift_advice(c) else ""}
-{fig.to_html(include_plotlyjs=True, full_html=False)}
+{fig.to_html(include_plotlyjs=plotly_js, full_html=False)}
 <h2>Per point and metric</h2>
 {table}
 <h2>Measured in one run only</h2>
@@ -256,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Measured in one run only: {'; '.join(f'{p} ({r})' for p, r in zip(c.unmatched['point'], c.unmatched['run_id']))}.")
     out = Path(args.html) if args.html else DEFAULT_HTML_DIR / f"{'+'.join(new_ids)}-vs-{'+'.join(base_ids)}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(html_page(c, threshold, failed), encoding="utf-8")
+    out.write_text(html_page(c, threshold, failed, plotly_source(out)), encoding="utf-8")
     n_bad = len(c.regressions(threshold))
     if drift_sentence(c.table):
         print(f"{drift_sentence(c.table)} {hist.note}")

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from helpers import config
 from helpers.errors import LabError
-from helpers.report.export import analysis_notebooks, build_index, export_html, report_name
+from helpers.report.export import COMPARE_DIR, analysis_notebooks, build_index, export_html, report_name
 from helpers.run.manifest import check_run_exists, check_run_id, default_run_id, latest_raw_run, read_manifest
 from helpers.run.options import ArgumentParser, notebook_parameters
 from helpers.run.sweep import (
@@ -41,6 +41,7 @@ from helpers.run.sweep import dry_run as sweep_dry_run
 
 SWEEP_NB = "00-sweep.ipynb"
 INGEST_NB = "01-ingest.ipynb"
+COMPARE_NB = "16-compare.ipynb"  # `make reports RUN=a,b` builds this page for the runs together
 REPORT_WORKERS = 2  # notebooks executed at once by the reports stage (one kernel process each)
 _IPC_COUNTER = itertools.count()
 # The kernel's own log goes to the user's terminal: keep it to fatal errors.  A failing cell is reported
@@ -314,6 +315,26 @@ def run_reports_stage(run_id: str, processed_dir: Path = config.PROCESSED_DIR,
     return outs
 
 
+def comparison_name(run_ids: list[str]) -> str:
+    """'new-vs-base' for two runs (the compare page's first run is the base), 'a+b+c-vs-base' for more."""
+    return f"{'+'.join(run_ids[1:])}-vs-{run_ids[0]}"
+
+
+def run_compare_stage(run_ids: list[str], processed_dir: Path = config.PROCESSED_DIR,
+                      reports_dir: Path = config.REPORTS_DIR, raw_dirs: list[Path] | None = None) -> Path:
+    """The compare page of ``run_ids`` together (first: the base): ``reports/compare/<new>-vs-<base>-page.html``,
+    listed with the comparisons of the index (not as a run)."""
+    nb = config.NOTEBOOKS_DIR / COMPARE_NB
+    name = comparison_name(run_ids)
+    cdir = Path(reports_dir) / COMPARE_DIR
+    executed = execute(nb, cdir / "notebooks" / f"{name}.ipynb",
+                       {"run_id": ",".join(run_ids), "processed_dir": str(processed_dir)})
+    out = export_html(executed, cdir / f"{name}-page.html", reports_dir,
+                      run=f"{' + '.join(run_ids[1:])} vs {run_ids[0]}", pages=[])
+    build_index(reports_dir, raw_dirs)
+    return out
+
+
 def interrupted_message(stage: str, run_id: str, plan: SweepPlan | None, during: str) -> str:
     """What Ctrl-C leaves behind and the exact commands that carry on."""
     if during != SWEEP_NB or plan is None:
@@ -373,6 +394,17 @@ def _stages(stage: str, values: dict[str, Any], state: dict[str, Any]) -> None:
         warning = check_sweep_outcome(plan.run_dir)
         if warning:
             print(warning, file=sys.stderr)
+    elif stage == "reports" and "," in (values["run_id"] or ""):  # RUN=a,b: the compare page of the runs
+        ids = [check_run_exists(r.strip()) for r in values["run_id"].split(",") if r.strip()]
+        state["run_id"] = ",".join(ids)
+        if len(ids) < 2:
+            raise LabError(f"RUN={values['run_id']} names one run: give two (base first) for the compare page.")
+        for r in ids:
+            run_ingest_stage(r)
+        out = run_compare_stage(ids)
+        print(f"reports: compare page {out.relative_to(config.ROOT) if out.is_relative_to(config.ROOT) else out}, "
+              f"index reports/index.html ({time.monotonic() - t0:.0f} s)")
+        return
     else:  # refused before anything is written when the run does not exist
         run_id = state["run_id"] = check_run_exists(values["run_id"] or latest_raw_run())
     if stage in ("ingest", "run-all", "reports"):
