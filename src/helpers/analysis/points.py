@@ -112,6 +112,13 @@ def point_label(row) -> str:
     return " ".join(parts)
 
 
+def numeric_order(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``df`` sorted by ``keys`` (those present): by the settings' values (4k before 16k before 128k, QD 2
+    before QD 16), not by the labels' text ('randread 128k' < 'randread 16k' < 'randread 4k')."""
+    return df.sort_values([k for k in keys if k in df.columns], kind="stable", na_position="first"
+                          ).reset_index(drop=True)
+
+
 def operation_label(rw: str, mix: float) -> str:
     """``randread``; mixed modes carry their read share: ``randrw 70% read``."""
     return rw if rw not in MIXED_MODES or pd.isna(mix) else f"{rw} {mix:.0f}% read"

@@ -29,7 +29,7 @@ def slo_figure(series: pd.DataFrame, table: pd.DataFrame, slo_us: float) -> go.F
     if series is None or series.empty or latency_column not in series.columns:
         return message_figure("This run has no queue-depth sweep to hold against a latency SLO.")
     s = series[series["rate_iops"].isna()] if "rate_iops" in series.columns else series
-    s = s.groupby(["series", "iodepth"], as_index=False, sort=True).agg(
+    s = s.groupby(["series", "iodepth"], as_index=False, sort=False).agg(
         iops=("iops", "mean"), lat=(latency_column, "mean"))
     closed = table[table["mode"].eq("closed loop (QD)")].set_index("series") if len(table) else table
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
