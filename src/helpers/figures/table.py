@@ -98,6 +98,8 @@ def format_number(v) -> str:
     a = abs(x)
     if a >= 100 or a == 0 or (x.is_integer() and a >= 10):
         return f"{x:,.0f}"
+    if a < 1e-4:  # 4.63e-19, not 0.000000000000000000463 (a column nobody can read, and wide)
+        return f"{x:.3g}"
     decimals = 2 - int(math.floor(math.log10(a)))  # 3 significant digits
     return f"{x:,.{decimals}f}"
 

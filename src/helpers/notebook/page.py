@@ -64,7 +64,7 @@ class Table:
                  f"max-width:40em}}"
                  + (f"{right}{{text-align:right!important;white-space:nowrap!important;"
                     f"font-variant-numeric:tabular-nums}}{right_th}{{text-align:right!important}}" if right else "")
-                 + "".join(f"table.{cls} td:nth-child({i + 1}){{min-width:20em}}" for i in self.sentences))
+                 + "".join(f"table.{cls} td:nth-child({i + 1}){{min-width:16em}}" for i in self.sentences))
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in self.cells.columns)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>"
                        for row in self.cells.itertuples(index=False))
