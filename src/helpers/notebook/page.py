@@ -58,9 +58,9 @@ class Table:
         style = (f"table.{cls}{{border-collapse:collapse;font-size:13px;max-width:100%;table-layout:auto;"
                  f"margin:0}}"
                  f"table.{cls} th{{text-align:left!important;vertical-align:bottom;white-space:normal!important;"
-                 f"padding:3px 8px;border-bottom:1px solid #999;min-width:3em;max-width:14em}}"
+                 f"padding:3px 6px;border-bottom:1px solid #999;min-width:3em;max-width:9em}}"
                  f"table.{cls} td{{text-align:left!important;vertical-align:top;white-space:normal!important;"
-                 f"overflow-wrap:break-word;padding:3px 8px;border-bottom:1px solid #e5e5e5;min-width:3em;"
+                 f"overflow-wrap:break-word;padding:3px 6px;border-bottom:1px solid #e5e5e5;min-width:3em;"
                  f"max-width:40em}}"
                  + (f"{right}{{text-align:right!important;white-space:nowrap!important;"
                     f"font-variant-numeric:tabular-nums}}{right_th}{{text-align:right!important}}" if right else "")
