@@ -307,8 +307,8 @@ def _table_cells(page, link) -> list[list[str]]:
 
 
 def _same_number(v, cell: str) -> bool:
-    if pd.isna(v):
-        return cell == "–"
+    if pd.isna(v):  # a missing number, or a text column with no text (CSV reads it as an empty number)
+        return cell in ("–", "")
     return format_number(v) == cell or (float(v).is_integer() and f"{int(v):,}" == cell)
 
 

@@ -55,5 +55,6 @@ def test_a_column_named_as_a_value_reads_as_its_header():
     """Issue 22.7: no raw column names in cells (the USL table's 'N is' said 'outstanding_io')."""
     import pandas as pd
 
-    cells = page.table(pd.DataFrame({"x": ["outstanding_io", "numjobs"], "r2": [0.99, 0.5]})).cells
-    assert cells.iloc[:, 0].tolist() == ["outstanding I/O (QD × jobs)", "jobs"]
+    t = page.table(pd.DataFrame({"x": ["outstanding_io", "numjobs"], "r2": [0.99, 0.5]}))
+    assert t.cells.iloc[:, 0].tolist() == ["outstanding I/O (QD × jobs)", "jobs"]
+    assert t.data.iloc[:, 0].tolist() == ["outstanding I/O (QD × jobs)", "jobs"]  # and in its CSV

@@ -149,6 +149,9 @@ def csv_table(df: pd.DataFrame, latency: str = "") -> pd.DataFrame:
     with their unit: what a table's CSV download holds.  A ``percentile_latency`` column names the latency
     of ``p*_us`` headers, as in the HTML table."""
     d, latency = _named_latency(df, latency)
+    for c in d.columns:  # a settings column named as a value (the USL's x) reads as its header, as in the HTML
+        if not pd.api.types.is_numeric_dtype(d[c]) and d[c].isin(SETTING_COLUMNS).any():
+            d[c] = d[c].map(lambda v: HEADERS[v] if isinstance(v, str) and v in SETTING_COLUMNS else v)
     d.columns = [CSV_HEADERS.get(str(c)) or header(c, latency) for c in d.columns]
     return d
 
