@@ -74,4 +74,4 @@ def test_linear_region_with_no_line_in_any_series_is_one_sentence_not_an_empty_p
     s = series().assign(iops=[100.0, 120, 130, 135, 136, 137, 138])
     fig = figures.linear_region_figure(analysis.linear_region_table(s))
     assert not fig.data and fig.layout.xaxis.visible is False
-    assert fig.layout.annotations[0].text.startswith("No linear region was found (")
+    assert fig.layout.annotations[0].text.startswith("No linear region was found. No line for ")

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 import plotly.graph_objects as go
 
 from helpers.figures.common import TEMPLATE, message_figure
 
 COLS = 4
+
+
+def _wrap(text: str, width: int = 42) -> str:
+    """Line breaks (<br>) that keep a sentence inside its tile (plotly does not wrap annotation text)."""
+    return "<br>".join(textwrap.wrap(str(text or ""), width)) or ""
 
 
 def card_figure(card, title: str = "Device card") -> go.Figure:
@@ -41,7 +47,8 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
         else:
             fig.add_annotation(x=(domain["x"][0] + domain["x"][1]) / 2, y=(domain["y"][0] + domain["y"][1]) / 2,
                                xref="paper", yref="paper", showarrow=False,
-                               text=f"<b>{m.label}</b><br><span style='font-size:11px;color:#555'>{m.detail}</span>",
+                               text=f"<b>{_wrap(m.label)}</b><br><span style='font-size:11px;color:#555'>"
+                                    f"{_wrap(m.detail, 55)}</span>",
                                font={"size": 13})
     ident = getattr(card, "identity", {}) or {}
     if ident:  # what was measured, under the title (the identity table lists it in full)

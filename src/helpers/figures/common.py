@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -17,11 +18,12 @@ NO_DATA = "lab_no_data"  # layout.meta key of a figure that only says a view has
 def message_figure(text: str) -> go.Figure:
     """A figure that only says ``text`` (no axes): used when a view has no data for a run."""
     fig = go.Figure()
-    fig.add_annotation(text=text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
+    lines = [text] if "<br>" in text else textwrap.wrap(text, 130) or [""]  # plotly does not wrap annotations
+    fig.add_annotation(text="<br>".join(lines), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
                        font={"size": 15})
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    fig.update_layout(height=160, template=TEMPLATE, margin={"l": 20, "r": 20, "t": 20, "b": 20},
+    fig.update_layout(height=140 + 20 * len(lines), template=TEMPLATE, margin={"l": 20, "r": 20, "t": 20, "b": 20},
                       meta={NO_DATA: text})  # the report export tells a page without data by this mark
     return fig
 
