@@ -88,7 +88,11 @@ def plot_state(page, i: int) -> dict:
 
 
 def test_every_report_renders_offline_without_errors(browser, reports):
+    """... and, on the same walk (one page load each), every page's <title> names the run and the page and its
+    navigation bar links the index and every other page (issue 22.9); the columns that say why ('why',
+    'flags', 'reason', ...) end within the 1,400 px window, unscrolled (issue 22.7)."""
     SCREENS.mkdir(parents=True, exist_ok=True)
+    names, reasons = {p.name for p in reports["pages"]}, 0
     assert len(reports["pages"]) == len(pipeline.analysis_notebooks())
     # one tab goes from page to page, as a reader clicking through the folder would (each page is a new
     # document; the tab keeps plotly.js compiled, which halves the time); errors and requests are per page
@@ -97,6 +101,15 @@ def test_every_report_renders_offline_without_errors(browser, reports):
         errors.clear()
         blocked.clear()
         page.goto(html.as_uri())
+        if html.name != "index.html":
+            assert page.title() == f"{reports['run']} · {export.page_meta(html)['lab-page']} · SSD Performance Lab"
+            hrefs = page.eval_on_selector_all("nav.lab-nav a", "as => as.map(a => a.getAttribute('href'))")
+            assert hrefs[0] == "../index.html" and set(hrefs[1:]) == names - {html.name}, (html.name, hrefs)
+            edges = page.evaluate("""(names) => [...document.querySelectorAll('main table th')]
+                .filter(th => names.includes(th.textContent.trim())).map(th => [th.textContent.trim(),
+                Math.round(th.getBoundingClientRect().right)])""", REASON_HEADERS)
+            assert not [e for e in edges if e[1] > 1400], (html.name, edges)
+            reasons += len(edges)
         if html.name != "index.html" and export.page_meta(html)["lab-has-data"] == "no":
             # a page without data for the run is its heading and one sentence (issue 22.8)
             assert page.locator(".js-plotly-plot").count() == 0 and page.locator("table").count() == 0
@@ -109,7 +122,11 @@ def test_every_report_renders_offline_without_errors(browser, reports):
         page.screenshot(path=str(SCREENS / f"{html.stem}.png"), full_page=True)
         assert not errors, f"{html.name}: page errors {errors}"
         assert not [u for u in blocked if u.endswith(".js")], f"{html.name} tried to load scripts: {blocked}"
+    assert reasons >= 6
     ctx.close()
+
+
+REASON_HEADERS = ["why", "flags", "reason", "why (not)", "likely reason", "why no ratio"]
 
 
 def test_operating_a_report_slider_changes_the_plot(browser, reports):
@@ -277,23 +294,17 @@ def test_jupyterlab_compare_metric_dropdown_redraws_the_forest_plot(lab_explorer
     page.screenshot(path=str(SCREENS / "jupyterlab-compare.png"), full_page=False)
 
 
-def test_pages_name_their_run_and_page_and_link_the_runs_pages(browser, reports):
-    """Issue 22.9: '<run> · Queue depth · SSD Performance Lab' (not 'Notebook') and a navigation bar to the
-    index and every other page of the run that works by clicking."""
+def test_navigation_bar_and_index_work_by_clicking(browser, reports):
+    """Issue 22.8/22.9: the bar's links go to the page and to the index; the index greys the pages the run has no
+    data for (no logs in the sample: time series, sustained write). Titles and links of every page are
+    checked on test_every_report_renders_offline_without_errors's walk."""
     ctx, page, errors, _ = offline_page(browser)
-    names = {p.name for p in reports["pages"]}
-    for html in reports["pages"]:
-        page.goto(html.as_uri())
-        heading = export.page_meta(html)["lab-page"]
-        assert page.title() == f"{reports['run']} · {heading} · SSD Performance Lab", html.name
-        hrefs = page.eval_on_selector_all("nav.lab-nav a", "as => as.map(a => a.getAttribute('href'))")
-        assert hrefs[0] == "../index.html" and set(hrefs[1:]) == names - {html.name}, (html.name, hrefs)
     page.goto(next(p for p in reports["pages"] if p.stem == "queue-depth").as_uri())
     page.locator("nav.lab-nav").get_by_text("Block size", exact=True).click()
     page.wait_for_url("**/block-size.html")
+    assert page.title() == f"{reports['run']} · Block size · SSD Performance Lab"
     page.locator("nav.lab-nav").get_by_text("All runs").click()
     page.wait_for_url("**/index.html")
-    # the index marks the pages this run has no data for (no logs in the sample: time series, sustained write)
     greyed = page.eval_on_selector_all("a.nodata", "as => as.map(a => a.getAttribute('href'))")
     assert f"{reports['run']}/sustained-write.html" in greyed and f"{reports['run']}/queue-depth.html" not in greyed
     assert not errors
@@ -342,22 +353,4 @@ def test_every_table_downloads_as_csv_that_parses_back_to_its_numbers(browser, r
             headers += list(csv.columns)
     assert {"IOPS", "mean total latency (µs)", "outstanding I/O (QD × jobs)"} <= set(headers)  # units named
     assert checked >= 20 and not errors and not blocked
-    ctx.close()
-
-
-REASON_HEADERS = ["why", "flags", "reason", "why (not)", "likely reason", "why no ratio"]
-
-
-def test_reason_columns_are_visible_at_1400_px(browser, reports):
-    """Issue 22.7: the columns that say why ('why', 'flags', 'reason', ...) fit a 1,400 px window unscrolled."""
-    ctx, page, errors, _ = offline_page(browser)
-    seen = 0
-    for html in reports["pages"]:
-        page.goto(html.as_uri())
-        edges = page.evaluate("""(names) => [...document.querySelectorAll('main table th')]
-            .filter(th => names.includes(th.textContent.trim())).map(th => [th.textContent.trim(),
-            Math.round(th.getBoundingClientRect().right)])""", REASON_HEADERS)
-        assert not [e for e in edges if e[1] > 1400], (html.name, edges)
-        seen += len(edges)
-    assert seen >= 6
     ctx.close()
