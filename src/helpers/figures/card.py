@@ -42,13 +42,13 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
                 mode="number", value=m.value, domain=domain,
                 number={"valueformat": fmt, "suffix": f" {m.unit}" if m.unit != "QD" else "",
                         "prefix": "QD " if m.unit == "QD" else "", "font": {"size": 34}},
-                title={"text": f"<b>{m.label}</b>{warn}<br><span style='font-size:11px;color:#555'>{sub}</span>",
+                title={"text": f"<b>{_wrap(m.label, 36)}</b>{warn}<br><span style='font-size:11px;color:#555'>{sub}</span>",
                        "font": {"size": 13}}))
         else:
             fig.add_annotation(x=(domain["x"][0] + domain["x"][1]) / 2, y=(domain["y"][0] + domain["y"][1]) / 2,
-                               xref="paper", yref="paper", showarrow=False,
+                               xref="paper", yref="paper", showarrow=False, xanchor="center",
                                text=f"<b>{_wrap(m.label)}</b><br><span style='font-size:11px;color:#555'>"
-                                    f"{_wrap(m.detail, 55)}</span>",
+                                    f"{_wrap(m.detail, 48)}</span>",
                                font={"size": 13})
     ident = getattr(card, "identity", {}) or {}
     if ident:  # what was measured, under the title (the identity table lists it in full)
