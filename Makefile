@@ -20,6 +20,7 @@ READ_ONLY_ACK ?=
 LAB_ARGS ?=
 SCRATCH ?=
 NOTEBOOK ?=
+FORMAT ?= xlsx
 
 # Jupyter/IPython state stays inside the project (gitignored), not in ~.
 export JUPYTER_CONFIG_DIR := $(CURDIR)/.jupyter/config
@@ -37,7 +38,7 @@ SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtim
   --hosts="$(HOSTS)" --dry-run="$(DRY_RUN)" --allow-existing="$(ALLOW_EXISTING)" --destroy-device="$(DESTROY_DEVICE)" \
   --ignore-signature="$(IGNORE_SIGNATURE)" --read-only-ack="$(READ_ONLY_ACK)"
 
-.PHONY: help setup fio run-all sweep ingest reports lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-ingest
+.PHONY: help setup fio run-all sweep ingest reports export lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-ingest
 
 help: ## list the targets and variables (coloured on a terminal only; NO_COLOR=1 never)
 	@if [ -t 1 ] && [ -z "$$NO_COLOR" ]; then c='\033[36m'; r='\033[0m'; else c=; r=; fi; \
@@ -80,6 +81,9 @@ ingest: setup ## raw JSON of RUN (default: newest) -> Parquet in data/processed/
 
 reports: setup ## rebuild RUN's Parquet and reports/RUN/*.html + reports/index.html from raw data (no fio)
 	@$(PIPELINE) reports --run="$(RUN)"
+
+export: setup ## RUN's tables to take elsewhere: reports/RUN/RUN-data.xlsx (FORMAT=csv: a folder of CSVs), linked from the index
+	@$(BIN)/python -m helpers.report.workbook --run="$(RUN)" --format="$(FORMAT)"
 
 lab: setup ## JupyterLab on the project's venv (LAB_ARGS="--port 9999 --no-browser" ...; --allow-root as root)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)

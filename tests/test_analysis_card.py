@@ -11,9 +11,10 @@ from helpers import analysis
 from helpers.analysis.card import DeviceCard, Metric, device_card, rand4k_qd_series
 from helpers.processed.validity import add_flags
 
-METRIC_NAMES = ["QD1 4k random read latency", "QD1 4k random write latency", "Peak 4k random read IOPS",
+METRIC_NAMES = ["QD1 4k random read latency", "QD1 4k random read p99 latency", "QD1 4k random read p99.9 latency",
+                "QD1 4k random write latency", "Peak 4k random read IOPS",
                 "Peak 4k random write IOPS", "Peak sequential read bandwidth", "Peak sequential write bandwidth",
-                "Throughput stops growing beyond"]
+                "p99 latency at the knee", "Throughput stops growing beyond"]
 
 
 def mixed_run() -> pd.DataFrame:
@@ -240,11 +241,10 @@ def test_nothing_measured():
         assert not m.available
     assert {m.detail for m in card.metrics[:-1]} == {"not measured in this run"}
     t = card.table()
-    # the table names each metric as the page does: the QD1 latencies are means of total latency, and a number
-    # not measured is no peak (issue 22.4)
-    assert list(t.index) == [n.replace(" latency", " mean total latency") if n.startswith("QD1")
-                             else n.removeprefix("Peak ")[0].upper() + n.removeprefix("Peak ")[1:]
-                             if n.startswith("Peak") else n for n in METRIC_NAMES]
+    # the table names each metric as the page does: the QD1 latencies are means of total latency
+    assert list(t.index) == [m.label for m in card.metrics]
+    assert [m.label for m in card.metrics if m.name.startswith("QD1") and " p9" not in m.name] == [
+        "QD1 4k random read mean total latency", "QD1 4k random write mean total latency"]
     assert not any(n.startswith("Peak") for n in t.index)
     assert list(t.columns) == ["value", "unit", "measured at", "flags", "flagged value left out"]
 
@@ -344,3 +344,22 @@ def test_the_card_says_when_sequential_bandwidth_falls_past_its_best_block_size(
     f = next(x for x in device_card(df).findings if x.startswith("Sequential write bandwidth at QD 16"))
     assert f.endswith("(1,900 of 2,000 MB/s); past its best block size (128k) it falls: 1m blocks are 34 % below "
                       "the peak.")
+
+
+def test_card_leads_with_qd1_tail_and_the_p99_at_the_knee():
+    """Issue 22.5: QD1 p99 and p99.9 tiles (marked when the point had too few I/Os for the percentile, the rule of
+    processed.validity) and the p99 at the knee."""
+    qds = [1, 2, 4, 8, 16, 32, 64]
+    iops = [10000, 19000, 36000, 60000, 64000, 65000, 65500]
+    pts = [{"iodepth": q, "iops": i, "lat_p99_us": 100.0 * q, "lat_p99_9_us": 150.0 * q, "total_ios": 5_000,
+            "unreliable_percentiles": "lat_p99_99_us" if q > 1 else "lat_p99_9_us,lat_p99_99_us"}
+           for q, i in zip(qds, iops)]
+    card = device_card(rows(pts))
+    p99, p999 = card.metric("QD1 4k random read p99 latency"), card.metric("QD1 4k random read p99.9 latency")
+    assert (p99.value, p999.value) == (100.0, 150.0)
+    assert p99.label == "QD1 4k random read p99 total latency" and p99.few_ios == ""
+    assert p999.few_ios == "too few I/Os for a reliable p99.9 (it needs 10,000 or more)", p999.few_ios
+    knee = card.metric("p99 latency at the knee")
+    assert card.knee_qd is not None and knee.value == 100.0 * card.knee_qd
+    assert knee.label == f"p99 total latency at the knee (QD {card.knee_qd:g})"
+    assert "too few I/Os" in card.table().loc["QD1 4k random read p99.9 total latency", "flags"]

@@ -44,8 +44,11 @@ def test_one_series_per_job_count_block_size_direction_and_read_share():
     assert s.groupby("series").size().to_dict() == {
         "randread 128k (read)": 4, "randread 4k (read)": 4, "randread 4k x4 jobs (read)": 4,
         "randrw 4k 70% read (read)": 4, "randrw 4k 70% read (write)": 4, "randwrite 4k (write)": 4}
-    # sorted by series label, then queue depth
-    assert list(s["series"]) == sorted(s["series"])
+    # sorted by the settings' values, then queue depth: 4k before 128k (issue 22.6: the label's text put
+    # 'randread 128k' first)
+    assert list(dict.fromkeys(s["series"])) == ["randread 4k (read)", "randread 4k x4 jobs (read)",
+                                                "randread 128k (read)", "randrw 4k 70% read (read)",
+                                                "randrw 4k 70% read (write)", "randwrite 4k (write)"]
     assert all((g["iodepth"].diff().dropna() > 0).all() for _, g in s.groupby("series"))
 
 

@@ -70,3 +70,18 @@ def test_noise_alone_is_not_unsettled():
     assert flagged <= 10  # ~9 % CV window noise (this VM): at most 5 % of flat series called unsettled
     falling = an.consistency(frame(np.r_[np.full(10, 2000.0), np.linspace(2000, 1000, 10)])).iloc[0]
     assert bool(falling["unstable"]) and "still falling" in falling["settle_reason"]
+
+
+def test_consistency_table_names_points_readably_in_numeric_order():
+    """Issue 22.7: '4k randread QD16', not 'mix-randrw-bs4k-qd16-nj1' clipped in an SVG table; QD 2 before
+    QD 16 before QD 128 (point ids sort qd128 before qd16 before qd2); numbers stay numbers, 'why' says why."""
+    ids = {"g-qd128": 128, "g-qd16": 16, "g-qd2": 2, "m-qd16": 16}
+    ts = pd.concat([frame([1000.0] * 8, point=p) for p in ids], ignore_index=True)
+    results = pd.DataFrame({"run_id": "r", "point_id": list(ids), "rw": ["randread"] * 3 + ["randrw"],
+                            "direction": "read", "bs_bytes": 4096, "iodepth": list(ids.values()), "numjobs": 1,
+                            "rwmixread_pct": [np.nan] * 3 + [70.0]})
+    t = an.consistency_table(an.consistency(ts), results)
+    assert t["point"].tolist() == ["4k randread QD2", "4k randread QD16", "4k randread QD128",
+                                   "4k randrw read QD16 70 % read"]
+    assert "run_id" not in t.columns and t["iops_median"].tolist() == [1000.0] * 4
+    assert t["settled"].tolist() == ["yes"] * 4 and t["settle_reason"].str.len().min() > 10

@@ -87,8 +87,36 @@ def test_step_slider_with_one_step_or_none():
     assert [t.visible for t in fig.data] == [None, None, None] and not fig.layout.sliders
 
 
-def test_a_slider_the_page_describes_is_shown_even_with_one_step():
+def test_a_control_with_one_step_is_its_value_in_the_title_not_a_slider():
+    """Issue 22.8: a slider with one position is not drawn; the title says what it would have held."""
     fig = go.Figure([go.Scatter(x=[1], y=[1])])
-    common.add_step_slider(fig, [("16", [True])], "Queue depth: ", always=True)
-    (slider,) = fig.layout.sliders
-    assert [s.label for s in slider.steps] == ["16"] and slider.currentvalue.prefix == "Queue depth: "
+    fig.update_layout(title="Percentiles of total latency")
+    common.add_step_slider(fig, [("QD 16", [True])], "Queue depth: ", held="queue depth")
+    assert not fig.layout.sliders
+    assert fig.layout.title.text == "Percentiles of total latency · queue depth held constant at 16"
+
+
+def test_latency_log_axis_has_readable_ticks_at_1_2_5():
+    """Issue 22.6: 10, 20, 50, 100, 200, 500, 1k µs instead of plotly's '5 · 2 · 1000 · 5'."""
+    ax = common.latency_log_axis([15.0, 700.0])
+    assert ax["type"] == "log"
+    text = dict(zip(ax["tickvals"], ax["ticktext"]))
+    assert [text[v] for v in (10, 20, 50, 100, 200, 500, 1000, 2000)] == ["10", "20", "50", "100", "200", "500",
+                                                                           "1k", "2k"]
+    wide = common.latency_log_axis([2.0, 5e6])  # seven decades: powers of ten only
+    assert "20" not in wide["ticktext"] and {"10", "1k", "1M"} <= set(wide["ticktext"])
+
+
+def test_exceedance_axis_is_in_percent_not_si_prefixes():
+    """Issue 22.6: 10^-4 of I/Os reads '0.01 %', never '100µ'."""
+    ax = common.exceedance_axis([0.5, 3e-5])
+    text = dict(zip(ax["tickvals"], ax["ticktext"]))
+    assert text[1.0] == "100 %" and text[1e-2] == "1 %" and text[1e-4] == "0.01 %" and text[1e-5] == "0.001 %"
+    assert not any("µ" in t for t in ax["ticktext"])
+
+
+def test_natural_sort_orders_queue_depths_and_block_sizes_by_value():
+    """Issue 22.6: qd1, qd2, qd16, qd128 (not qd1, qd128, qd16, qd2); 4k < 128k < 1m."""
+    assert common.natural_sorted(["qd1", "qd128", "qd16", "qd2"]) == ["qd1", "qd2", "qd16", "qd128"]
+    assert common.natural_sorted(["read-bs1m-qd1", "read-bs128k-qd1", "read-bs4k-qd1"]) == [
+        "read-bs4k-qd1", "read-bs128k-qd1", "read-bs1m-qd1"]

@@ -67,3 +67,22 @@ def test_linear_region_without_two_points_draws_no_line():
     fig = figures.linear_region_figure(analysis.linear_region_table(s))
     assert not any("line: service latency" in (t.name or "") for t in fig.data)
     assert "no linear region" in fig.layout.annotations[0].text
+
+
+def test_linear_region_with_no_line_in_any_series_is_one_sentence_not_an_empty_plot():
+    """Issue 22.8: the linear-region plot is not drawn empty (no axes, no residual panel without bars)."""
+    s = series().assign(iops=[100.0, 120, 130, 135, 136, 137, 138])
+    fig = figures.linear_region_figure(analysis.linear_region_table(s))
+    assert not fig.data and fig.layout.xaxis.visible is False
+    assert fig.layout.annotations[0].text.startswith("No linear region was found. No line for ")
+
+
+def test_series_without_a_linear_region_are_named_in_one_sentence_not_drawn():
+    """Issue 22.8 on the grid sample's shape: one series has a line, the others none -- only the one is drawn,
+    the others are named once per reason above the plot (15 notes covered the plot before)."""
+    flat = [series().assign(series=f"randwrite {b} (write)", iops=[100.0, 120, 130, 135, 136, 137, 138])
+            for b in ("4k", "16k")]
+    fig = figures.linear_region_figure(analysis.linear_region_table(pd.concat([series(), *flat], ignore_index=True)))
+    assert {t.legendgroup for t in fig.data} == {"randread 4k (read)"}
+    (note,) = [a.text for a in fig.layout.annotations if "No line for" in a.text]
+    assert note.count("No line for") == 1 and "randwrite 4k (write), randwrite 16k (write)" in note.replace("<br>", " ")

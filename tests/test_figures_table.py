@@ -15,7 +15,7 @@ LONG = ("ran 1.0 s: too short for steady state (< 3 s); fio used 97 % of a CPU (
 
 
 @pytest.mark.parametrize(("value", "text"), [
-    (9973.4, "9,973"), (1234567, "1,234,567"), (812.3, "812"), (45.83, "45.8"), (2.345, "2.35"), (0.012345, "0.0123"),
+    (9973.4, "9,973"), (1234567, "1,234,567"), (812.3, "812"), (45.83, "45.8"), (2.345, "2.35"), (0.012345, "0.0123"), (4.63e-19, "4.63e-19"),
     (0.0, "0"), (-45.83, "-45.8"), (None, MISSING), (float("nan"), MISSING), (pd.NA, MISSING), (np.int64(16), "16"),
     (True, "yes"), (False, "no")])
 def test_numbers_have_three_significant_digits_and_thousands_separators(value, text):

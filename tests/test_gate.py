@@ -178,3 +178,12 @@ def test_back_to_back_runs_need_the_drift_measured_to_fail(pdir, tmp_path, capsy
     assert code == 1 and "assumed ±5 %" in capsys.readouterr().out
     # explicit history runs
     assert run(pdir, tmp_path, "ci-base", "ci-slow", "--metric", "iops", "--history", "ci-cal0,ci-cal1")[0] == 1
+
+
+def test_a_gate_page_under_reports_loads_the_shared_plotly_js(tmp_path):
+    """Issue 22.9: under reports/ the gate's page uses reports/assets/plotly.min.js (4.8 MB inlined before);
+    written anywhere else it stays self-contained."""
+    reports = tmp_path / "reports"
+    src = gate.plotly_source(reports / "compare" / "b-vs-a.html", reports)
+    assert src == "../assets/plotly.min.js" and (reports / "assets" / "plotly.min.js").stat().st_size > 3_000_000
+    assert gate.plotly_source(tmp_path / "elsewhere" / "page.html", reports) is True

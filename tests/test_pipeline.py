@@ -103,3 +103,34 @@ def test_ingest_summary_is_the_line_the_ingest_notebook_printed(tmp_path):
     (tmp_path / "empty.ipynb").write_text(json.dumps({"cells": [{"cell_type": "code", "outputs": []}]}))
     assert pipeline.ingest_summary(tmp_path / "empty.ipynb") is None
     assert pipeline.ingest_summary(tmp_path / "missing.ipynb") is None
+
+
+def test_reports_of_two_runs_build_their_compare_page(tmp_path, monkeypatch, capsys):
+    """Issue 22.9: `make reports RUN=a,b` ingests both runs and builds the compare page of the two together
+    (base first) under reports/compare/, listed with the comparisons; kernels are stubbed here (the page's
+    notebook is executed for real by the session's notebook tests)."""
+    import nbformat
+
+    raw, reports = tmp_path / "raw", tmp_path / "reports"
+    for r in ("base-run", "new-run"):
+        (raw / r).mkdir(parents=True)
+        (raw / r / "manifest.json").write_text(json.dumps({"run_id": r, "points": {}}))
+    monkeypatch.setattr(config, "RAW_DIR", raw)
+    ingested, executed = [], []
+    monkeypatch.setattr(pipeline, "run_ingest_stage", ingested.append)
+
+    def fake_execute(nb, out, params):
+        executed.append((nb.name, params["run_id"]))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Compare")]), out)
+        return out
+
+    monkeypatch.setattr(pipeline, "execute", fake_execute)
+    real = pipeline.run_compare_stage
+    monkeypatch.setattr(pipeline, "run_compare_stage", lambda ids: real(ids, reports_dir=reports, raw_dirs=[raw]))
+    assert pipeline.main(["reports", "--run=base-run,new-run"]) == 0
+    assert ingested == ["base-run", "new-run"] and executed == [("16-compare.ipynb", "base-run,new-run")]
+    page = reports / "compare" / "new-run-vs-base-run-page.html"
+    assert "<title>new-run vs base-run · Compare · SSD Performance Lab</title>" in page.read_text()
+    index = (reports / "index.html").read_text()
+    assert 'href="compare/new-run-vs-base-run-page.html"' in index and "<h2>compare</h2>" not in index

@@ -114,7 +114,13 @@ from helpers.analysis.slo import (
 )
 from helpers.analysis.steady_state import SteadyStateRun, first_steady_state_run, steady_state_runs
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
-from helpers.analysis.timeseries import consistency, point_series, stall_windows, with_unstable
+from helpers.analysis.timeseries import (
+    consistency,
+    consistency_table,
+    point_series,
+    stall_windows,
+    with_unstable,
+)
 from helpers.analysis.usl import UslFit, fit_usl, numjobs_series, usl, usl_table
 
 __all__ = [
@@ -134,7 +140,7 @@ __all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_sample
             "repeat_samples", "run_comparison", "comparison_samples"]
 __all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capacity", "slo_table"]  # SLO (issue 13)
 __all__ += ["CrossCheck", "cross_check_verdict", "slo_cross_check", "slo_search_steps"]  # SLO search vs fio (13.7)
-__all__ += ["consistency", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
+__all__ += ["consistency", "consistency_table", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
 __all__ += ["WriteCliff", "find_write_cliff", "sustained_write_cliffs", "write_cliff_sentence"]  # issue 12
 __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)
 __all__ += ["adaptive_steps"]  # the sweep notebook's record of adaptive searches

@@ -11,10 +11,11 @@ from helpers.analysis.cliff import write_cliff_sentence
 from helpers.analysis.flags import flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
 from helpers.analysis.knee import find_knee
-from helpers.analysis.points import percentile_latency, with_units
+from helpers.analysis.points import latency_columns, percentile_latency, percentile_suffix, with_units
 from helpers.analysis.slo import slo_card_sentence
 from helpers.analysis.timeseries import point_series
 from helpers.fio.units import format_bytes
+from helpers.processed.validity import TAIL_SAMPLES
 
 KB4 = 4096
 FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
@@ -38,6 +39,8 @@ class Metric:
     # what the page calls it: "Peak ..." only for a series that varied QD/numjobs, else the one setting
     # measured ("4k random write IOPS at QD1"); ``name`` stays the stable key
     title: str = ""
+    # a percentile with too few I/Os behind it (processed.validity's rule): what is unreliable and why
+    few_ios: str = ""
 
     @property
     def label(self) -> str:
@@ -62,7 +65,8 @@ class DeviceCard:
 
     def table(self) -> pd.DataFrame:
         return pd.DataFrame([{"metric": m.label, "value": m.value, "unit": m.unit, "measured at": m.detail,
-                              "flags": m.flag_reasons, "flagged value left out": m.left_out}
+                              "flags": "; ".join(f for f in (m.flag_reasons, m.few_ios) if f),
+                              "flagged value left out": m.left_out}
                              for m in self.metrics]).set_index("metric")
 
     def identity_table(self) -> pd.DataFrame:
@@ -222,6 +226,7 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
                           (metrics[4], seq_r, "Sequential read bandwidth"),
                           (metrics[5], seq_w, "Sequential write bandwidth")):
         _title(m, rows, what)
+    metrics[1:1] = qd1_tail_metrics(rr[(rr["iodepth"] == 1) & (rr["numjobs"] == 1)])
     series = rand4k_qd_series(df)
     knee_qd, reason = None, "no 4k random-read queue-depth sweep in this run"
     knee = None
@@ -229,6 +234,7 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
 
         knee = find_knee(series["iodepth"], series["iops"], S=S)
         knee_qd, reason = knee.knee_qd, knee.reason
+    metrics.append(knee_p99_metric(d, series, knee))
     metrics.append(Metric("Throughput stops growing beyond", knee_qd, "QD",
                           f"4k random read, Kneedle on IOPS vs log2 QD over QD {series['iodepth'].min():g}–"
                           f"{series['iodepth'].max():g}" if knee_qd is not None else reason))
@@ -241,6 +247,48 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
     if cliff:
         card.findings.append(cliff)
     return card
+
+
+def _few_ios(rows: pd.DataFrame, p: float) -> str:
+    """'too few I/Os for a reliable p99.9 (it needs 10,000 or more)' when a row of ``rows`` (with_units frames) has its
+    percentile column in ``unreliable_percentiles`` (processed.validity's rule), else ''."""
+    col = latency_columns(rows).column(p)
+    listed = rows["unreliable_percentiles"].fillna("").astype(str) if "unreliable_percentiles" in rows else None
+    if listed is None or not listed.str.split(",").map(lambda cs: col in cs).any():
+        return ""
+    return f"too few I/Os for a reliable p{p:g} (it needs {TAIL_SAMPLES / (1 - p / 100):,.0f} or more)"
+
+
+def qd1_tail_metrics(rows: pd.DataFrame) -> list[Metric]:
+    """QD1 4k random-read p99 and p99.9 (of total latency when fio measured it, else of completion latency:
+    the title says which), each marked when its point had too few I/Os for the percentile."""
+    out = []
+    lname = latency_columns(rows).name
+    for p in (99.0, 99.9):
+        col = percentile_suffix(p)
+        m = _metric(f"QD1 4k random read p{p:g} latency", rows, col, "µs", "min")
+        m.title = f"QD1 4k random read p{p:g} {lname}"
+        if m.available:
+            m.few_ios = _few_ios(rows[rows[col] == m.value], p)
+        out.append(m)
+    return out
+
+
+def knee_p99_metric(d: pd.DataFrame, series: pd.DataFrame, knee) -> Metric:
+    """The 4k random-read p99 at the throughput knee's queue depth (what the knee costs in tail latency)."""
+    lname = percentile_latency(series) if len(series) else "latency"
+    name = "p99 latency at the knee"
+    if knee is None or knee.knee_qd is None:
+        return Metric(name, None, "µs", "not measured in this run" if knee is None else f"no knee: {knee.reason}",
+                      title=f"p99 {lname} at the knee")
+    at = series[series["iodepth"] == knee.knee_qd]
+    value = float(at["p99_us"].iloc[0]) if len(at) and pd.notna(at["p99_us"].iloc[0]) else None
+    rows = _rand4k_read_rows(d)
+    rows = rows[rows["iodepth"] == knee.knee_qd]
+    m = Metric(name, value, "µs", f"4k random read at QD {knee.knee_qd:g}" if value is not None
+               else "no p99 at the knee's queue depth", title=f"p99 {lname} at the knee (QD {knee.knee_qd:g})")
+    m.few_ios = _few_ios(rows, 99.0) if value is not None else ""
+    return m
 
 
 def _flag_note(m: Metric) -> str:

@@ -90,6 +90,36 @@ def is_flagged(df: pd.DataFrame) -> pd.Series:
     return df["flag_reasons"].fillna("").astype(str) != ""
 
 
+def point_label(row) -> str:
+    """'4k randwrite QD32' (+ direction of a mixed workload, jobs, read share, rate, engine, buffered)."""
+    rw, direction = str(row["rw"]), str(row["direction"])
+    parts = [format_bytes(row["bs_bytes"]), rw]
+    if rw in ("rw", "readwrite", "randrw", "trimwrite", "randtrimwrite") or direction == "trim":
+        parts.append(direction)
+    parts.append(f"QD{int(row['iodepth'])}")
+    nj = row.get("numjobs")
+    if nj is not None and not pd.isna(nj) and int(nj) != 1:
+        parts.append(f"x{int(nj)} jobs")
+    mix = row.get("rwmixread_pct")
+    if mix is not None and not pd.isna(mix) and rw in MIXED_MODES:
+        parts.append(f"{mix:g} % read")
+    rate = row.get("rate_iops")
+    if rate is not None and not pd.isna(rate):
+        parts.append(f"@ {rate:,.0f} IOPS offered")
+    if str(row.get("ioengine")) not in ("libaio", "None", "<NA>"):
+        parts.append(str(row["ioengine"]))
+    if row.get("direct") is not None and not pd.isna(row.get("direct")) and int(row["direct"]) == 0:
+        parts.append("buffered")
+    return " ".join(parts)
+
+
+def numeric_order(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``df`` sorted by ``keys`` (those present): by the settings' values (4k before 16k before 128k, QD 2
+    before QD 16), not by the labels' text ('randread 128k' < 'randread 16k' < 'randread 4k')."""
+    return df.sort_values([k for k in keys if k in df.columns], kind="stable", na_position="first"
+                          ).reset_index(drop=True)
+
+
 def operation_label(rw: str, mix: float) -> str:
     """``randread``; mixed modes carry their read share: ``randrw 70% read``."""
     return rw if rw not in MIXED_MODES or pd.isna(mix) else f"{rw} {mix:.0f}% read"

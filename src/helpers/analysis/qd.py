@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers.analysis.points import latency_columns, with_latency
+from helpers.analysis.points import latency_columns, numeric_order, with_latency
 from helpers.fio.units import format_bytes
 
 SERIES_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "numjobs", "rwmixread_pct", "ioengine", "direct"]
@@ -30,7 +30,9 @@ def qd_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
     multi_run = out["run_id"].nunique() > 1
     out["series"] = pd.Series([series_label(r, multi_run) for _, r in out.iterrows()], index=out.index,
                               dtype="string")
-    return out.sort_values(["series", "iodepth"]).reset_index(drop=True)
+    return numeric_order(out, ["run_id", "rw", "bs_bytes", "rwmixread_pct", "numjobs", "direction", "series",
+                               "iodepth"])
+
 
 
 TABLE_COLUMNS = ["series", "iodepth", "numjobs", "outstanding_io", "iops", "bw_bytes_per_s", "lat_mean_us",

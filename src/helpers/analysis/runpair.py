@@ -45,10 +45,10 @@ import numpy as np
 import pandas as pd
 
 from helpers.analysis.flags import flag_sentences, flagged_rows
+from helpers.analysis.points import point_label
 from helpers.analysis.samples import DRIFT_ASSUMED, DRIFT_HISTORY, compare_samples, run_variance
 from helpers.fio import histogram
 from helpers.fio.latency import latency_label
-from helpers.fio.options import MIXED_MODES
 from helpers.fio.units import format_bytes
 
 MATCH_KEYS = ["rw", "direction", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct",
@@ -219,29 +219,6 @@ def _time(df: pd.DataFrame) -> pd.Series:
     """fio's timestamp of each row in Unix seconds; 0 or missing (foreign or hand-made rows) is unknown."""
     t = _num(df, "timestamp_s")
     return t.where(t > 0)
-
-
-def point_label(row) -> str:
-    """'4k randwrite QD32' (+ direction of a mixed workload, jobs, read share, rate, engine, buffered)."""
-    rw, direction = str(row["rw"]), str(row["direction"])
-    parts = [format_bytes(row["bs_bytes"]), rw]
-    if rw in ("rw", "readwrite", "randrw", "trimwrite", "randtrimwrite") or direction == "trim":
-        parts.append(direction)
-    parts.append(f"QD{int(row['iodepth'])}")
-    nj = row.get("numjobs")
-    if nj is not None and not pd.isna(nj) and int(nj) != 1:
-        parts.append(f"x{int(nj)} jobs")
-    mix = row.get("rwmixread_pct")
-    if mix is not None and not pd.isna(mix) and rw in MIXED_MODES:
-        parts.append(f"{mix:g} % read")
-    rate = row.get("rate_iops")
-    if rate is not None and not pd.isna(rate):
-        parts.append(f"@ {rate:,.0f} IOPS offered")
-    if str(row.get("ioengine")) not in ("libaio", "None", "<NA>"):
-        parts.append(str(row["ioengine"]))
-    if row.get("direct") is not None and not pd.isna(row.get("direct")) and int(row["direct"]) == 0:
-        parts.append("buffered")
-    return " ".join(parts)
 
 
 def _pct(v: float) -> str:

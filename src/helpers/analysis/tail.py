@@ -11,6 +11,7 @@ from helpers.analysis.points import (
     COMPLETION_LATENCY,
     TOTAL_LATENCY,
     latency_columns,
+    numeric_order,
     percentile_suffix,
     with_units,
 )
@@ -66,7 +67,8 @@ def percentiles_long(df: pd.DataFrame) -> pd.DataFrame:
         frames.append(f)
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)
     out = out[out["latency_us"].notna()]
-    return out.sort_values(["iodepth", "label", "percentile"]).reset_index(drop=True)
+    return numeric_order(out, ["iodepth", "run_id", "rw", "bs_bytes", "rwmixread_pct", "direction", "label",
+                               "percentile"])
 
 
 def hist_keys(hist: pd.DataFrame) -> list[str]:

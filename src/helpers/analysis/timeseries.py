@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from helpers.analysis.points import point_label
+
 POINT_KEY = ["run_id", "point_id", "source_file", "direction"]
 BAND_PCT = 10.0  # "within ±10 % of the median"
 STALL_FRACTION = 0.5  # a window below half the median IOPS is a stall
@@ -165,3 +167,34 @@ def stall_windows(series: pd.DataFrame, stall_fraction: float = STALL_FRACTION) 
         return series
     med = series.groupby(POINT_KEY, sort=False)["iops"].transform("median")
     return series[series["iops"] < stall_fraction * med]
+
+
+CONSISTENCY_TABLE_COLUMNS = ["run_id", "point", "windows", "iops_median", "iops_cv_pct", "within_band_pct",
+                             "worst_iops", "worst_start_s", "stalls", "stall_s", "settled", "settle_reason"]
+
+
+def consistency_table(summary: pd.DataFrame, results: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`consistency` as a page table: one row per point and direction, named as a reader says it ('4k
+    randrw read QD16 70 % read', from the run's ``results``; the point id when the results do not have it),
+    in numeric order of block size, queue depth, jobs and read share; numbers stay numbers; ``settled`` is
+    yes / UNSTABLE / too few windows and ``settle_reason`` says why.  The run column only with several runs."""
+    if summary is None or summary.empty:
+        return pd.DataFrame(columns=CONSISTENCY_TABLE_COLUMNS[1:])
+    s = summary.copy()
+    order = ["run_id", "point_id", "direction"]
+    if results is not None and len(results):
+        cfg_cols = [c for c in ("rw", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "rate_iops", "ioengine",
+                                "direct") if c in results.columns]
+        cfg = results.drop_duplicates(["run_id", "point_id"])[["run_id", "point_id", *cfg_cols]]
+        s = s.merge(cfg, on=["run_id", "point_id"], how="left")
+        named = s["rw"].notna() & s["bs_bytes"].notna() & s["iodepth"].notna() if {"rw", "bs_bytes", "iodepth"} <= set(
+            s.columns) else pd.Series(False, index=s.index)
+        s["point"] = [point_label(r) if ok else str(r["point_id"]) for (_, r), ok in zip(s.iterrows(), named)]
+        order = ["run_id", *[c for c in ("rw", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct") if c in s],
+                 "point_id", "direction"]
+    else:
+        s["point"] = s["point_id"].astype(str) + " " + s["direction"].astype(str)
+    s = s.sort_values(order, kind="stable", na_position="last")
+    s["settled"] = ["too few windows" if pd.isna(u) else ("UNSTABLE" if u else "yes") for u in s["unstable"]]
+    cols = CONSISTENCY_TABLE_COLUMNS if s["run_id"].nunique() > 1 else CONSISTENCY_TABLE_COLUMNS[1:]
+    return s[cols].reset_index(drop=True)

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from helpers.analysis.points import numeric_order
+
 KAPPA_ZERO = 1e-9  # κ below this (after normalising throughput) is reported as 0
 # the fitted curve is drawn beyond the measured range only when the fit is credible there:
 MIN_R2 = 0.95  # it explains the measured points
@@ -205,7 +207,7 @@ def numjobs_series(df: pd.DataFrame, min_points: int = 3) -> pd.DataFrame:
     out["outstanding_io"] = out["iodepth"] * out["numjobs"]
     out["series"] = pd.Series([f"{r.rw} {int(r.bs_bytes)}B QD{int(r.iodepth)} ({r.direction})"
                                for r in out.itertuples()], index=out.index, dtype="string")
-    return out.sort_values(["series", "numjobs"]).reset_index(drop=True)
+    return numeric_order(out, ["run_id", "rw", "bs_bytes", "iodepth", "direction", "series", "numjobs"])
 
 
 def _point_means(s: pd.DataFrame, x: str) -> pd.DataFrame:

@@ -8,7 +8,7 @@ kernel); ``helpers.notebook.explorer`` is the ipywidgets version for JupyterLab.
 from helpers.figures.blocksize import blocksize_figure
 from helpers.figures.card import card_figure
 from helpers.figures.common import message_figure
-from helpers.figures.compare import forest_figure, ratio_figure, run_metrics_figure, spec_table_figure
+from helpers.figures.compare import forest_figure, ratio_figure, run_metrics_figure
 from helpers.figures.hosts import hosts_figure
 from helpers.figures.mix import mix_figure
 from helpers.figures.openloop import openloop_figure
@@ -18,15 +18,15 @@ from helpers.figures.queueing import knee_figure, linear_region_figure, littles_
 from helpers.figures.slo import slo_figure, slo_search_figure
 from helpers.figures.steady_state import steady_state_figure
 from helpers.figures.tail import latency_distribution_figure, percentiles_figure
-from helpers.figures.timeseries import consistency_figure, timeseries_figure, write_cliff_figure
+from helpers.figures.timeseries import timeseries_figure, write_cliff_figure
 
 __all__ = [
     "blocksize_figure", "box_figure", "card_figure", "heatmap_figure",
     "held_constant_figure", "latency_distribution_figure", "message_figure", "mix_figure", "percentiles_figure",
-    "qd_figure", "qd_tradeoff_figure", "ratio_figure", "run_metrics_figure", "spec_table_figure",
+    "qd_figure", "qd_tradeoff_figure", "ratio_figure", "run_metrics_figure",
 ]
 __all__ += ["knee_figure", "linear_region_figure", "littles_figure", "usl_figure"]
 __all__ += ["hosts_figure", "openloop_figure", "steady_state_figure"]  # sweep engine (issue 6)
 __all__ += ["forest_figure"]  # run comparison (issue 13)
 __all__ += ["slo_figure", "slo_search_figure"]  # SLO capacity, SLO search vs fio's latency_target (issue 13)
-__all__ += ["consistency_figure", "timeseries_figure", "write_cliff_figure"]  # time inside a point (issue 12)
+__all__ += ["timeseries_figure", "write_cliff_figure"]  # time inside a point (issue 12)

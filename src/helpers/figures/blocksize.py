@@ -16,6 +16,7 @@ from helpers.figures.common import (
     color,
     flag_notes,
     flag_symbols,
+    latency_log_axis,
     latency_name,
     message_figure,
 )
@@ -72,14 +73,15 @@ def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
         fig.update_xaxes(title_text=BS_AXIS, **ax, row=r, col=c)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text="Mean total latency (µs, log)", type="log", row=2, col=1)
-    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", type="log", row=2, col=2)
+    fig.update_yaxes(title_text="Mean total latency (µs, log)", **latency_log_axis(series["lat_mean_us"]), row=2, col=1)
+    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)",
+                     **latency_log_axis(series["p99_us"] if "p99_us" in series else ()), row=2, col=2)
     steps = [(f"QD {q}", [g == q for g in groups]) for q in qds]
     if len(qds) > 1:
         steps.append(("all", [True] * len(groups)))
-    add_step_slider(fig, steps, "Queue depth: ", active=len(qds) - 1 if len(qds) > 1 else 0, y=-0.12,
-                    always=True)
     fig.update_layout(title=title + " (crosses: flagged points; 1 MB = 10^6 B, 1 MiB = 2^20 B)",
                       template=TEMPLATE, height=820, legend={"orientation": "v", "x": 1.02, "y": 1},
                       margin={"b": 140})
+    add_step_slider(fig, steps, "Queue depth: ", active=len(qds) - 1 if len(qds) > 1 else 0, y=-0.12,
+                    held="queue depth")
     return fig

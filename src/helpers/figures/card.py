@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 import plotly.graph_objects as go
 
@@ -11,10 +12,16 @@ from helpers.figures.common import TEMPLATE, message_figure
 COLS = 4
 
 
+def _wrap(text: str, width: int = 42) -> str:
+    """Line breaks (<br>) that keep a sentence inside its tile (plotly does not wrap annotation text)."""
+    return "<br>".join(textwrap.wrap(str(text or ""), width)) or ""
+
+
 def card_figure(card, title: str = "Device card") -> go.Figure:
     """One number tile per card metric (``card`` from :func:`helpers.analysis.device_card`), titled with
     what was measured when the card has its run's identity ("Peak" only for a series that varied QD);
-    a metric the run did not measure says so in its tile, a flagged one is marked ⚠, and a better
+    a metric the run did not measure says so in its tile, a flagged one (or a percentile with too few I/Os
+    behind it) is marked ⚠, and a better
     value measured at a flagged point (left out of the headline) is named under it."""
     if not card.metrics:
         return message_figure("This run has no data for a device card.")
@@ -23,8 +30,10 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
     for i, m in enumerate(card.metrics):
         r, c = divmod(i, COLS)
         domain = {"x": [c / COLS + 0.01, (c + 1) / COLS - 0.01], "y": [1 - (r + 1) / rows + 0.04, 1 - r / rows - 0.08]}
-        warn = " ⚠" if m.flag_reasons else ""
+        warn = " ⚠" if m.flag_reasons or m.few_ios else ""
         sub = (m.detail or "") + ("<br>⚠ flagged point (see the table)" if m.flag_reasons else "")
+        if m.few_ios:  # a percentile the point's I/O count cannot support (processed.validity's rule)
+            sub += f"<br>⚠ {m.few_ios}"
         if m.better_flagged:
             sub += f"<br>a flagged {m.better_flagged} not counted"
         if m.available:
@@ -33,12 +42,13 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
                 mode="number", value=m.value, domain=domain,
                 number={"valueformat": fmt, "suffix": f" {m.unit}" if m.unit != "QD" else "",
                         "prefix": "QD " if m.unit == "QD" else "", "font": {"size": 34}},
-                title={"text": f"<b>{m.label}</b>{warn}<br><span style='font-size:11px;color:#555'>{sub}</span>",
+                title={"text": f"<b>{_wrap(m.label, 36)}</b>{warn}<br><span style='font-size:11px;color:#555'>{sub}</span>",
                        "font": {"size": 13}}))
         else:
             fig.add_annotation(x=(domain["x"][0] + domain["x"][1]) / 2, y=(domain["y"][0] + domain["y"][1]) / 2,
-                               xref="paper", yref="paper", showarrow=False,
-                               text=f"<b>{m.label}</b><br><span style='font-size:11px;color:#555'>{m.detail}</span>",
+                               xref="paper", yref="paper", showarrow=False, xanchor="center",
+                               text=f"<b>{_wrap(m.label)}</b><br><span style='font-size:11px;color:#555'>"
+                                    f"{_wrap(m.detail, 48)}</span>",
                                font={"size": 13})
     ident = getattr(card, "identity", {}) or {}
     if ident:  # what was measured, under the title (the identity table lists it in full)

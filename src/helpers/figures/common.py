@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import re
+import textwrap
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -10,16 +14,19 @@ from helpers.fio.latency import latency_name as fio_latency_name
 from helpers.fio.units import format_bytes
 
 TEMPLATE = "plotly_white"
+NO_DATA = "lab_no_data"  # layout.meta key of a figure that only says a view has no data (its sentence)
 
 
 def message_figure(text: str) -> go.Figure:
     """A figure that only says ``text`` (no axes): used when a view has no data for a run."""
     fig = go.Figure()
-    fig.add_annotation(text=text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
+    lines = [text] if "<br>" in text else textwrap.wrap(text, 130) or [""]  # plotly does not wrap annotations
+    fig.add_annotation(text="<br>".join(lines), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
                        font={"size": 15})
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    fig.update_layout(height=160, template=TEMPLATE, margin={"l": 20, "r": 20, "t": 20, "b": 20})
+    fig.update_layout(height=140 + 20 * len(lines), template=TEMPLATE, margin={"l": 20, "r": 20, "t": 20, "b": 20},
+                      meta={NO_DATA: text})  # the report export tells a page without data by this mark
     return fig
 
 
@@ -84,21 +91,88 @@ def bs_axis(values) -> dict:
 
 
 def add_step_slider(fig: go.Figure, steps: list[tuple[str, list[bool]]], prefix: str, active: int = 0,
-                    y: float = -0.18, always: bool = False) -> go.Figure:
+                    y: float = -0.18, held: str = "") -> go.Figure:
     """A plotly slider (works offline in exported HTML) whose steps show one group of traces.
 
     ``steps`` is (label, visibility mask over fig.data); the ``active`` step's mask is applied now.
-    With a single step no slider is drawn unless ``always`` (pages whose text describes the slider show it,
-    with its one value, e.g. "Queue depth: 16").
+    With a single step no slider is drawn: a control with one position says nothing a sentence cannot, so
+    with ``held`` (what the slider steps through, e.g. "queue depth") the figure's title gains "queue depth
+    held constant at 16" (call this after setting the title).
     """
     if not steps:
         return fig
     for trace, visible in zip(fig.data, steps[active][1]):
         trace.visible = visible
-    if len(steps) < 2 and not always:
+    if len(steps) < 2:
+        if held:
+            note = held_note(held, steps[0][0].removeprefix("QD "))
+            title = fig.layout.title.text or ""
+            fig.update_layout(title_text=f"{title} · {note}" if title else note)
         return fig
     fig.update_layout(sliders=[{
         "active": active, "currentvalue": {"prefix": prefix}, "pad": {"t": 40}, "y": y, "len": 0.9, "x": 0.05,
         "steps": [{"label": label, "method": "update", "args": [{"visible": mask}]} for label, mask in steps],
     }])
     return fig
+
+
+# ---------------------------------------------------------------------------- readable axes and orders
+
+def _tick_us(v: float) -> str:
+    """A latency tick in µs: 0.5 · 20 · 500 · 1k · 20k · 1M (k = 1,000 µs, M = 1,000,000 µs)."""
+    for div, suffix in ((1e6, "M"), (1e3, "k")):
+        if v >= div:
+            return f"{v / div:g}{suffix}"
+    return f"{v:g}"
+
+
+def latency_log_axis(values=()) -> dict:
+    """Axis settings for latency in µs on a log scale with explicit ticks at 1, 2, 5 × 10^k (10, 20, 50, 100,
+    200, 500, 1k, 2k, ... µs) instead of plotly's '5 · 2 · 1000 · 5'; over more than four decades of
+    ``values`` (the plotted latencies, optional) only the powers of ten are labelled."""
+    v = pd.to_numeric(pd.Series(list(values), dtype="float64"), errors="coerce")
+    v = v[(v > 0) & v.notna() & (v != float("inf"))]
+    lo, hi = (float(v.min()), float(v.max())) if len(v) else (0.1, 1e8)
+    steps = (1,) if hi / lo > 1e4 else (1, 2, 5)
+    first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+    ticks = [m * 10.0 ** e for e in range(first, last + 1) for m in steps]
+    return {"type": "log", "tickvals": ticks, "ticktext": [_tick_us(t) for t in ticks]}
+
+
+def exceedance_axis(values=()) -> dict:
+    """Axis settings for a share of I/Os (a fraction, 1 - CDF) on a log scale, labelled in percent at the
+    powers of ten (100 %, 10 %, 1 %, 0.1 %, 0.01 % = 1 in 10,000 I/Os), never plotly's SI '100µ' for 10^-4."""
+    v = pd.to_numeric(pd.Series(list(values), dtype="float64"), errors="coerce")
+    v = v[(v > 0) & v.notna()]
+    lowest = math.floor(math.log10(float(v.min()))) if len(v) else -8
+    ticks = [10.0 ** e for e in range(0, min(lowest, 0) - 1, -1)]
+    return {"type": "log", "tickvals": ticks, "ticktext": [f"{t * 100:.{max(0, -int(round(math.log10(t))) - 2)}f} %"
+                                                         for t in ticks]}
+
+
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+_TOKEN = re.compile(r"(\d+(?:\.\d+)?)([kmgt](?![a-z]))?", re.IGNORECASE)
+
+
+def natural_key(label) -> tuple:
+    """Sort key that orders numbers by value inside labels: qd1, qd2, qd16, qd128 (not qd1, qd128, qd16,
+    qd2) and block sizes with fio's suffixes by size: 4k < 128k < 1m."""
+    text = "" if label is None else str(label)
+    parts: list = []
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        parts += [(0, text[pos:m.start()].lower(), 0.0)]
+        parts += [(1, "", float(m.group(1)) * _UNITS[(m.group(2) or "").lower()])]
+        pos = m.end()
+    parts.append((0, text[pos:].lower(), 0.0))
+    return tuple(parts)
+
+
+def natural_sorted(labels) -> list:
+    """``labels`` (unique, first-seen kept) in :func:`natural_key` order."""
+    return sorted(dict.fromkeys(labels), key=natural_key)
+
+
+def held_note(what: str, value: str) -> str:
+    """What a one-step control would have shown, for the figure's title: 'queue depth held constant at 16'."""
+    return f"{what} held constant at {value}"

@@ -9,11 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from helpers.figures.common import TEMPLATE, color, message_figure
-from helpers.figures.table import format_number
-
-
-def _fmt(v, unit: str) -> str:
-    return "not measured" if pd.isna(v) else f"{format_number(v)} {unit}"  # the one number format of tables
+from helpers.figures.table import label_with_unit
 
 
 def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per run") -> go.Figure:
@@ -38,26 +34,6 @@ def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per
             hovertemplate="%{x}<br>%{y:,.1f} " + unit + "<br>%{customdata}<extra>" + name + "</extra>"), r + 1, c + 1)
         fig.update_yaxes(title_text=unit, row=r + 1, col=c + 1)
     fig.update_layout(title=title + " (hatched: flagged point)", template=TEMPLATE, height=300 * rows + 80)
-    return fig
-
-
-def spec_table_figure(table: pd.DataFrame, title: str = "Measured (best like-for-like point) vs spec sheet") -> go.Figure:
-    """The spec comparison as a table: run, drive, metric, measured, spec, measured/spec, source.
-    ``table`` is the output of :func:`helpers.analysis.spec_comparison`."""
-    if table.empty:
-        return message_figure("No reference drive gives a figure for a metric this run measured.")
-    t = table.copy()
-    fig = go.Figure(go.Table(
-        columnwidth=[90, 150, 160, 90, 90, 70, 110, 230],
-        header={"values": ["run", "reference drive", "metric", "measured", "spec", "measured / spec",
-                           "measured at", "spec source"], "fill_color": "#e8eef7", "align": "left"},
-        cells={"values": [t["run_id"], t["drive"], t["metric"],
-                          [_fmt(v, u) for v, u in zip(t["measured"], t["unit"])],
-                          [_fmt(v, u) for v, u in zip(t["spec"], t["unit"])],
-                          ["" if pd.isna(r) else f"{r:.2f}×" for r in t["ratio"]],
-                          t["measured_at"], t["source"]], "align": "left", "height": 26}))
-    fig.update_layout(title=title, template=TEMPLATE, height=min(140 + 52 * len(t), 1400),
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
 
@@ -115,7 +91,7 @@ def forest_figure(table: pd.DataFrame, summary: str = "", title: str = "Change p
                 customdata=list(zip(g["base_mean"], g["new_mean"], g["low_pct"].fillna(float("nan")),
                                     g["high_pct"], g["n_base"], g["n_new"], g["method"],
                                     g["drift"] if "drift" in g.columns else [""] * len(g))),
-                hovertemplate=("%{y}<br>" + labels[m] + " (" + str(g["unit"].iloc[0]) + "): base %{customdata[0]:,.1f}"
+                hovertemplate=("%{y}<br>" + label_with_unit(labels[m], g["unit"].iloc[0]) + ": base %{customdata[0]:,.1f}"
                                " → new %{customdata[1]:,.1f}<br>change %{x:+.1f} % [%{customdata[2]:+.1f} %, "
                                "%{customdata[3]:+.1f} %]<br>samples %{customdata[4]} / %{customdata[5]} "
                                "(%{customdata[6]})<br>run-to-run drift: %{customdata[7]}<extra>" + verdict

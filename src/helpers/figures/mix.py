@@ -14,6 +14,7 @@ from helpers.figures.common import (
     color,
     flag_notes,
     flag_symbols,
+    latency_log_axis,
     message_figure,
 )
 
@@ -55,9 +56,10 @@ def mix_figure(series: pd.DataFrame, title: str = "Read/write mix") -> go.Figure
                          tickvals=sorted(series["rwmixread_pct"].unique()), row=1, col=col)
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text="Mean total latency (µs, log)", type="log", row=1, col=3)
-    add_step_slider(fig, [(n, [g == n for g in groups]) for n in names], "Workload: ", y=-0.3, always=True)
+    fig.update_yaxes(title_text="Mean total latency (µs, log)", **latency_log_axis(series["lat_mean_us"]),
+                     row=1, col=3)
     fig.update_layout(title=title + " (dashed: read + write total; crosses: flagged points)", template=TEMPLATE,
                       height=520, legend={"orientation": "v", "x": 1.02, "y": 1},
                       margin={"b": 130})
+    add_step_slider(fig, [(n, [g == n for g in groups]) for n in names], "Workload: ", y=-0.3, held="workload")
     return fig

@@ -15,6 +15,7 @@ from helpers.figures.common import (
     color,
     flag_notes,
     flag_symbols,
+    latency_log_axis,
     latency_name,
     log2_axis,
     message_figure,
@@ -83,11 +84,11 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
     fig.update_layout(updatemenus=[{"buttons": buttons, "x": 0.0, "y": 1.18, "xanchor": "left",
                                     "direction": "down", "showactive": True}])
     steps = [(_value_label(held, h), [i == k for i in range(len(helds))]) for k, h in enumerate(helds)]
-    add_step_slider(fig, steps, f"{hname} held at: ", active=len(helds) - 1, y=-0.2, always=True)
     fig.update_xaxes(title_text=xname + (" (binary: 4k = 4096 bytes)" if x == "bs_bytes" else ""), type="category")
     fig.update_yaxes(title_text="Operation (mixed: read + write total)", autorange="reversed")
     fig.update_layout(title=title or f"Operation x {xname.lower()} ({hname.lower()} held constant; ⚠: flagged)",
                       template=TEMPLATE, height=480, margin={"t": 110, "b": 120})
+    add_step_slider(fig, steps, f"{hname} held at: ", active=len(helds) - 1, y=-0.2, held=hname.lower())
     return fig
 
 
@@ -117,7 +118,7 @@ def box_figure(points: pd.DataFrame, title: str = "Distribution over all points"
                     hovertemplate="%{hovertext}<br>%{y:,.1f}<extra>flagged</extra>"), 1, k + 1)
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text="Mean total latency (µs, log)", type="log", row=1, col=3)
+    fig.update_yaxes(title_text="Mean total latency (µs, log)", **latency_log_axis(points["lat_mean_us"]), row=1, col=3)
     fig.update_xaxes(title_text="Operation")
     fig.update_layout(title=title + " (crosses: flagged points)", template=TEMPLATE, height=560,
                       legend={"orientation": "h", "y": -0.4}, margin={"b": 150})

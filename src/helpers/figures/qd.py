@@ -16,6 +16,7 @@ from helpers.figures.common import (
     color,
     flag_notes,
     flag_symbols,
+    latency_log_axis,
     latency_name,
     log2_axis,
     message_figure,
@@ -38,6 +39,10 @@ def _prepare(series: pd.DataFrame) -> pd.DataFrame:
     s["flag_reasons"] = s["flag_reasons"].fillna("").astype(str)
     s["flagged"] = s["flag_reasons"] != ""
     return s
+
+
+def _lat_axis(s: pd.DataFrame) -> dict:
+    return latency_log_axis(pd.concat([s[c] for c in ("lat_mean_us", "p50_us", "p99_us") if c in s]))
 
 
 def _bs_steps(groups: list[int]) -> list[tuple[str, list[bool]]]:
@@ -84,11 +89,11 @@ def qd_figure(series: pd.DataFrame, title: str = "Queue depth") -> go.Figure:
         fig.update_xaxes(title_text=QD_AXIS, **ax, row=1, col=col)
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text=f"Mean total latency; p50, p99 {lname} (µs, log)", type="log", row=1, col=3)
-    add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.35)
+    fig.update_yaxes(title_text=f"Mean total latency; p50, p99 {lname} (µs, log)", **_lat_axis(s_all), row=1, col=3)
     fig.update_layout(title=title + f" (solid: mean total latency, dashed: p50, dotted: p99 {lname}; "
                       "crosses: flagged points)",
                       template=TEMPLATE, height=560, legend={"orientation": "h", "y": -0.6}, margin={"b": 120})
+    add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.35, held="block size")
     return fig
 
 
@@ -118,9 +123,9 @@ def qd_tradeoff_figure(series: pd.DataFrame, title: str = "Throughput-latency tr
                               "<extra>" + name + "</extra>"))
             groups.append(int(s["bs_bytes"].iloc[0]))
     fig.update_xaxes(title_text=IOPS_AXIS, rangemode="tozero")
-    fig.update_yaxes(title_text=f"Latency (µs, log): mean total latency, p99 {lname}", type="log")
-    add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.2)
+    fig.update_yaxes(title_text=f"Latency (µs, log): mean total latency, p99 {lname}", **_lat_axis(s_all))
     fig.update_layout(title=title + f" (points labelled by QD; dotted: p99 {lname}, solid: mean total latency; "
                       "crosses: flagged points)",
                       template=TEMPLATE, height=560, legend={"orientation": "h", "y": -0.45}, margin={"b": 120})
+    add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.2, held="block size")
     return fig

@@ -6,6 +6,8 @@ Pure builders: the DataFrames come from :mod:`helpers.analysis` (``qd_series``,
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -14,7 +16,7 @@ from plotly.subplots import make_subplots
 from helpers.analysis.points import with_latency
 from helpers.analysis.repeats import mean_ci
 from helpers.analysis.usl import usl
-from helpers.figures.common import TEMPLATE, latency_name, log2_axis, message_figure
+from helpers.figures.common import TEMPLATE, latency_log_axis, latency_name, log2_axis, message_figure
 
 FLAG_COLOR = "#d62728"
 OK_COLOR = "#1f77b4"
@@ -70,7 +72,7 @@ def knee_figure(series: pd.DataFrame, knees: pd.DataFrame, title: str = "Knee: w
     fig.update_xaxes(title_text="Queue depth (iodepth, log2)", **log2_axis(series["iodepth"]), row=1, col=1)
     fig.update_yaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=1)
     fig.update_xaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", type="log", row=1, col=2)
+    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", **latency_log_axis(), row=1, col=2)
     return _layout(fig, title)
 
 
@@ -110,15 +112,19 @@ def linear_region_figure(lin: pd.DataFrame,
     line (bottom).  ``lin``: ``linear_region_table`` output."""
     if lin.empty:
         return message_figure("This run has no queue-depth sweep: no linear region to fit.")
+    # series without a line (fewer than two points on a line through the origin) are not drawn: one sentence per
+    # reason names them (their points are in the tables), so the plot holds only what has a linear region
+    missing: dict[str, list[str]] = {}
+    for name, s in lin[lin["service_latency_us"].isna()].groupby("series", sort=False):
+        missing.setdefault(str(s["linear_reason"].iloc[0]), []).append(str(name))
+    notes = [f"No line for {', '.join(names)}: {reason}." for reason, names in missing.items()]
+    if lin["service_latency_us"].isna().all():  # no series has a line: one sentence, not an empty plot
+        return message_figure("No linear region was found. " + " ".join(notes))
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06)
-    notes = []
     for i, (name, s) in enumerate(lin.groupby("series", sort=False)):
         c = _color(i)
         lat = s["service_latency_us"].iloc[0]
-        if pd.isna(lat):  # fewer than two points on a line through the origin: no line, one sentence
-            fig.add_trace(go.Scatter(x=s["outstanding_io"], y=s["iops"], mode="markers", name=f"{name} measured",
-                                     legendgroup=name, marker={"color": c, "size": 9, "symbol": "circle-open"}), 1, 1)
-            notes.append(f"{name}: {s['linear_reason'].iloc[0]}.")
+        if pd.isna(lat):
             continue
         fig.add_trace(go.Scatter(x=s["outstanding_io"], y=s["iops"], mode="markers", name=f"{name} measured",
                                  legendgroup=name, marker={"color": c, "size": 9,
@@ -135,10 +141,13 @@ def linear_region_figure(lin: pd.DataFrame,
     fig.update_xaxes(title_text="Outstanding I/O (iodepth × numjobs, log2)", **ax, row=2, col=1)
     fig.update_yaxes(title_text="IOPS (log)", type="log", row=1, col=1)
     fig.update_yaxes(title_text="Residual (% of line)", row=2, col=1)
-    if notes:
-        fig.add_annotation(text="<br>".join(notes), xref="paper", yref="paper", x=0, y=1.08, showarrow=False,
-                           xanchor="left", align="left", font={"size": 12, "color": "#555"})
-    return _layout(fig, title, height=560)
+    lines = [ln for n in notes for ln in textwrap.wrap(n, 170)]
+    fig = _layout(fig, title, height=560 + 16 * len(lines))
+    if lines:
+        fig.add_annotation(text="<br>".join(lines), xref="paper", yref="paper", x=0, y=1.02, yanchor="bottom",
+                           showarrow=False, xanchor="left", align="left", font={"size": 12, "color": "#555"})
+        fig.update_layout(margin={"t": 90 + 16 * len(lines)})
+    return fig
 
 
 def usl_figure(points: pd.DataFrame, fits: pd.DataFrame, x: str = "outstanding_io", extend: float = 4.0,

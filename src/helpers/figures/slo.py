@@ -6,7 +6,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.figures.common import IOPS_AXIS, QD_AXIS, TEMPLATE, color, log2_axis, message_figure
+from helpers.figures.common import (
+    IOPS_AXIS,
+    QD_AXIS,
+    TEMPLATE,
+    color,
+    latency_log_axis,
+    log2_axis,
+    message_figure,
+)
 from helpers.fio.latency import column_label, latency_name
 
 
@@ -22,7 +30,7 @@ def slo_figure(series: pd.DataFrame, table: pd.DataFrame, slo_us: float) -> go.F
     if series is None or series.empty or latency_column not in series.columns:
         return message_figure("This run has no queue-depth sweep to hold against a latency SLO.")
     s = series[series["rate_iops"].isna()] if "rate_iops" in series.columns else series
-    s = s.groupby(["series", "iodepth"], as_index=False, sort=True).agg(
+    s = s.groupby(["series", "iodepth"], as_index=False, sort=False).agg(
         iops=("iops", "mean"), lat=(latency_column, "mean"))
     closed = table[table["mode"].eq("closed loop (QD)")].set_index("series") if len(table) else table
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
@@ -47,7 +55,7 @@ def slo_figure(series: pd.DataFrame, table: pd.DataFrame, slo_us: float) -> go.F
     axis = log2_axis(s["iodepth"])
     for col in (1, 2):
         fig.update_xaxes(title_text=QD_AXIS, row=1, col=col, **axis)
-    fig.update_yaxes(title_text=f"{latency_label} (µs, log axis)", type="log", row=1, col=1)
+    fig.update_yaxes(title_text=f"{latency_label} (µs, log axis)", **latency_log_axis(), row=1, col=1)
     fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=2)
     fig.update_layout(title=f"SLO capacity: most IOPS with {latency_label} ≤ {slo_us:,.0f} µs (star; hollow: "
                             "interpolated in log space; diamond: met at every depth, so at least)",
@@ -99,7 +107,7 @@ def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figu
     pct = cross_check["percentile"].dropna() if len(cross_check) else pd.Series(dtype=float)
     p = f"p{float(pct.iloc[0]):g}" if len(pct) else "percentile"
     fig.update_xaxes(title_text=f"Achieved {IOPS_AXIS} (log axis)", type="log")
-    fig.update_yaxes(title_text=f"{p} {lat} (µs, log axis)", type="log")
+    fig.update_yaxes(title_text=f"{p} {lat} (µs, log axis)", **latency_log_axis())
     fig.update_layout(title=f"SLO search (open loop) against fio's latency_target (closed loop)<br><sup>{p} {lat} "
                             "against achieved IOPS; dots: the search's steps in order (green: met the SLO, red ×: "
                             "failed); star: fio's result (hollow: fio did not settle)</sup>",

@@ -4,7 +4,7 @@
 significant digits, block sizes in fio's spelling, bandwidth in decimal MB/s, no ``None``/``nan``/``<NA>``
 text (a missing value is an en dash), and headers with their unit and, for latency, which latency it is
 (total latency lat = slat + clat, or completion latency clat).  The notebook layer renders the result as
-an HTML table (``helpers.notebook.page.table``); plotly tables (``spec_table_figure``) use the same cells.
+an HTML table (``helpers.notebook.page.table``), the one table renderer of the pages (no plotly SVG tables).
 """
 
 from __future__ import annotations
@@ -52,7 +52,13 @@ HEADERS: dict[str, str] = {
     "spec": "spec", "source": "spec source", "what": "what", "in_linear_region": "in linear region",
     "fall_bs_bytes": "larger block furthest below the peak", "fall_pct": "below the peak there (%)",
     "kappa_low": "κ: 95 % interval from", "decline_measured": "decline measured",
+    "windows": "log windows", "iops_median": "median IOPS per window", "iops_cv_pct": "CV of window IOPS (%)",
+    "within_band_pct": "windows within ±10 % of the median (%)", "worst_iops": "worst window (IOPS)",
+    "worst_start_s": "worst window from (s)", "stalls": "stalls (windows below half the median)",
+    "stall_s": "stalled (s)", "settled": "settled?", "settle_reason": "why",
 }
+# the settings a view may name as a value (the USL is fitted against one of them)
+SETTING_COLUMNS = ("outstanding_io", "numjobs", "iodepth", "bs_bytes", "rwmixread_pct")
 _PCT = re.compile(r"^(c?lat_|[a-z_]+_)?p(\d+(?:_\d+)?)_us$")
 _SUFFIX_UNITS = [("_mb_per_s", "MB/s"), ("_mib_per_s", "MiB/s"), ("_per_s", "/s"), ("_us", "µs"), ("_ns", "ns"),
                  ("_pct", "%"), ("_bytes", "bytes"), ("_s", "s")]
@@ -95,13 +101,23 @@ def format_number(v) -> str:
     a = abs(x)
     if a >= 100 or a == 0 or (x.is_integer() and a >= 10):
         return f"{x:,.0f}"
+    if a < 1e-4:  # 4.63e-19, not 0.000000000000000000463 (a column nobody can read, and wide)
+        return f"{x:.3g}"
     decimals = 2 - int(math.floor(math.log10(a)))  # 3 significant digits
     return f"{x:,.{decimals}f}"
+
+
+def label_with_unit(label: str, unit: str) -> str:
+    """'p99 total latency (µs)'; the label alone when it already names its unit ('IOPS', never 'IOPS (IOPS)')."""
+    label, unit = str(label), str(unit or "").strip()
+    return label if not unit or unit.lower() in label.lower() else f"{label} ({unit})"
 
 
 def format_cell(column: str, v) -> str:
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return MISSING
+    if isinstance(v, str) and v in SETTING_COLUMNS:  # a column named as a value (the USL's x): its header
+        return HEADERS[v]
     if column == "bs_bytes" and not isinstance(v, str):
         return format_bytes(int(v))
     if column == "bw_bytes_per_s":
@@ -119,17 +135,39 @@ def format_table(df: pd.DataFrame, latency: str = "") -> pd.DataFrame:
     """Text cells and human headers for ``df`` (a named index becomes leading columns).  A
     ``percentile_latency`` column (from :func:`helpers.analysis.points.with_latency`) names the latency of
     ``p*_us`` columns and is then dropped; ``latency`` overrides it."""
-    d = _flat(df).copy()
-    if "percentile_latency" in d.columns:
-        if not latency:
-            names = [str(x) for x in dict.fromkeys(d["percentile_latency"].dropna())]
-            latency = " or ".join(names)
-        d = d.drop(columns="percentile_latency")
-    latency = latency.replace(latency_name("clat"), "completion latency, clat")  # no nested parentheses in a header
+    d, latency = _named_latency(df, latency)
     out = pd.DataFrame({i: [format_cell(str(c), v) for v in d[c].tolist()] for i, c in enumerate(d.columns)},
                        index=range(len(d)))
     out.columns = [header(c, latency) for c in d.columns]
     return out
+
+
+# full-precision CSV: columns the HTML shows converted keep their stored unit, which the header then names
+CSV_HEADERS = {"bs_bytes": "block size (bytes)", "bw_bytes_per_s": "bandwidth (bytes/s)",
+               "unreliable_percentiles": "percentiles with too few I/Os (columns)"}
+
+
+def csv_table(df: pd.DataFrame, latency: str = "") -> pd.DataFrame:
+    """``df``'s values at full precision (nothing rounded or converted) under :func:`format_table`'s headers
+    with their unit: what a table's CSV download holds.  A ``percentile_latency`` column names the latency
+    of ``p*_us`` headers, as in the HTML table."""
+    d, latency = _named_latency(df, latency)
+    for c in d.columns:  # a settings column named as a value (the USL's x) reads as its header, as in the HTML
+        if not pd.api.types.is_numeric_dtype(d[c]) and d[c].isin(SETTING_COLUMNS).any():
+            d[c] = d[c].map(lambda v: HEADERS[v] if isinstance(v, str) and v in SETTING_COLUMNS else v)
+    d.columns = [CSV_HEADERS.get(str(c)) or header(c, latency) for c in d.columns]
+    return d
+
+
+def _named_latency(df: pd.DataFrame, latency: str) -> tuple[pd.DataFrame, str]:
+    """(``df`` flat, without its ``percentile_latency`` column; the latency its ``p*_us`` columns hold: ``latency``
+    or, when empty, the names in that column)."""
+    d = _flat(df).copy()
+    if "percentile_latency" in d.columns:
+        if not latency:
+            latency = " or ".join(str(x) for x in dict.fromkeys(d["percentile_latency"].dropna()))
+        d = d.drop(columns="percentile_latency")
+    return d, latency.replace(latency_name("clat"), "completion latency, clat")  # no nested parentheses in a header
 
 
 def _flat(df: pd.DataFrame) -> pd.DataFrame:

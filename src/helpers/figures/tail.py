@@ -13,10 +13,13 @@ from helpers.figures.common import (
     TEMPLATE,
     add_step_slider,
     color,
+    exceedance_axis,
     flag_notes,
     flag_symbols,
+    latency_log_axis,
     latency_name,
     message_figure,
+    natural_key,
 )
 from helpers.fio import latency as fio_latency
 
@@ -48,7 +51,9 @@ def percentiles_figure(long: pd.DataFrame, title: str = "") -> go.Figure:
     fig = go.Figure()
     groups: list[int] = []
     order = list(dict.fromkeys(long.sort_values("percentile")["percentile_label"]))
-    for i, (label, s) in enumerate(long.groupby("label", sort=False)):
+    labels = sorted(dict.fromkeys(long["label"]), key=natural_key)
+    by_label = dict(tuple(long.groupby("label", sort=False)))
+    for i, (label, s) in enumerate((lab, by_label[lab]) for lab in labels):
         s = s.sort_values("percentile")
         fig.add_trace(go.Scatter(
             x=s["percentile_label"], y=s["latency_us"], mode="lines+markers", name=label,
@@ -58,11 +63,11 @@ def percentiles_figure(long: pd.DataFrame, title: str = "") -> go.Figure:
         groups.append(int(s["iodepth"].iloc[0]))
     fig.update_xaxes(title_text=f"Percentile of {name}", type="category", categoryorder="array",
                      categoryarray=order)
-    fig.update_yaxes(title_text=f"{name[0].upper() + name[1:]} (µs, log)", type="log")
-    add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.2, always=True)
+    fig.update_yaxes(title_text=f"{name[0].upper() + name[1:]} (µs, log)", **latency_log_axis(long["latency_us"]))
     title = title or f"Percentiles of {name}"
     fig.update_layout(title=title + " (crosses: flagged points)", template=TEMPLATE, height=520,
                       margin={"b": 110})
+    add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.2, held="queue depth")
     return fig
 
 
@@ -82,7 +87,8 @@ def latency_distribution_figure(dist: pd.DataFrame, message: str = "",
             if k in dist.columns]
     groups: list[int] = []
     has_qd = "iodepth" in dist.columns and dist["iodepth"].notna().any()
-    for i, (_, s) in enumerate(dist.groupby(keys, sort=False, dropna=False)):
+    grouped = sorted(dist.groupby(keys, sort=False, dropna=False), key=lambda kv: natural_key(kv[1]["label"].iloc[0]))
+    for i, (_, s) in enumerate(grouped):
         s = s.sort_values("latency_us")
         label = str(s["label"].iloc[0])
         flagged = bool(s["flagged"].iloc[0]) if "flagged" in s and pd.notna(s["flagged"].iloc[0]) else False
@@ -98,14 +104,15 @@ def latency_distribution_figure(dist: pd.DataFrame, message: str = "",
         qd = int(s["iodepth"].iloc[0]) if has_qd and pd.notna(s["iodepth"].iloc[0]) else 0
         groups += [qd, qd]
     name = latency_name(dist["latency"] if "latency" in dist else [])
-    fig.update_xaxes(title_text=f"{name[0].upper() + name[1:]} (µs, log)", type="log")
+    fig.update_xaxes(title_text=f"{name[0].upper() + name[1:]} (µs, log)", **latency_log_axis(dist["latency_us"]))
     if name == COMPLETION_LATENCY and (dist["latency_us"] < CLAT_SPIKE_US).any():
         fig.add_annotation(text=CLAT_SPIKE_NOTE, xref="paper", yref="paper", x=0, y=1.2, showarrow=False,
                            xanchor="left", align="left", font={"size": 11, "color": "#555"})
     fig.update_yaxes(title_text="Share of I/Os in the bin (%)", rangemode="tozero", row=1, col=1)
-    fig.update_yaxes(title_text="Share of I/Os slower (1 - CDF, log)", type="log", row=1, col=2)
-    if has_qd:
-        add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.25, always=True)
+    fig.update_yaxes(title_text="Share of I/Os slower (1 - CDF, % of I/Os, log)",
+                     **exceedance_axis(dist["exceedance"]), row=1, col=2)
     fig.update_layout(title=f"{title}: {name} (dotted: flagged points)", template=TEMPLATE, height=560,
                       margin={"b": 120, "t": 140})
+    if has_qd:
+        add_step_slider(fig, _qd_steps(groups), "Queue depth: ", y=-0.25, held="queue depth")
     return fig

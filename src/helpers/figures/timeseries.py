@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 
 from helpers.analysis.cliff import SUSTAINED_GROUP, find_write_cliff, gb_written
 from helpers.analysis.health import temperature_at_gb, temperature_series
-from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, message_figure
+from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, latency_log_axis, message_figure, natural_key
 from helpers.fio.latency import latency_label
 
 DISPLAY_MAX_WINDOWS = 1500  # above this many windows per trace the display shows min/max per bucket
@@ -96,7 +96,8 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
                         subplot_titles=("IOPS per window", "Latency per window (µs, log)"),
                         specs=[[{"secondary_y": True}], [{}]])  # yaxis2: temperature; yaxis3: latency
     temps = temperature_series(health, series) if health is not None else None
-    points = list(series.groupby(POINT, sort=True, dropna=False))
+    points = sorted(series.groupby(POINT, sort=True, dropna=False),
+                    key=lambda kv: tuple(natural_key(k) for k in kv[0]))
     multi_run = series["run_id"].nunique() > 1
     owner: list[int] = []
     has_temp = [False] * len(points)
@@ -149,7 +150,7 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
             owner.append(pi)
     fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=1, rangemode="tozero", secondary_y=False)
     fig.update_yaxes(title_text=TEMPERATURE_AXIS, row=1, col=1, secondary_y=True, showgrid=False, tickmode="auto")
-    fig.update_yaxes(title_text="Latency (µs, log)", type="log", row=2, col=1)
+    fig.update_yaxes(title_text="Latency (µs, log)", **latency_log_axis(), row=2, col=1)
     fig.update_xaxes(title_text="Time since the end of the ramp (s; end of each fio log window)", row=2, col=1)
     suffix = " (long series drawn as min/max per bucket for display; analysis uses every window)" if reduced_any else ""
 
@@ -186,34 +187,6 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
             "buttons": [{"label": _label(key, multi_run), "method": "update",
                          "args": [{"visible": masks[pi]}, layout_for(pi)]} for pi, (key, _) in enumerate(points)],
         }])
-    return fig
-
-
-def consistency_figure(summary: pd.DataFrame) -> go.Figure:
-    """The consistency summary as a table: one row per point and direction."""
-    if summary is None or summary.empty:
-        return message_figure(NO_LOGS)
-    s = summary.sort_values(["run_id", "point_id", "direction"])
-
-    def fmt(v, spec):
-        return "" if v is None or pd.isna(v) else format(v, spec)
-
-    cols = {
-        "point": s["point_id"].astype(str), "direction": s["direction"].astype(str),
-        "windows": [fmt(v, ",.0f") for v in s["windows"]],
-        "median IOPS": [fmt(v, ",.0f") for v in s["iops_median"]],
-        "CV of window IOPS (%)": [fmt(v, ".1f") for v in s["iops_cv_pct"]],
-        "windows within ±10 % of median (%)": [fmt(v, ".0f") for v in s["within_band_pct"]],
-        "worst window (IOPS @ s)": [f"{fmt(a, ',.0f')} @ {fmt(b, 'g')}-{fmt(c, 'g')} s" if pd.notna(a) else ""
-                                    for a, b, c in zip(s["worst_iops"], s["worst_start_s"], s["worst_end_s"])],
-        "stalls (count, s)": [f"{fmt(a, '.0f')}, {fmt(b, 'g')} s" if pd.notna(a) else ""
-                              for a, b in zip(s["stalls"], s["stall_s"])],
-        "settled?": ["too few windows" if pd.isna(u) else ("UNSTABLE" if u else "yes") for u in s["unstable"]],
-    }
-    fig = go.Figure(go.Table(header={"values": list(cols), "align": "left"},
-                             cells={"values": list(cols.values()), "align": "left"}))
-    fig.update_layout(title="Consistency per point (IOPS per log window; stalls: windows below half the median)",
-                      template=TEMPLATE, height=min(900, 140 + 28 * len(s)), margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import html
 import math
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -61,6 +62,7 @@ from helpers.figures.table import format_number
 from helpers.ingest.core import ingest_run, write_ingest
 from helpers.notebook.runs import load_history, load_manifest, resolve_runs
 from helpers.processed import store
+from helpers.report.export import write_plotly_js
 from helpers.run.manifest import read_manifest
 
 ALIASES = {"lat": "lat_mean", "latency": "lat_mean", "bandwidth": "bw", "p99.9": "p99_9", "p999": "p99_9"}
@@ -201,10 +203,23 @@ def _html_list(items: list[str], empty: str) -> str:
     return "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in items) + "</ul>"
 
 
+def plotly_source(out: Path, reports_dir: Path | None = None) -> str | bool:
+    """How a page written to ``out`` gets plotly.js: under the reports folder, the shared
+    ``reports/assets/plotly.min.js`` by a relative path (the page stays small and the folder works offline when
+    copied); elsewhere embedded (True), so a page written anywhere else still opens on its own."""
+    reports_dir = Path(reports_dir or config.REPORTS_DIR).resolve()
+    where = Path(out).resolve()
+    if not where.is_relative_to(reports_dir):
+        return True
+    js = write_plotly_js(reports_dir)
+    return Path(os.path.relpath(js, where.parent)).as_posix()
+
+
 def html_page(c: RunComparison, max_regression_pct: float, failed: bool, flagged: pd.DataFrame | None = None,
-              differences: list[str] | None = None) -> str:
+              differences: list[str] | None = None, plotly_js: str | bool = True) -> str:
     """A standalone offline page: verdict, summary, what the gate could not judge, validity flags and
-    settings that differ, forest plot (plotly.js embedded), tables."""
+    settings that differ, forest plot, tables.  ``plotly_js``: True embeds plotly.js; a relative path loads the
+    reports folder's shared copy (:func:`plotly_source`)."""
     fig = forest_figure(c.table, c.summary, title=f"{', '.join(c.new)} vs {', '.join(c.base)}")
     gate = c.gate_verdicts(max_regression_pct)
     t = c.table.assign(gate=gate)
@@ -257,7 +272,7 @@ otherwise a change beyond the within-run noise is marked <b>drift not measured</
 threshold by its estimate that has no interval, or whose interval lacks the drift, makes the gate
 <b>inconclusive</b> (exit status 3), never PASSED. {html.escape(drift_sentence(c.table))}</p>
 {f"<p>{html.escape(drift_advice(c))}</p>" if drift_advice(c) else ""}
-{fig.to_html(include_plotlyjs=True, full_html=False)}
+{fig.to_html(include_plotlyjs=plotly_js, full_html=False)}
 <h2>Per point and metric</h2>
 {table}
 <h2>Measured in one run only</h2>
@@ -344,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {d}")
     out = Path(args.html) if args.html else DEFAULT_HTML_DIR / f"{'+'.join(new_ids)}-vs-{'+'.join(base_ids)}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(html_page(c, threshold, failed, flagged, differences), encoding="utf-8")
+    out.write_text(html_page(c, threshold, failed, flagged, differences, plotly_source(out)), encoding="utf-8")
     n_bad = len(c.regressions(threshold))
     if drift_sentence(c.table):
         print(f"{drift_sentence(c.table)} {hist.note}")

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from helpers import config
 from helpers.errors import LabError
-from helpers.report.export import build_index, export_html
+from helpers.report.export import COMPARE_DIR, analysis_notebooks, build_index, export_html, report_name
 from helpers.run.manifest import check_run_exists, check_run_id, default_run_id, latest_raw_run, read_manifest
 from helpers.run.options import ArgumentParser, notebook_parameters
 from helpers.run.sweep import (
@@ -42,6 +42,7 @@ from helpers.run.sweep import dry_run as sweep_dry_run
 SWEEP_NB = "00-sweep.ipynb"
 INGEST_NB = "01-ingest.ipynb"
 KERNEL_NAME = "python3"  # the kernel every notebook runs on (the notebooks' kernelspec; nbval's tests use it too)
+COMPARE_NB = "16-compare.ipynb"  # `make reports RUN=a,b` builds this page for the runs together
 REPORT_WORKERS = 2  # notebooks executed at once by the reports stage (one kernel process each)
 _IPC_COUNTER = itertools.count()
 # The kernel's own log goes to the user's terminal: keep it to fatal errors.  A failing cell is reported
@@ -59,10 +60,6 @@ class Interrupted(Exception):
     def __init__(self, notebook: str, plan: SweepPlan | None = None):
         super().__init__(notebook)
         self.notebook, self.plan = notebook, plan
-
-
-def analysis_notebooks(notebooks_dir: Path = config.NOTEBOOKS_DIR) -> list[Path]:
-    return sorted(p for p in notebooks_dir.glob("[1-8][0-9]-*.ipynb"))
 
 
 def interactive_notebooks(notebooks_dir: Path = config.NOTEBOOKS_DIR) -> list[Path]:
@@ -312,11 +309,6 @@ def ingest_summary(executed: Path) -> str | None:
     return None
 
 
-def report_name(notebook: Path) -> str:
-    """``12-block-size.ipynb`` -> ``block-size``."""
-    return notebook.stem.split("-", 1)[1]
-
-
 def execute_all(notebooks: list[Path], out_dir: Path, parameters: dict[str, Any], workers: int = 1) -> list[Path]:
     """Execute ``notebooks`` (same parameters) into ``out_dir``, ``workers`` at a time (each kernel is its
     own process, so two workers use two cores); the executed copies, in input order."""
@@ -340,6 +332,26 @@ def run_reports_stage(run_id: str, processed_dir: Path = config.PROCESSED_DIR,
             for nb, ex in zip(notebooks, executed)]
     build_index(reports_dir, raw_dirs)
     return outs
+
+
+def comparison_name(run_ids: list[str]) -> str:
+    """'new-vs-base' for two runs (the compare page's first run is the base), 'a+b+c-vs-base' for more."""
+    return f"{'+'.join(run_ids[1:])}-vs-{run_ids[0]}"
+
+
+def run_compare_stage(run_ids: list[str], processed_dir: Path = config.PROCESSED_DIR,
+                      reports_dir: Path = config.REPORTS_DIR, raw_dirs: list[Path] | None = None) -> Path:
+    """The compare page of ``run_ids`` together (first: the base): ``reports/compare/<new>-vs-<base>-page.html``,
+    listed with the comparisons of the index (not as a run)."""
+    nb = config.NOTEBOOKS_DIR / COMPARE_NB
+    name = comparison_name(run_ids)
+    cdir = Path(reports_dir) / COMPARE_DIR
+    executed = execute(nb, cdir / "notebooks" / f"{name}.ipynb",
+                       {"run_id": ",".join(run_ids), "processed_dir": str(processed_dir)})
+    out = export_html(executed, cdir / f"{name}-page.html", reports_dir,
+                      run=f"{' + '.join(run_ids[1:])} vs {run_ids[0]}", pages=[])
+    build_index(reports_dir, raw_dirs)
+    return out
 
 
 def interrupted_message(stage: str, run_id: str, plan: SweepPlan | None, during: str) -> str:
@@ -401,6 +413,17 @@ def _stages(stage: str, values: dict[str, Any], state: dict[str, Any]) -> None:
         warning = check_sweep_outcome(plan.run_dir)
         if warning:
             print(warning, file=sys.stderr)
+    elif stage == "reports" and "," in (values["run_id"] or ""):  # RUN=a,b: the compare page of the runs
+        ids = [check_run_exists(r.strip()) for r in values["run_id"].split(",") if r.strip()]
+        state["run_id"] = ",".join(ids)
+        if len(ids) < 2:
+            raise LabError(f"RUN={values['run_id']} names one run: give two (base first) for the compare page.")
+        for r in ids:
+            run_ingest_stage(r)
+        out = run_compare_stage(ids)
+        print(f"reports: compare page {out.relative_to(config.ROOT) if out.is_relative_to(config.ROOT) else out}, "
+              f"index reports/index.html ({time.monotonic() - t0:.0f} s)")
+        return
     else:  # refused before anything is written when the run does not exist
         run_id = state["run_id"] = check_run_exists(values["run_id"] or latest_raw_run())
     if stage in ("ingest", "run-all", "reports"):
