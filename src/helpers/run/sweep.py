@@ -54,7 +54,7 @@ from helpers.run.runner import (
     run_point,
 )
 from helpers.run.smart import HEALTH_SUFFIX, PointHealth, health_source
-from helpers.run.steady_state import check_steady_state
+from helpers.run.steady_state import pts_steady_state
 from helpers.run.system import describe_host, describe_target
 from helpers.run.target import Target, prepare_target, read_sidecar, small_target_warning, write_sidecar
 
@@ -682,14 +682,14 @@ class _SweepContext:
                                    f"{(entry.get('fio_messages') or 'no message').splitlines()[-1]}")
             m = adaptive_mod.point_metrics(self.raw(replace(tracked, round=r)))
             values.append(m["iops"])
-            check = check_steady_state(values, ss.window, ss.range_pct, ss.slope_pct)
+            check = pts_steady_state(values, ss.window, ss.range_pct, ss.slope_pct)
             rounds.append({"round": r, "point_id": replace(tracked, round=r).point_id, "iops": round(m["iops"], 1),
-                           "lat_mean_us": round(m["lat_mean_us"], 1), "steady": check.reached})
+                           "lat_mean_us": round(m["lat_mean_us"], 1), "steady": check.steady})
             state.update({"rounds": rounds, "tracked_point": tracked.point_id, "result": check.to_dict()})
             write_manifest(plan.run_dir, self.manifest)
             if self.progress:
                 print(f"round {r}: {m['iops']:.0f} IOPS; {check.reason}", flush=True)
-            if check.reached:
+            if check.steady:
                 break
 
 
