@@ -129,6 +129,29 @@ def recreate_file(path: Path, size_bytes: int) -> dict[str, Any]:
             "at": now_iso()}
 
 
+def device_identity(disk: str | None) -> dict[str, str | None]:
+    """Model, firmware and interface of a whole disk as sysfs reports them (None where it does not)."""
+    out: dict[str, str | None] = {"model": None, "firmware": None, "interface": None}
+    if not disk:
+        return out
+    dev = SYS_BLOCK / disk / "device"
+
+    def read(p: Path) -> str | None:
+        try:
+            return p.read_text().strip() or None
+        except OSError:
+            return None
+
+    out["model"] = read(dev / "model")
+    out["firmware"] = read(dev / "firmware_rev") or read(dev / "rev")
+    for prefix, interface in (("nvme", "NVMe"), ("sd", "SCSI/SATA/SAS (sd)"), ("vd", "virtio (virtual disk)"),
+                              ("xvd", "Xen virtual disk"), ("mmcblk", "MMC/SD"), ("loop", "loop device (file image)")):
+        if disk.startswith(prefix):
+            out["interface"] = interface
+            break
+    return out
+
+
 # ------------------------------------------------------------------------------- steady state
 
 def tracked(settings: PtsSettings, test: str) -> list[tuple[str, Point, str]]:
@@ -217,7 +240,7 @@ def run_pts(ctx, fill) -> None:
     state = ctx.manifest.setdefault("pts", {})
     state.update({"settings": {**asdict(s), "numjobs": s.jobs, "iodepth": s.qd, "active_range_pct": s.active_range},
                   "target_kind": tgt.kind, "capacity_bytes": tgt.size_bytes, "active_range_bytes": active,
-                  "order": s.test_names})
+                  "order": s.test_names, "device": device_identity((ctx.manifest.get("target") or {}).get("disk"))})
     tests = state.setdefault("tests", {})
     for test in s.test_names:
         t = tests.setdefault(test, {"status": "pending"})
