@@ -63,6 +63,23 @@ def test_each_deviation_alone_makes_it_not_conformant(change, deviation):
     assert len(c.deviations) == 1 and c.deviations[0].startswith(deviation)
 
 
+def test_header_names_the_procedure_and_the_temperature_per_round():
+    m = conformant_manifest()
+    m["pts"]["tests"]["iops"]["rounds"] = [{"round": 1, "health": {"temperature_c": 41.0}},
+                                           {"round": 2, "health": {"temperature_c": 47.0}}, {"round": 3}]
+    m["pts"].update(device={"model": "Drive X", "firmware": "1.0", "interface": "NVMe"}, capacity_bytes=1024**3,
+                    active_range_bytes=1024**3)
+    rows = dict(pts.header(pts.PtsRun("r", m)).itertuples(index=False))
+    assert rows["device model"] == "Drive X" and rows["firmware"] == "1.0" and rows["interface"] == "NVMe"
+    assert rows["device temperature per round"] == "41-47 °C over 2 rounds"
+    assert rows["IOPS"] == "steady state after 6 rounds; measurement window rounds 2-6"
+    assert rows["purge method"] == "nvme-format" and rows["class"] == "enterprise"
+    m["health"] = {"note": "no SMART/health data: /dev/vda is a virtual device."}
+    del m["pts"]["tests"]["iops"]["rounds"]
+    rows = dict(pts.header(pts.PtsRun("r", m)).itertuples(index=False))
+    assert rows["device temperature per round"] == "not recorded: no SMART/health data: /dev/vda is a virtual device."
+
+
 def test_no_pts_run():
     run = pts.pts_run({"a": {"status": "complete"}})
     assert run.run_id is None and "no PTS tests" in run.empty_note

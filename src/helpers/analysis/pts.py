@@ -172,6 +172,11 @@ def header(run: PtsRun) -> pd.DataFrame:
         ("round", f"{float(s.get('round_s') or 0):g} s per point; window {s.get('window')} rounds, at most "
                   f"{s.get('max_rounds')}"),
     ]
+    temps = [r["health"]["temperature_c"] for t in run.tests.values() for r in t.get("rounds") or []
+             if (r.get("health") or {}).get("temperature_c") is not None]
+    note = (m.get("health") or {}).get("note") or "the device reported none"
+    rows.append(("device temperature per round", f"{min(temps):g}-{max(temps):g} °C over {len(temps)} rounds"
+                 if temps else f"not recorded: {note}"))
     for test, t in run.tests.items():
         if test == "wsat":
             rows.append(("WSAT", f"{float(s.get('wsat_volume') or 0):g} x the ActiveRange or {s.get('wsat_max_s')} s, "

@@ -294,7 +294,7 @@ def _prepare(ctx, fill, s: PtsSettings, test: str, t: dict) -> None:
 def _health_of(entry: dict) -> dict | None:
     h = entry.get("health") or {}
     after = h.get("after") or {}
-    return {k: after.get(k) for k in ("temperature_c", "percentage_used", "media_errors") if k in after} or None
+    return {k: after.get(k) for k in ("temperature_c", "percent_used", "media_errors") if k in after} or None
 
 
 def _run_rounds(ctx, s: PtsSettings, test: str, t: dict, active: int) -> None:
