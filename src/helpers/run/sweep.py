@@ -111,6 +111,9 @@ class SweepPlan:
         p = self.profile
         hosts = f" on {len(self.hosts)} hosts ({', '.join(self.hosts)})" if self.hosts else ""
         mode = "" if p.mode == "grid" else f" ({p.mode} mode, {len(p.points)} series)"
+        if p.mode == "pts" and p.pts:
+            mode = (f" per round (pts mode: {', '.join(p.pts.test_names)}, {p.pts.pts_class} class "
+                    f"{p.pts.jobs} jobs x QD{p.pts.qd}, ActiveRange {p.pts.active_range:g} %)")
         note = f"; {self.target.note}" if self.target.note else ""
         return (f"profile {p.name}: {len(p.points)} points{mode}, {self.estimate}, target {self.target.path}"
                 f"{hosts}{note}")
