@@ -241,3 +241,45 @@ def test_procedure_on_a_loop_block_device(tmp_path, fio_path, loop_device):
     (wsat,) = [p for p in load_profile(prof).pts.test_points("wsat")]
     assert m["points"][wsat.point_id]["parameters"]["volume"] * 1 == 4.0  # 4 x the active range, one job
     assert replace(wsat, round=0).point_id == tests["wsat"]["point"]
+
+
+class _FakeCtx:
+    """The sweep context run_pts drives, without fio: records the points it is asked to run."""
+
+    def __init__(self, plan, manifest, done=()):
+        self.plan, self.manifest, self.progress, self.current = plan, manifest, False, None
+        self.ran, self._done = [], set(done)
+        self.tracker = type("T", (), {"write": lambda *a, **k: None})()
+
+    def done(self, point):
+        return point.point_id in self._done
+
+    def run_point(self, point, extra=None, size_bytes=None):
+        self.ran.append((point.point_id, size_bytes))
+        return {"status": "ok"}
+
+
+def test_interrupted_wsat_is_purged_again_and_finished_tests_are_skipped(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from helpers.run.target import Target
+
+    s = parse_profile({"mode": "pts", "pts": {"tests": ["iops", "wsat"], "iops_bs": ["4k"], "iops_mixes": [0]}},
+                      "p").pts
+    target = tmp_path / "t.bin"
+    plan = SimpleNamespace(profile=SimpleNamespace(pts=s), target=Target(target, 8 * 1024**2, "file"),
+                           run_dir=tmp_path)
+    monkeypatch.setattr(pts, "write_manifest", lambda *a: None)
+    old_purge = {"method": "none", "purged": False, "at": "before"}
+    manifest = {"pts": {"tests": {"iops": {"status": "done"},
+                                  "wsat": {"status": "pending", "prepared": True, "purge": old_purge}}}}
+    ctx = _FakeCtx(plan, manifest)
+    pts.run_pts(ctx, fill=lambda *a: pytest.fail("WSAT is never preconditioned"))
+    wsat = manifest["pts"]["tests"]["wsat"]
+    assert wsat["purge"]["at"] != "before" and target.stat().st_size == 8 * 1024**2  # the file recreated again
+    (point,) = s.test_points("wsat")
+    assert ctx.ran == [(point.point_id, s.active_bytes(8 * 1024**2))] and wsat["status"] == "done"
+    # a WSAT whose point was measured is not purged again
+    manifest["pts"]["tests"]["wsat"] = {"status": "pending", "prepared": True, "purge": old_purge}
+    pts.run_pts(_FakeCtx(plan, manifest, done=[point.point_id]), fill=None)
+    assert manifest["pts"]["tests"]["wsat"]["purge"]["at"] == "before"

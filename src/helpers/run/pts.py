@@ -246,6 +246,8 @@ def run_pts(ctx, fill) -> None:
         t = tests.setdefault(test, {"status": "pending"})
         if t.get("status") == "done":
             continue
+        if test == "wsat" and t.get("prepared") and not ctx.done(s.test_points("wsat")[0]):
+            t["prepared"] = False  # WSAT measures from the purged state: an interrupted WSAT is purged again
         if not t.get("prepared"):  # purge + preconditioning, again from the start after an interruption in them
             _prepare(ctx, fill, s, test, t)
         if test == "wsat":
