@@ -13,8 +13,8 @@ import pytest
 from helpers.analysis import pts
 from helpers.run.profiles import PTS_IOPS_BS, PTS_IOPS_MIXES, PTS_LAT_BS, PTS_LAT_MIXES, PTS_TP_BS
 
-FULL = {"tests": ["iops", "tp", "lat", "wsat"], "pts_class": "enterprise", "numjobs": 4, "iodepth": 32,
-        "active_range_pct": 100.0, "round_s": 60.0, "window": 5, "max_rounds": 25, "max_range_pct": 20.0,
+FULL = {"tests": ["iops", "tp", "lat", "wsat"], "pts_class": "client", "numjobs": 2, "iodepth": 16,
+        "active_range_pct": 75.0, "round_s": 60.0, "window": 5, "max_rounds": 25, "max_range_pct": 20.0,
         "max_excursion_pct": 10.0, "precondition_volume": 2.0, "precondition_bs": "128k",
         "iops_bs": list(PTS_IOPS_BS), "iops_mixes": list(PTS_IOPS_MIXES), "tp_bs": list(PTS_TP_BS),
         "lat_bs": list(PTS_LAT_BS), "lat_mixes": list(PTS_LAT_MIXES), "wsat_volume": 4.0, "wsat_max_s": 86400,
@@ -49,7 +49,9 @@ def test_conformant_only_when_every_condition_holds():
      "reduced matrix: IOPS block sizes without 128k, 32k, 16k, 8k, 512"),
     (lambda m: m["pts"]["settings"].update(lat_mixes=[100, 0]), "reduced matrix: LAT mixes without 65/35"),
     (lambda m: m["pts"]["settings"].update(tests=["iops", "tp", "lat"]), "reduced matrix: tests without WSAT"),
-    (lambda m: m["pts"]["settings"].update(active_range_pct=75.0), "ActiveRange 75 % (the enterprise class: 100 %)"),
+    (lambda m: m["pts"]["settings"].update(active_range_pct=100.0), "ActiveRange 100 % (the client class: 75 %)"),
+    (lambda m: m["pts"]["settings"].update(pts_class="enterprise", active_range_pct=100.0),
+     "the drive's write cache was not disabled by the lab"),
     (lambda m: m["pts"]["settings"].update(wsat_volume=1.0), "WSAT writes 1 x the capacity"),
     (lambda m: m["pts"]["tests"]["iops"].update(result={"steady": False, "reason": "not steady after 25 rounds: x"}),
      "IOPS: not steady after 25 rounds: x"),
@@ -73,7 +75,7 @@ def test_header_names_the_procedure_and_the_temperature_per_round():
     assert rows["device model"] == "Drive X" and rows["firmware"] == "1.0" and rows["interface"] == "NVMe"
     assert rows["device temperature per round"] == "41-47 °C over 2 rounds"
     assert rows["IOPS"] == "steady state after 6 rounds; measurement window rounds 2-6"
-    assert rows["purge method"] == "nvme-format" and rows["class"] == "enterprise"
+    assert rows["purge method"] == "nvme-format" and rows["class"] == "client"
     m["health"] = {"note": "no SMART/health data: /dev/vda is a virtual device."}
     del m["pts"]["tests"]["iops"]["rounds"]
     rows = dict(pts.header(pts.PtsRun("r", m)).itertuples(index=False))

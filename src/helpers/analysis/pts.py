@@ -130,6 +130,8 @@ def conformance(run: PtsRun) -> Conformance:
     if float(s.get("active_range_pct") or 0) != cls[2]:
         dev.append(f"ActiveRange {float(s.get('active_range_pct') or 0):g} % (the {s.get('pts_class')} class: "
                    f"{cls[2]:g} %)")
+    if s.get("pts_class") == "enterprise":  # PTS-E runs with the drive's volatile write cache disabled (WCD)
+        dev.append("the drive's write cache was not disabled by the lab (PTS enterprise: write cache disabled)")
     if "wsat" in ran and float(s.get("wsat_volume") or 0) < PTS_WSAT_X:
         dev.append(f"WSAT writes {float(s.get('wsat_volume') or 0):g} x the capacity (PTS: {PTS_WSAT_X:g} x or its "
                    "time limit)")
