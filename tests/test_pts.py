@@ -4,6 +4,7 @@ no purge), resume after kill -9 mid-round, and the procedure on a loop block dev
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 import subprocess
@@ -176,6 +177,9 @@ def test_resume_after_kill_9_mid_round(tmp_path, scratch_dir, fio_path):
 
     interrupted = wait_for(mid_round_2, timeout=90)
     fio = wait_for(lambda: fio_children(proc.pid), timeout=10)[0]
+    progress = json.loads((run_dir / sweep.PROGRESS_NAME).read_text())  # what the live progress line shows
+    assert progress["current"].startswith("PTS iops round 2 of at most 2 (filling the first window): randrw 4k")
+    assert progress["remaining_seconds"] is not None
     done_before = {p.name: p.stat().st_mtime_ns for p in run_dir.glob("pts-*.json")}
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)

@@ -307,10 +307,10 @@ def _run_rounds(ctx, s: PtsSettings, test: str, t: dict, active: int) -> None:
     t["tracked"] = [{"name": name, "point": p.point_id, "metric": metric} for name, p, metric in variables]
     for r in range(1, s.max_rounds + 1):
         points = s.test_points(test, r)
-        ctx.tracker.write(label=f"PTS {test}: round {r} of at most {s.max_rounds}, "
-                                f"{'steady state not reached yet' if r > s.window else 'filling the first window'}"
-                                f"; about {_estimate_left(s, test, r) / 60:.0f} min left if every test is steady "
-                                "at its first window", seconds=s.round_seconds(test))
+        status = "filling the first window" if r <= s.window else "not steady yet"
+        ctx.tracker.prefix = f"PTS {test} round {r} of at most {s.max_rounds} ({status})"
+        ctx.tracker.remaining = _estimate_left(s, test, r)  # if every test is steady at its first window
+        ctx.tracker.write(label=ctx.tracker.prefix, seconds=s.round_seconds(test))
         health = None
         for p in points:
             entry = ctx.run_point(p, {"pts": {"test": test, "round": r}}, size_bytes=active)
@@ -335,10 +335,12 @@ def _run_rounds(ctx, s: PtsSettings, test: str, t: dict, active: int) -> None:
             print(f"PTS {test} round {r}: {values}; {verdict['reason']}", flush=True)
         if verdict["steady"]:
             break
+    ctx.tracker.prefix = ""
 
 
 def _run_wsat(ctx, s: PtsSettings, t: dict, active: int) -> None:
     (point,) = s.test_points("wsat")
+    ctx.tracker.remaining = s.wsat_max_s
     ctx.tracker.write(label=f"PTS wsat: random 4k writes of {s.wsat_volume:g} x {format_bytes(active)} "
                             f"(at most {s.wsat_max_s:g} s)", seconds=s.wsat_max_s)
     if ctx.progress:

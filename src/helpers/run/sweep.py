@@ -382,6 +382,8 @@ class _Progress:
         grid = plan.profile.mode == "grid"
         self.estimates = {p.point_id: p.seconds for p in plan.profile.points} if grid else {}
         self.total = len(plan.profile.points) if grid else None
+        self.prefix = ""  # what the point belongs to (a PTS test, round and steady-state status)
+        self.remaining: float | None = None  # seconds left when the mode estimates them itself (PTS)
 
     def counts(self) -> tuple[int, int]:
         pts = self.manifest.get("points", {})
@@ -396,14 +398,18 @@ class _Progress:
         left = [s for k, s in self.estimates.items() if pts.get(k, {}).get("status") not in ("ok", "failed")]
         data = {"run_id": self.plan.run_id, "pid": os.getpid(), "status": status, "started": self.started,
                 "updated": time.time(), "total": self.total, "done": ok + failed, "ok": ok, "failed": failed,
-                "current": label or (describe_point(current) if current else None),
+                "current": self._current(label or (describe_point(current) if current else None)),
                 "current_started": time.time() if current or label else None,
                 "current_seconds": seconds if seconds is not None else (current.seconds if current else None),
-                "remaining_seconds": round(sum(left), 1) if self.total is not None else None}
+                "remaining_seconds": round(sum(left), 1) if self.total is not None else (
+                    None if self.remaining is None else round(self.remaining, 1))}
         try:
             write_json_atomic(self.path, data)
         except OSError:  # progress is a convenience: never a reason to stop a sweep
             pass
+
+    def _current(self, text: str | None) -> str | None:
+        return f"{self.prefix}: {text}" if self.prefix and text and not text.startswith(self.prefix) else text
 
     def summary(self) -> str:
         ok, failed = self.counts()
