@@ -35,7 +35,7 @@ def conformant_manifest() -> dict:
 def test_conformant_only_when_every_condition_holds():
     c = pts.conformance(pts.PtsRun("r", conformant_manifest()))
     assert c.conformant and c.deviations == []
-    assert c.statement.startswith("SNIA PTS 2.0.2 conformant for the tests run") and "HIR, XSR, ECW, DIRTH" in c.statement
+    assert c.statement.startswith("Run r: SNIA PTS 2.0.2 conformant for the tests run") and "HIR, XSR, ECW, DIRTH" in c.statement
 
 
 @pytest.mark.parametrize("change, deviation", [
@@ -61,7 +61,7 @@ def test_each_deviation_alone_makes_it_not_conformant(change, deviation):
     m = copy.deepcopy(conformant_manifest())
     change(m)
     c = pts.conformance(pts.PtsRun("r", m))
-    assert not c.conformant and c.statement.startswith("PTS-inspired, not conformant to SNIA PTS 2.0.2: 1 deviation ")
+    assert not c.conformant and c.statement.startswith("Run r: PTS-inspired, not conformant to SNIA PTS 2.0.2: 1 deviation ")
     assert len(c.deviations) == 1 and c.deviations[0].startswith(deviation)
 
 
@@ -84,7 +84,8 @@ def test_header_names_the_procedure_and_the_temperature_per_round():
 
 def test_no_pts_run():
     run = pts.pts_run({"a": {"status": "complete"}})
-    assert run.run_id is None and "no PTS tests" in run.empty_note
+    assert run.run_id is None and run.empty_note.startswith("Run a has no PTS tests")  # the page names the run
+    assert pts.PtsRun().empty_note.startswith("This run has no PTS tests")
     assert pts.header(run).empty and pts.convergence(run).empty and pts.steady_windows(run) == []
     assert not pts.conformance(run).conformant
 

@@ -52,6 +52,7 @@ class PtsRun:
 
     run_id: str | None = None
     manifest: dict[str, Any] = field(default_factory=dict)
+    looked_at: list[str] = field(default_factory=list)  # the run ids searched (named when none has PTS tests)
 
     @property
     def pts(self) -> dict[str, Any]:
@@ -67,15 +68,18 @@ class PtsRun:
 
     @property
     def empty_note(self) -> str:
-        return "" if self.run_id else "This run has no PTS tests: run the pts or pts-lite profile (mode: pts)."
+        if self.run_id:
+            return ""
+        who = f"Run {', '.join(self.looked_at)}" if self.looked_at else "This run"
+        return f"{who} has no PTS tests: run the pts or pts-lite profile (mode: pts)."
 
 
 def pts_run(manifests: dict[str, dict]) -> PtsRun:
     """The first of {run_id: manifest} with PTS tests."""
     for run_id, m in manifests.items():
         if (m or {}).get("pts", {}).get("tests"):
-            return PtsRun(run_id, m)
-    return PtsRun()
+            return PtsRun(run_id, m, list(manifests))
+    return PtsRun(looked_at=list(manifests))
 
 
 # ----------------------------------------------------------------------------------- statement
@@ -98,7 +102,7 @@ def conformance(run: PtsRun) -> Conformance:
     the class's ActiveRange, WSAT 4 x capacity, steady state in every test, the run complete); else "PTS-inspired,
     not conformant" and what deviated."""
     if not run.run_id:
-        return Conformance(False, "No PTS run: nothing to state.", [])
+        return Conformance(False, f"{run.empty_note} No conformance to state.", [])
     s, tests, m = run.settings, run.tests, run.manifest
     dev: list[str] = []
     if m.get("target_kind") != "block":
@@ -143,10 +147,10 @@ def conformance(run: PtsRun) -> Conformance:
         dev.append(f"the run is {m.get('status') or 'not finished'}: not every test ran to its end")
     missing = ", ".join(MISSING_TESTS)
     if dev:
-        return Conformance(False, f"PTS-inspired, not conformant to SNIA PTS 2.0.2: {len(dev)} deviation"
+        return Conformance(False, f"Run {run.run_id}: PTS-inspired, not conformant to SNIA PTS 2.0.2: {len(dev)} deviation"
                                   f"{'s' if len(dev) > 1 else ''} (below). {missing} are not run.", dev)
-    return Conformance(True, f"SNIA PTS 2.0.2 conformant for the tests run (IOPS, TP, LAT, WSAT); {missing} are "
-                             "not run.", [])
+    return Conformance(True, f"Run {run.run_id}: SNIA PTS 2.0.2 conformant for the tests run (IOPS, TP, LAT, WSAT); "
+                             f"{missing} are not run.", [])
 
 
 def header(run: PtsRun) -> pd.DataFrame:
@@ -159,6 +163,7 @@ def header(run: PtsRun) -> pd.DataFrame:
     capacity = pts.get("capacity_bytes") or m.get("target_size_bytes")
     purges = sorted({(t.get("purge") or {}).get("method") or "none" for t in run.tests.values()})
     rows = [
+        ("run", run.run_id),
         ("device model", dev.get("model") or tgt.get("model") or "not reported"),
         ("capacity tested", f"{format_bytes(capacity)} ({capacity:,} bytes)" if capacity else "not recorded"),
         ("firmware", dev.get("firmware") or "not reported"),
