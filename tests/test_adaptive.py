@@ -100,14 +100,14 @@ def test_real_steady_state_run_with_preconditioning(tmp_path, scratch_dir, fio_p
     assert [c.split()[0] for c in calls if "precondition" in c] == ["--name=precondition-1", "--name=precondition-2"]
     assert all("--rw=write" in c and "--bs=1048576" in c for c in calls if "precondition" in c)
     state = m["steady_state"]
-    assert [r["round"] for r in state["rounds"]] == [1, 2, 3] and state["result"]["reached"]
+    assert [r["round"] for r in state["rounds"]] == [1, 2, 3] and state["result"]["steady"]
     assert m["precondition"]["passes_done"] == 2
     fig = steady_state_figure(state["rounds"], state["result"])
-    assert [t.name for t in fig.data] == ["iops", "window mean", "least-squares fit"]
+    assert [t.name for t in fig.data] == ["iops", "window average", "least-squares fit"]
     strict = write_profile(tmp_path, "strict", pts, steady_state={"window": 2, "max_rounds": 3, "range_pct": 0,
                                                                   "slope_pct": 0}, **common)
     m = sweep.sweep(scratch_dir / "ss.bin", strict, "ss2", None, "16m", raw, progress=False)
-    assert len(m["steady_state"]["rounds"]) == 3 and not m["steady_state"]["result"]["reached"]
+    assert len(m["steady_state"]["rounds"]) == 3 and not m["steady_state"]["result"]["steady"]
     assert "not steady" in steady_state_figure(m["steady_state"]["rounds"], m["steady_state"]["result"]
                                                ).layout.annotations[0].text
 

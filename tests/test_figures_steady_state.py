@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from helpers.analysis import pts_steady_state, steady_state_result
 from helpers.figures.steady_state import steady_state_figure
-from helpers.run.steady_state import check_steady_state
 
 ROUNDS = [{"round": 1, "iops": 100.0}, {"round": 2, "iops": 50.0}, {"round": 3, "iops": 98.0},
           {"round": 4, "iops": 100.0}, {"round": 5, "iops": 102.0}]
@@ -15,10 +15,10 @@ ROUNDS = [{"round": 1, "iops": 100.0}, {"round": 2, "iops": 50.0}, {"round": 3, 
 
 def test_reached_window_band_mean_and_fit():
     # window 3 = rounds 3..5: mean 100, range 4 <= 20 % of 100, fit y = 2 x + 92 (98, 100, 102)
-    result = check_steady_state([r["iops"] for r in ROUNDS], window=3).to_dict()
-    assert result["reached"] and result["window"] == [3, 4, 5]  # the set-up is what we think
+    result = pts_steady_state([r["iops"] for r in ROUNDS], window=3).to_dict()
+    assert result["steady"] and (result["first_round"], result["last_round"]) == (3, 5)  # the set-up
     fig = steady_state_figure(ROUNDS, result)
-    assert [t.name for t in fig.data] == ["iops", "window mean", "least-squares fit"]
+    assert [t.name for t in fig.data] == ["iops", "window average", "least-squares fit"]
     rounds, mean, fit = fig.data
     assert list(rounds.x) == [1, 2, 3, 4, 5] and list(rounds.y) == [100.0, 50.0, 98.0, 100.0, 102.0]
     assert list(mean.x) == pytest.approx([2.7, 5.3]) and list(mean.y) == pytest.approx([100.0, 100.0])
@@ -28,12 +28,14 @@ def test_reached_window_band_mean_and_fit():
     assert (band.x0, band.x1) == pytest.approx((2.7, 5.3)) and (band.y0, band.y1) == pytest.approx((90.0, 110.0))
     assert band.fillcolor == "rgba(0,150,0,0.12)"  # green: reached
     (note,) = fig.layout.annotations
-    assert note.text.startswith("steady state reached: steady state at round 5")
+    assert note.text.startswith("steady state reached: steady state in rounds 3-5")
 
 
 def test_not_steady_band_is_red_and_says_why():
-    result = {"reached": False, "window": [2, 3], "mean": 200.0, "excursion_limit": 40.0, "slope": 10.0,
-              "intercept": 170.0, "reason": "not steady: range 60 > 20 % of the mean (40)"}
+    # a manifest written before the rule had one home (reached, window list, mean, excursion_limit)
+    result = steady_state_result({"reached": False, "window": [2, 3], "mean": 200.0, "excursion_limit": 40.0,
+                                  "slope": 10.0, "intercept": 170.0,
+                                  "reason": "not steady: range 60 > 20 % of the mean (40)"})
     fig = steady_state_figure(pd.DataFrame({"round": [1, 2, 3], "iops": [300.0, 170.0, 230.0]}), result)
     (band,) = fig.layout.shapes
     assert (band.x0, band.x1, band.y0, band.y1) == pytest.approx((1.7, 3.3, 180.0, 220.0))
@@ -52,14 +54,14 @@ def test_axes_and_other_metrics():
 
 def test_partial_results_draw_only_the_rounds():
     # too few rounds for the window: no band, no lines, no verdict
-    short = check_steady_state([100.0, 90.0], window=5).to_dict()
-    assert short["window"] == []
-    for result in (None, {}, short, {"window": [1, 2], "mean": None}):
+    short = pts_steady_state([100.0, 90.0], window=5).to_dict()
+    assert short["first_round"] is None
+    for result in (None, {}, short, {"first_round": 1, "last_round": 2, "average": None}):
         fig = steady_state_figure(ROUNDS[:2], result)
         assert [t.name for t in fig.data] == ["iops"] and not fig.layout.shapes and not fig.layout.annotations
     # window and mean but no fit yet: band and mean line, no least-squares line
-    fig = steady_state_figure(ROUNDS, {"window": [4, 5], "mean": 101.0, "excursion_limit": None, "reached": False})
-    assert [t.name for t in fig.data] == ["iops", "window mean"]
+    fig = steady_state_figure(ROUNDS, {"first_round": 4, "last_round": 5, "average": 101.0, "steady": False})
+    assert [t.name for t in fig.data] == ["iops", "window average"]
     (band,) = fig.layout.shapes
     assert band.y0 == band.y1 == 101.0  # no limit known: a zero-height band
     assert fig.layout.annotations[0].text == "not steady: "

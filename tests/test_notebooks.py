@@ -123,7 +123,7 @@ def test_sweep_modes_page_shows_open_loop_hosts_and_steady_state_from_real_runs(
     assert {f"{p} {s}" for p in ("p50", "p99", "p99.9") for s in (ol, slo_steps)} <= set(openloop)
     assert "achieved < 95 % of offered" in openloop
     assert sorted(hosts[:-1]) == sorted(modes_reports["manifests"]["hosts"]["hosts"]) and hosts[-1] == "all hosts"
-    assert steady[:2] == ["iops", "window mean"]
+    assert steady[:2] == ["iops", "window average"]
     # the SLO search and fio's latency_target result, with the verdict sentence built from the manifest's numbers
     cc = next(iter(modes_reports["manifests"]["slo"]["slo"].values()))["cross_check"]
     assert slo == ["slo-randread-bs4k-qd16-nj1: SLO search steps",

@@ -30,6 +30,18 @@ Table helpers for notebooks: ``knee_table(series)``, ``usl_table(points, x)``, `
 ``linear_region_table(series)`` (fit of IOPS = N / service latency in the unsaturated region,
 with residuals), ``numjobs_series(df)``, ``aggregate_repeats(df)`` (mean and 95 % CI).
 
+SNIA PTS steady state (issue 24)::
+
+    from helpers.analysis import pts_steady_state
+
+``pts_steady_state(values, window=5, max_range_pct=20.0, max_excursion_pct=10.0) -> PtsSteadyState``
+    One tracked value per round (round 1 first).  ``steady``; ``first_round``/``last_round`` (1-based): the
+    first window of ``window`` rounds whose max - min <= ``max_range_pct`` % of its average and whose
+    least-squares excursion |slope| x (window - 1) <= ``max_excursion_pct`` % of it; without one the last
+    ``window`` rounds (None with fewer rounds); ``average``, ``range_pct``, ``excursion_pct``, ``slope`` (per
+    round), ``intercept``, ``reason`` (always set).  The one home of the rule is helpers.run.steady_state
+    (the sweep's rounds stop on it).
+
 Run comparison (issue 13)::
 
     from helpers.analysis import compare_samples
@@ -112,7 +124,14 @@ from helpers.analysis.slo import (
     slo_search_steps,
     slo_table,
 )
-from helpers.analysis.steady_state import SteadyStateRun, first_steady_state_run, steady_state_runs
+from helpers.analysis.steady_state import (
+    PtsSteadyState,
+    SteadyStateRun,
+    first_steady_state_run,
+    pts_steady_state,
+    steady_state_result,
+    steady_state_runs,
+)
 from helpers.analysis.tail import distribution_percentile, latency_distribution, percentiles_long
 from helpers.analysis.timeseries import (
     consistency,
@@ -134,6 +153,7 @@ __all__ += [  # analysis views (issue 4)
 ]
 __all__ += ["host_table", "label_hosts", "multi_host_rows", "offered_rate", "openloop_table"]  # sweep engine (issue 6)
 __all__ += ["SteadyStateRun", "first_steady_state_run", "steady_state_runs"]
+__all__ += ["PtsSteadyState", "pts_steady_state", "steady_state_result"]  # SNIA PTS (issue 24)
 __all__ += ["flag_sentences", "flagged_rows", "latency_columns", "spec_warning", "with_latency", "held_section",
             "pick_held"]  # issue 10
 __all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_samples", "interval_samples",  # issue 13

@@ -114,3 +114,9 @@ def findings(card) -> object:
     if not card.findings:
         return Markdown("_This run has no data to write findings from._")
     return Markdown("\n".join(f"- {f}" for f in card.findings))
+
+
+def statement(text: str, items: list[str] | None = None) -> object:
+    """A bold statement with its items as a bullet list below it (e.g. a conformance statement and its
+    deviations); Markdown."""
+    return Markdown("\n".join([f"**{text}**", "", *(f"- {i}" for i in items or [])]))

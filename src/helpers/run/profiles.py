@@ -42,8 +42,8 @@ IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixa
 POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "runtime_s", "ramp_s",
               "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec",
               "volume", "settle_windows", "settle_pct", "settle_window_ms"}
-TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition", "slo"}
-MODES = ("grid", "adaptive", "steady-state", "slo")
+TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition", "slo", "pts"}
+MODES = ("grid", "adaptive", "steady-state", "slo", "pts")
 RATE_PROCESSES = ("poisson", "linear")
 PREFILL_MIB_PER_S = 200  # assumed sequential write speed for duration estimates of fills
 PER_POINT_OVERHEAD_S = 0.7  # fio start-up and file open, measured on a 2-core VM
@@ -210,6 +210,136 @@ class PreconditionSettings:
     iodepth: int = 32
 
 
+PTS_TESTS = ("iops", "tp", "lat", "wsat")  # the SNIA PTS 2.0.2 tests the lab runs (HIR, XSR, ECW, DIRTH: not yet)
+# PTS 2.0.2 test settings per device class: (numjobs, iodepth per job, ActiveRange % of the capacity)
+PTS_CLASSES = {"enterprise": (4, 32, 100.0), "client": (2, 16, 75.0)}
+PTS_IOPS_BS = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
+PTS_IOPS_MIXES = (100, 95, 65, 50, 35, 5, 0)  # read % of R/W 100/0 ... 0/100
+PTS_IOPS_TRACKED = (("4k", 0), ("64k", 65), ("1024k", 100))  # (bs, read %) whose IOPS decide steady state
+PTS_TP_BS = ("128k", "1024k")
+PTS_LAT_BS = ("512", "4k", "8k")
+PTS_LAT_MIXES = (100, 65, 0)
+
+
+@dataclass(frozen=True)
+class PtsSettings:
+    """SNIA PTS 2.0.2 procedure (``mode: pts``, see :mod:`helpers.run.pts`): the tests, their matrices, the
+    round length, the steady-state limits and the device class (``pts_class``; ``numjobs``, ``iodepth`` and
+    ``active_range_pct`` override it, 0 = the class's value)."""
+
+    tests: tuple[str, ...] = PTS_TESTS
+    pts_class: str = "enterprise"
+    numjobs: int = 0
+    iodepth: int = 0
+    active_range_pct: float = 0.0
+    ioengine: str = "libaio"
+    round_s: float = 60.0  # seconds per point per round (the PTS: 1 minute)
+    ramp_s: float = 0.0
+    window: int = 5
+    max_rounds: int = 25
+    max_range_pct: float = 20.0
+    max_excursion_pct: float = 10.0
+    purge: bool = True  # block devices: purge before every test (files: recreated and trimmed)
+    precondition_volume: float = 2.0  # x the capacity, sequential writes (workload-independent preconditioning)
+    precondition_bs: str = "128k"
+    precondition_iodepth: int = 32
+    iops_bs: tuple[str, ...] = PTS_IOPS_BS
+    iops_mixes: tuple[int, ...] = PTS_IOPS_MIXES
+    tp_bs: tuple[str, ...] = PTS_TP_BS
+    lat_bs: tuple[str, ...] = PTS_LAT_BS
+    lat_mixes: tuple[int, ...] = PTS_LAT_MIXES
+    wsat_volume: float = 4.0  # x the capacity written by WSAT (or wsat_max_s, whichever comes first)
+    wsat_max_s: float = 24 * 3600.0
+    wsat_window_s: float = 60.0  # one IOPS sample per window
+
+    @property
+    def jobs(self) -> int:
+        return self.numjobs or PTS_CLASSES[self.pts_class][0]
+
+    @property
+    def qd(self) -> int:
+        return self.iodepth or PTS_CLASSES[self.pts_class][1]
+
+    @property
+    def active_range(self) -> float:
+        return self.active_range_pct or PTS_CLASSES[self.pts_class][2]
+
+    def active_bytes(self, size_bytes: int) -> int:
+        """The ActiveRange of a target of ``size_bytes``: a whole number of 1 MiB, at least 1 MiB."""
+        mib = 1024**2
+        return max(mib, int(size_bytes * self.active_range / 100) // mib * mib)
+
+    def test_points(self, test: str, rnd: int = 0) -> list[Point]:
+        """The points of one round of ``test`` ("iops", "tp-<bs>", "lat", "wsat")."""
+        base = {"ioengine": self.ioengine, "runtime_s": self.round_s, "ramp_s": self.ramp_s, "round": rnd,
+                "log_avg_msec": 0, "log_hist_msec": 0}
+        if test == "iops":
+            return [Point(group="pts-iops", rw="randrw", bs_bytes=parse_size(bs), rwmixread=m, iodepth=self.qd,
+                          numjobs=self.jobs, **base) for bs in self.iops_bs for m in self.iops_mixes]
+        if test.startswith("tp-"):
+            bs = parse_size(test.removeprefix("tp-"))
+            return [Point(group="pts-tp", rw=rw, bs_bytes=bs, iodepth=self.qd, numjobs=self.jobs, **base)
+                    for rw in ("write", "read")]
+        if test == "lat":
+            return [Point(group="pts-lat", rw="randrw", bs_bytes=parse_size(bs), rwmixread=m, iodepth=1, numjobs=1,
+                          **base) for bs in self.lat_bs for m in self.lat_mixes]
+        if test == "wsat":  # io_size is per job: the jobs together write wsat_volume x the active range
+            return [Point(group="pts-wsat", rw="randwrite", bs_bytes=4096, iodepth=self.qd, numjobs=self.jobs,
+                          ioengine=self.ioengine, runtime_s=self.wsat_max_s, ramp_s=0.0,
+                          volume=self.wsat_volume / self.jobs, log_avg_msec=int(self.wsat_window_s * 1000),
+                          log_hist_msec=0)]
+        raise LabError(f"PTS test {test!r} is not known (use one of {', '.join(PTS_TESTS)}).")
+
+    @property
+    def test_names(self) -> list[str]:
+        """The tests in run order, TP once per block size (each with its own preconditioning)."""
+        out: list[str] = []
+        for t in self.tests:
+            out.extend(f"tp-{bs}" for bs in self.tp_bs) if t == "tp" else out.append(t)
+        return out
+
+    def round_seconds(self, test: str) -> float:
+        return sum(p.seconds for p in self.test_points(test, 1))
+
+
+def parse_pts(raw: Any, name: str) -> PtsSettings:
+    """The ``pts`` section of a profile, validated (every list a list, the class known, the tests known)."""
+    raw = dict(raw or {})
+    if "class" in raw:
+        raw["pts_class"] = raw.pop("class")
+    lists = {k: raw.pop(k) for k in ("tests", "iops_bs", "iops_mixes", "tp_bs", "lat_bs", "lat_mixes") if k in raw}
+    settings = _section(raw, PtsSettings, name, "pts")
+    if settings.pts_class not in PTS_CLASSES:
+        raise LabError(f"profile {name}: pts.class {settings.pts_class!r} is not known (use enterprise or client).")
+    if settings.ioengine not in IOENGINES:
+        raise LabError(f"profile {name}: pts.ioengine {settings.ioengine!r} is not supported.")
+    out: dict[str, Any] = {}
+    for key, value in lists.items():
+        items = _as_list(value)
+        if not items:
+            raise LabError(f"profile {name}: pts.{key} must list at least one value.")
+        if key == "tests":
+            bad = [t for t in items if t not in PTS_TESTS]
+            if bad:
+                raise LabError(f"profile {name}: pts.tests {bad[0]!r} is not known (use {', '.join(PTS_TESTS)}).")
+        elif key.endswith("mixes"):
+            for m in items:
+                _int(m, key, f"profile {name}, pts", 0, 100)
+        else:
+            items = [str(b) for b in items]
+            for b in items:
+                parse_size(b, what=f"profile {name}, pts.{key}")
+        out[key] = tuple(items)
+    settings = replace(settings, **out)
+    if settings.window < 2 or settings.max_rounds < settings.window:
+        raise LabError(f"profile {name}: pts needs window >= 2 and max_rounds >= window.")
+    if settings.round_s <= 0 or settings.wsat_window_s <= 0:
+        raise LabError(f"profile {name}: pts.round_s and pts.wsat_window_s must be more than 0 seconds.")
+    if not 0 <= settings.active_range_pct <= 100:
+        raise LabError(f"profile {name}: pts.active_range_pct must be a percentage (0 = the class's).")
+    return settings
+
+
 @dataclass(frozen=True)
 class Profile:
     name: str
@@ -221,11 +351,15 @@ class Profile:
     steady_state: SteadyStateSettings | None = None
     precondition: PreconditionSettings | None = None
     slo: SloSearchSettings | None = None
+    pts: PtsSettings | None = None
 
     @property
     def estimated_seconds(self) -> float:
         """Expected seconds of fio (without the fill of a new scratch file)."""
         base = sum(p.seconds for p in self.points)
+        if self.mode == "pts" and self.pts:  # every test steady after its first window (WSAT: its time cap)
+            s = self.pts
+            return sum(s.round_seconds(t) * s.window for t in s.test_names if t != "wsat")
         if self.mode == "slo" and self.slo:
             return base * self.slo.typical_steps + sum(self.slo.cross_check_seconds(p) for p in self.points)
         if self.mode == "adaptive" and self.adaptive:  # probes that settle end early (typical_seconds)
@@ -246,6 +380,9 @@ class Profile:
             return sum(p.seconds * steps + extra for p in self.points)
         if self.mode == "steady-state" and self.steady_state:
             return sum(p.seconds for p in self.points) * self.steady_state.max_rounds
+        if self.mode == "pts" and self.pts:
+            s = self.pts
+            return sum(s.round_seconds(t) * (1 if t == "wsat" else s.max_rounds) for t in s.test_names)
         if self.mode == "slo" and self.slo:
             cap = [self.slo.cross_check_point(p).seconds if self.slo.cross_check else 0.0 for p in self.points]
             return sum(p.seconds for p in self.points) * self.slo.max_steps + sum(cap)
@@ -253,6 +390,10 @@ class Profile:
 
     def fill_seconds(self, size_bytes: int) -> float:
         passes = self.precondition.passes if self.precondition else 0
+        if self.mode == "pts" and self.pts:  # preconditioning per test (not WSAT) and WSAT's volume
+            s = self.pts
+            passes = s.precondition_volume * sum(1 for t in s.test_names if t != "wsat") + (
+                s.wsat_volume if "wsat" in s.test_names else 0)
         return passes * size_bytes / (PREFILL_MIB_PER_S * 1024**2)
 
     def volume_seconds(self, size_bytes: int) -> float:
@@ -285,6 +426,10 @@ class Profile:
             return self
         if runtime_s <= 0:
             raise LabError(f"runtime {runtime_s!r} must be a positive number of seconds.")
+        if self.mode == "pts" and self.pts:  # the round length; WSAT keeps its volume and time cap
+            settings = replace(self.pts, round_s=float(runtime_s))
+            points = tuple(p for t in settings.test_names for p in settings.test_points(t, 0 if t == "wsat" else 1))
+            return replace(self, pts=settings, points=points)
         pts = tuple(replace(p, runtime_s=float(runtime_s)) for p in self.points)
         return replace(self, points=pts)
 
@@ -407,6 +552,15 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
     """Validate a parsed YAML document and expand it into points; every problem is reported at once.  An
     unknown key of ``settings`` is reported once, at its own line (``settings_lines``), not at every point it
     would be merged into."""
+    if isinstance(doc, dict) and doc.get("mode") == "pts":
+        unknown = set(doc) - {"description", "mode", "pts"}
+        if unknown:
+            raise LabError(f"profile {name}: {_unknown(unknown, {'description', 'mode', 'pts'})} (a pts profile "
+                           "has description, mode and pts).")
+        pts = parse_pts(doc.get("pts"), name)
+        points = tuple(p for t in pts.test_names for p in pts.test_points(t, 0 if t == "wsat" else 1))
+        return Profile(name=name, description=str(doc.get("description", "")), points=points, source=source,
+                       mode="pts", pts=pts)
     if not isinstance(doc, dict) or "points" not in doc:
         raise LabError(f"profile {name} must be a mapping with a 'points' list.")
     errors: list[str] = []

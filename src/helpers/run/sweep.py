@@ -25,8 +25,10 @@ from tqdm.auto import tqdm
 from helpers import config
 from helpers.errors import LabError
 from helpers.fio.binary import find_fio, fio_version
+from helpers.fio.units import parse_size
 from helpers.run import adaptive as adaptive_mod
 from helpers.run import options as sweep_opts
+from helpers.run import pts as pts_mod
 from helpers.run import slo_search, smart
 from helpers.run.hosts import check_hosts, client_entries, parse_hosts
 from helpers.run.lock import SweepLocks
@@ -54,7 +56,7 @@ from helpers.run.runner import (
     run_point,
 )
 from helpers.run.smart import HEALTH_SUFFIX, PointHealth, health_source
-from helpers.run.steady_state import check_steady_state
+from helpers.run.steady_state import pts_steady_state
 from helpers.run.system import describe_host, describe_target
 from helpers.run.target import Target, prepare_target, read_sidecar, small_target_warning, write_sidecar
 
@@ -109,6 +111,9 @@ class SweepPlan:
         p = self.profile
         hosts = f" on {len(self.hosts)} hosts ({', '.join(self.hosts)})" if self.hosts else ""
         mode = "" if p.mode == "grid" else f" ({p.mode} mode, {len(p.points)} series)"
+        if p.mode == "pts" and p.pts:
+            mode = (f" per round (pts mode: {', '.join(p.pts.test_names)}, {p.pts.pts_class} class "
+                    f"{p.pts.jobs} jobs x QD{p.pts.qd}, ActiveRange {p.pts.active_range:g} %)")
         note = f"; {self.target.note}" if self.target.note else ""
         return (f"profile {p.name}: {len(p.points)} points{mode}, {self.estimate}, target {self.target.path}"
                 f"{hosts}{note}")
@@ -202,7 +207,7 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
         return _cmd(point_argv(plan.fio, p, tgt.path, tgt.size_bytes, out, read_only=plan.read_only,
                                log_prefix=prefix if (p.log_avg_msec or p.log_hist_msec) else None))
 
-    if tgt.kind == "file" and tgt.owned:
+    if tgt.kind == "file" and tgt.owned and prof.mode != "pts":  # a PTS run recreates the file per test
         cmds.append(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / ".prefill.json.tmp"))
                     + "   # skipped when the lab already filled this file")
     if prof.precondition:
@@ -226,6 +231,21 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
                 cmds.append(f"# then the cross-check: fio's latency_target mode (queue depth 1..{p0.iodepth} chosen "
                             f"by fio, {so.latency_window_s:g} s windows, at most {so.cross_check_windows}):")
                 cmds.append(point_cmd(so.cross_check_point(p0)))
+    elif prof.mode == "pts" and prof.pts:
+        s = prof.pts
+        size = s.active_bytes(tgt.size_bytes)
+        for test in s.test_names:
+            purge = "purge (helpers.run.pts: nvme format / ATA secure erase / blkdiscard)" if tgt.kind == "block" \
+                else "file recreated and trimmed (no purge)"
+            cmds.append(f"# PTS {test}: {purge}" + ("" if test == "wsat" else ", then preconditioning:"))
+            if test != "wsat":
+                bs = parse_size(test.removeprefix("tp-")) if test.startswith("tp-") else parse_size(s.precondition_bs)
+                cmds.extend(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / f".pts-{test}-pc.json.tmp",
+                                              bs, s.precondition_iodepth, name=f"pts-{test}-precondition-{i}"))
+                            for i in range(1, max(1, round(s.precondition_volume)) + 1))
+                cmds.append(f"# rounds 1..{s.max_rounds} until steady state (window {s.window}), each round:")
+            cmds.extend(_cmd(point_argv(plan.fio, p, tgt.path, size, out_dir / f".{p.point_id}.json.tmp"))
+                        for p in s.test_points(test, 0 if test == "wsat" else 1))
     elif prof.mode == "steady-state" and prof.steady_state:
         ss = prof.steady_state
         cmds.append(f"# rounds 1..{ss.max_rounds} until steady state (window {ss.window}), each round:")
@@ -362,6 +382,8 @@ class _Progress:
         grid = plan.profile.mode == "grid"
         self.estimates = {p.point_id: p.seconds for p in plan.profile.points} if grid else {}
         self.total = len(plan.profile.points) if grid else None
+        self.prefix = ""  # what the point belongs to (a PTS test, round and steady-state status)
+        self.remaining: float | None = None  # seconds left when the mode estimates them itself (PTS)
 
     def counts(self) -> tuple[int, int]:
         pts = self.manifest.get("points", {})
@@ -376,14 +398,18 @@ class _Progress:
         left = [s for k, s in self.estimates.items() if pts.get(k, {}).get("status") not in ("ok", "failed")]
         data = {"run_id": self.plan.run_id, "pid": os.getpid(), "status": status, "started": self.started,
                 "updated": time.time(), "total": self.total, "done": ok + failed, "ok": ok, "failed": failed,
-                "current": label or (describe_point(current) if current else None),
+                "current": self._current(label or (describe_point(current) if current else None)),
                 "current_started": time.time() if current or label else None,
                 "current_seconds": seconds if seconds is not None else (current.seconds if current else None),
-                "remaining_seconds": round(sum(left), 1) if self.total is not None else None}
+                "remaining_seconds": round(sum(left), 1) if self.total is not None else (
+                    None if self.remaining is None else round(self.remaining, 1))}
         try:
             write_json_atomic(self.path, data)
         except OSError:  # progress is a convenience: never a reason to stop a sweep
             pass
+
+    def _current(self, text: str | None) -> str | None:
+        return f"{self.prefix}: {text}" if self.prefix and text and not text.startswith(self.prefix) else text
 
     def summary(self) -> str:
         ok, failed = self.counts()
@@ -460,6 +486,9 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
     ctx.health_source = source if isinstance(source, tuple) else None
     ctx.tracker.write()
     try:
+        if plan.profile.mode == "pts" and "prefill" not in manifest:  # every PTS test starts from a purge
+            manifest["prefill"] = {"skipped": True, "reason": "PTS: the target is purged (a file recreated) and "
+                                   "preconditioned before each test", "done": True}
         if "prefill" not in manifest or not manifest["prefill"].get("done"):
             ctx.tracker.write(label=f"filling the scratch file ({plan.target.size_bytes / 1024**2:.0f} MiB)",
                               seconds=plan.target.size_bytes / (200 * 1024**2))
@@ -471,6 +500,8 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
             ctx.run_steady_state()
         elif plan.profile.mode == "slo":
             ctx.run_slo()
+        elif plan.profile.mode == "pts":
+            ctx.run_pts()
         else:
             ctx.run_points(plan.profile.points)
     except (KeyboardInterrupt, FioInterrupted):
@@ -514,8 +545,9 @@ class _SweepContext:
         entry = self.manifest["points"].get(point.point_id, {})
         return self.raw(point).exists() and entry.get("status") in (None, "ok")
 
-    def run_point(self, point: Point, extra: dict | None = None) -> dict:
-        """Run (or skip, when already measured) one point and record it in the manifest."""
+    def run_point(self, point: Point, extra: dict | None = None, size_bytes: int | None = None) -> dict:
+        """Run (or skip, when already measured) one point and record it in the manifest; ``size_bytes``: the
+        region fio addresses when not the whole target (a PTS ActiveRange)."""
         plan, pts = self.plan, self.manifest["points"]
         entry = {"parameters": point.as_dict(), **(extra or {})}
         if self.done(point):
@@ -537,7 +569,7 @@ class _SweepContext:
             health.before()
             health.start()
         try:
-            res = run_point(point, plan.target.path, plan.target.size_bytes, plan.run_dir, fio=plan.fio,
+            res = run_point(point, plan.target.path, size_bytes or plan.target.size_bytes, plan.run_dir, fio=plan.fio,
                             read_only=plan.read_only, hosts=plan.hosts or None,
                             on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id), stop=self.stop)
         except BaseException:
@@ -657,6 +689,11 @@ class _SweepContext:
         except (OSError, ValueError, LabError) as exc:  # the raw file is kept verbatim either way
             return {**out, "error": str(exc)[:300]}
 
+    # ---------------------------------------------------------------------------- SNIA PTS
+    def run_pts(self) -> None:
+        """The PTS procedure (helpers.run.pts): purge, preconditioning and rounds per test."""
+        pts_mod.run_pts(self, lambda name, bs, qd: _fill(self.plan, name, bs, qd, self.locks, self.stop))
+
     # ---------------------------------------------------------------------------- steady state
     def run_steady_state(self) -> None:
         plan, prof = self.plan, self.plan.profile
@@ -685,14 +722,14 @@ class _SweepContext:
                                    f"{(entry.get('fio_messages') or 'no message').splitlines()[-1]}")
             m = adaptive_mod.point_metrics(self.raw(replace(tracked, round=r)))
             values.append(m["iops"])
-            check = check_steady_state(values, ss.window, ss.range_pct, ss.slope_pct)
+            check = pts_steady_state(values, ss.window, ss.range_pct, ss.slope_pct)
             rounds.append({"round": r, "point_id": replace(tracked, round=r).point_id, "iops": round(m["iops"], 1),
-                           "lat_mean_us": round(m["lat_mean_us"], 1), "steady": check.reached})
+                           "lat_mean_us": round(m["lat_mean_us"], 1), "steady": check.steady})
             state.update({"rounds": rounds, "tracked_point": tracked.point_id, "result": check.to_dict()})
             write_manifest(plan.run_dir, self.manifest)
             if self.progress:
                 print(f"round {r}: {m['iops']:.0f} IOPS; {check.reason}", flush=True)
-            if check.reached:
+            if check.steady:
                 break
 
 

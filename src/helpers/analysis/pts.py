@@ -1,0 +1,369 @@
+"""SNIA PTS 2.0.2 report (``mode: pts`` runs, :mod:`helpers.run.pts`): the header, the conformance statement, the
+convergence of every tracked variable, the steady-state windows, and the IOPS, TP, LAT and WSAT results over each
+test's measurement window.  Pure functions of a run's manifest and its processed results, histograms and time
+series; the round of a result row comes from the manifest (``points[id]["pts"]``), never from its name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from helpers.analysis.cliff import gb_written
+from helpers.analysis.timeseries import point_series
+from helpers.fio import histogram
+from helpers.fio.units import format_bytes
+from helpers.run.profiles import (
+    PTS_CLASSES,
+    PTS_IOPS_BS,
+    PTS_IOPS_MIXES,
+    PTS_LAT_BS,
+    PTS_LAT_MIXES,
+    PTS_TESTS,
+    PTS_TP_BS,
+)
+
+FIVE_NINES_MIN_IOS = 100_000  # a 99.999 % latency names the 1-in-100,000 I/O: fewer I/Os cannot show it
+PTS_ROUND_S = 60.0  # PTS 2.0.2: one minute per point per round
+PTS_WINDOW, PTS_MAX_RANGE_PCT, PTS_MAX_EXCURSION_PCT = 5, 20.0, 10.0
+PTS_PRECONDITION_X = 2.0  # workload-independent preconditioning: twice the capacity
+PTS_WSAT_X = 4.0  # WSAT: four times the capacity (or its time limit)
+MISSING_TESTS = ("HIR", "XSR", "ECW", "DIRTH")  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
+TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT"}
+
+
+def test_title(test: str) -> str:
+    """"iops" -> "IOPS", "tp-128k" -> "TP 128k"."""
+    return f"TP {test.removeprefix('tp-')}" if test.startswith("tp-") else TEST_NAMES.get(test, test)
+
+
+def mix_label(read_pct: float | None) -> str:
+    """Read % -> the PTS's R/W label, "65/35"."""
+    if read_pct is None or pd.isna(read_pct):
+        return ""
+    return f"{int(read_pct)}/{100 - int(read_pct)}"
+
+
+@dataclass
+class PtsRun:
+    """The first PTS run of the chosen runs (``run_id`` None and an empty manifest when there is none)."""
+
+    run_id: str | None = None
+    manifest: dict[str, Any] = field(default_factory=dict)
+    looked_at: list[str] = field(default_factory=list)  # the run ids searched (named when none has PTS tests)
+
+    @property
+    def pts(self) -> dict[str, Any]:
+        return self.manifest.get("pts") or {}
+
+    @property
+    def tests(self) -> dict[str, dict]:
+        return self.pts.get("tests") or {}
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.pts.get("settings") or {}
+
+    @property
+    def empty_note(self) -> str:
+        if self.run_id:
+            return ""
+        who = f"Run {', '.join(self.looked_at)}" if self.looked_at else "This run"
+        return f"{who} has no PTS tests: run the pts or pts-lite profile (mode: pts)."
+
+
+def pts_run(manifests: dict[str, dict]) -> PtsRun:
+    """The first of {run_id: manifest} with PTS tests."""
+    for run_id, m in manifests.items():
+        if (m or {}).get("pts", {}).get("tests"):
+            return PtsRun(run_id, m, list(manifests))
+    return PtsRun(looked_at=list(manifests))
+
+
+# ----------------------------------------------------------------------------------- statement
+
+@dataclass
+class Conformance:
+    conformant: bool
+    statement: str
+    deviations: list[str]
+
+
+def _missing(what: str, have, full, fmt=str) -> str | None:
+    left = [x for x in full if x not in set(have or [])]
+    return f"{what} without {', '.join(fmt(x) for x in left)}" if left else None
+
+
+def conformance(run: PtsRun) -> Conformance:
+    """"SNIA PTS 2.0.2 conformant" only when every condition held (block device, purge before every test,
+    2 x capacity preconditioning, 1-minute rounds, the full matrices of all four tests, window 5 with 20 % / 10 %,
+    the class's ActiveRange, WSAT 4 x capacity, steady state in every test, the run complete); else "PTS-inspired,
+    not conformant" and what deviated."""
+    if not run.run_id:
+        return Conformance(False, f"{run.empty_note} No conformance to state.", [])
+    s, tests, m = run.settings, run.tests, run.manifest
+    dev: list[str] = []
+    if m.get("target_kind") != "block":
+        dev.append("file target (not a block device): a file system sits between fio and the drive")
+    unpurged: dict[str, list[str]] = {}
+    for test, t in tests.items():
+        purge = t.get("purge") or {}
+        if not purge.get("purged"):
+            unpurged.setdefault(purge.get("note") or "no purge", []).append(test_title(test))
+    dev += [f"{note} before {', '.join(names)}" for note, names in unpurged.items()]
+    pre = float(s.get("precondition_volume") or 0)
+    if pre < PTS_PRECONDITION_X and any(t != "wsat" for t in tests):
+        dev.append(f"preconditioning {pre:g} x the capacity (PTS: {PTS_PRECONDITION_X:g} x)")
+    if float(s.get("round_s") or 0) < PTS_ROUND_S:
+        dev.append(f"{float(s.get('round_s') or 0):g} s per point per round (PTS: 1 minute)")
+    if (int(s.get("window") or 0), float(s.get("max_range_pct") or 0), float(s.get("max_excursion_pct") or 0)) != \
+            (PTS_WINDOW, PTS_MAX_RANGE_PCT, PTS_MAX_EXCURSION_PCT):
+        dev.append(f"steady-state rule window {s.get('window')} rounds, range {s.get('max_range_pct')} %, "
+                   f"excursion {s.get('max_excursion_pct')} % (PTS: 5 rounds, 20 %, 10 %)")
+    ran = list(s.get("tests") or [])
+    reduced = [_missing("tests", ran, PTS_TESTS, str.upper),
+               _missing("IOPS block sizes", s.get("iops_bs"), PTS_IOPS_BS) if "iops" in ran else None,
+               _missing("IOPS mixes", s.get("iops_mixes"), PTS_IOPS_MIXES, mix_label) if "iops" in ran else None,
+               _missing("TP block sizes", s.get("tp_bs"), PTS_TP_BS) if "tp" in ran else None,
+               _missing("LAT block sizes", s.get("lat_bs"), PTS_LAT_BS) if "lat" in ran else None,
+               _missing("LAT mixes", s.get("lat_mixes"), PTS_LAT_MIXES, mix_label) if "lat" in ran else None]
+    dev += [f"reduced matrix: {r}" for r in reduced if r]
+    cls = PTS_CLASSES.get(str(s.get("pts_class")), (0, 0, 100.0))
+    if float(s.get("active_range_pct") or 0) != cls[2]:
+        dev.append(f"ActiveRange {float(s.get('active_range_pct') or 0):g} % (the {s.get('pts_class')} class: "
+                   f"{cls[2]:g} %)")
+    if s.get("pts_class") == "enterprise":  # PTS-E runs with the drive's volatile write cache disabled (WCD)
+        dev.append("the drive's write cache was not disabled by the lab (PTS enterprise: write cache disabled)")
+    if "wsat" in ran and float(s.get("wsat_volume") or 0) < PTS_WSAT_X:
+        dev.append(f"WSAT writes {float(s.get('wsat_volume') or 0):g} x the capacity (PTS: {PTS_WSAT_X:g} x or its "
+                   "time limit)")
+    for test, t in tests.items():
+        result = t.get("result") or {}
+        if test != "wsat" and not result.get("steady"):
+            dev.append(f"{test_title(test)}: {result.get('reason') or 'no rounds measured'}")
+    if m.get("status") != "complete":
+        dev.append(f"the run is {m.get('status') or 'not finished'}: not every test ran to its end")
+    missing = ", ".join(MISSING_TESTS)
+    if dev:
+        return Conformance(False, f"Run {run.run_id}: PTS-inspired, not conformant to SNIA PTS 2.0.2: {len(dev)} deviation"
+                                  f"{'s' if len(dev) > 1 else ''} (below). {missing} are not run.", dev)
+    return Conformance(True, f"Run {run.run_id}: SNIA PTS 2.0.2 conformant for the tests run (IOPS, TP, LAT, WSAT); "
+                             f"{missing} are not run.", [])
+
+
+def header(run: PtsRun) -> pd.DataFrame:
+    """The PTS report header: device, host, fio, class and procedure, as (item, value) rows."""
+    if not run.run_id:
+        return pd.DataFrame(columns=["item", "value"])
+    m, s, pts = run.manifest, run.settings, run.pts
+    tgt = m.get("target") or {}
+    dev = pts.get("device") or {}
+    capacity = pts.get("capacity_bytes") or m.get("target_size_bytes")
+    purges = sorted({(t.get("purge") or {}).get("method") or "none" for t in run.tests.values()})
+    rows = [
+        ("run", run.run_id),
+        ("device model", dev.get("model") or tgt.get("model") or "not reported"),
+        ("capacity tested", f"{format_bytes(capacity)} ({capacity:,} bytes)" if capacity else "not recorded"),
+        ("firmware", dev.get("firmware") or "not reported"),
+        ("interface", dev.get("interface") or "not reported"),
+        ("target", f"{tgt.get('path', '')} ({m.get('target_kind', '')})"),
+        ("host", m.get("host", "")), ("kernel", m.get("kernel", "")), ("fio", m.get("fio_version", "")),
+        ("class", s.get("pts_class", "")),
+        ("jobs x QD", f"{s.get('numjobs')} x {s.get('iodepth')} (LAT: 1 x 1)"),
+        ("ActiveRange", f"{float(s.get('active_range_pct') or 0):g} % ({format_bytes(pts.get('active_range_bytes') or 0)})"),
+        ("purge method", ", ".join(purges)),
+        ("preconditioning", f"{float(s.get('precondition_volume') or 0):g} x the capacity in "
+                            f"{s.get('precondition_bs')} sequential writes (TP: at its block size; WSAT: none)"),
+        ("round", f"{float(s.get('round_s') or 0):g} s per point; window {s.get('window')} rounds, at most "
+                  f"{s.get('max_rounds')}"),
+    ]
+    temps = [r["health"]["temperature_c"] for t in run.tests.values() for r in t.get("rounds") or []
+             if (r.get("health") or {}).get("temperature_c") is not None]
+    note = (m.get("health") or {}).get("note") or "the device reported none"
+    rows.append(("device temperature per round", f"{min(temps):g}-{max(temps):g} °C over {len(temps)} rounds"
+                 if temps else f"not recorded: {note}"))
+    for test, t in run.tests.items():
+        if test == "wsat":
+            rows.append(("WSAT", f"{float(s.get('wsat_volume') or 0):g} x the ActiveRange or {s.get('wsat_max_s')} s, "
+                                 f"one sample per {s.get('wsat_window_s')} s"))
+            continue
+        r = t.get("result") or {}
+        window = f"rounds {r['first_round']}-{r['last_round']}" if r.get("first_round") else "none"
+        verdict = (f"steady state after {r.get('last_round')} rounds" if r.get("steady") else
+                   f"not steady after {r.get('rounds', 0)} rounds")
+        rows.append((test_title(test), f"{verdict}; measurement window {window}"))
+    return pd.DataFrame(rows, columns=["item", "value"])
+
+
+# ------------------------------------------------------------------------------- convergence
+
+def convergence(run: PtsRun) -> pd.DataFrame:
+    """Every tracked variable per round: test, round, variable, value, steady (the joint verdict after it)."""
+    rows = []
+    for test, t in run.tests.items():
+        for r in t.get("rounds") or []:
+            for name in (v["name"] for v in t.get("tracked") or []):
+                if name in r:
+                    rows.append({"test": test_title(test), "round": r["round"], "variable": name,
+                                 "value": r[name], "steady": r.get("steady")})
+    return pd.DataFrame(rows, columns=["test", "round", "variable", "value", "steady"])
+
+
+def steady_windows(run: PtsRun) -> list[dict[str, Any]]:
+    """One entry per tracked variable: test, variable, rounds (round, value) and its verdict over the test's
+    measurement window (:func:`helpers.analysis.pts_steady_state` as a dict)."""
+    out = []
+    for test, t in run.tests.items():
+        variables = (t.get("result") or {}).get("variables") or {}
+        for v in t.get("tracked") or []:
+            rounds = pd.DataFrame([{"round": r["round"], "value": r.get(v["name"])} for r in t.get("rounds") or []])
+            out.append({"test": test_title(test), "variable": v["name"], "rounds": rounds,
+                        "result": variables.get(v["name"], {})})
+    return out
+
+
+def steady_table(run: PtsRun) -> pd.DataFrame:
+    """Per test: rounds measured, steady or not, the measurement window and the reason."""
+    rows = []
+    for test, t in run.tests.items():
+        if test == "wsat":
+            continue
+        r = t.get("result") or {}
+        rows.append({"test": test_title(test), "rounds": r.get("rounds", 0), "steady": bool(r.get("steady")),
+                     "window": f"{r['first_round']}-{r['last_round']}" if r.get("first_round") else "",
+                     "reason": r.get("reason", "")})
+    return pd.DataFrame(rows, columns=["test", "rounds", "steady", "window", "reason"])
+
+
+# ----------------------------------------------------------------------------- window results
+
+def _window(t: dict) -> tuple[int, int] | None:
+    r = t.get("result") or {}
+    if r.get("first_round"):
+        return int(r["first_round"]), int(r["last_round"])
+    rounds = [x["round"] for x in t.get("rounds") or []]
+    return (min(rounds), max(rounds)) if rounds else None
+
+
+def point_rounds(run: PtsRun) -> pd.DataFrame:
+    """point_id -> test, round, in_window (the round lies in its test's measurement window), rw, bs_bytes, mix."""
+    rows = []
+    windows = {test: _window(t) for test, t in run.tests.items()}
+    for pid, e in (run.manifest.get("points") or {}).items():
+        tag = e.get("pts") or {}
+        if not tag or e.get("status") != "ok":
+            continue
+        p = e.get("parameters") or {}
+        w = windows.get(tag["test"])
+        rnd = tag.get("round", 0)
+        rows.append({"point_id": pid, "test": tag["test"], "round": rnd,
+                     "in_window": bool(w and w[0] <= rnd <= w[1]), "rw": p.get("rw"), "bs_bytes": p.get("bs_bytes"),
+                     "mix": p.get("rwmixread")})
+    return pd.DataFrame(rows, columns=["point_id", "test", "round", "in_window", "rw", "bs_bytes", "mix"])
+
+
+def _point_totals(results: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
+    """One row per PTS point measured in its test's window: IOPS and bytes/s of all directions, IOPS-weighted
+    mean total latency, maximum total latency, I/Os."""
+    pr = point_rounds(run)
+    pr = pr[pr["in_window"]]
+    if results is None or results.empty or pr.empty:
+        return pd.DataFrame(columns=["point_id", "test", "round", "rw", "bs_bytes", "mix", "iops", "bw_bytes_per_s",
+                                     "lat_mean_us", "lat_max_us", "total_ios"])
+    r = results[(results["run_id"] == run.run_id) & results["point_id"].isin(pr["point_id"])]
+    r = r.assign(_w=r["iops"].where(r["lat_mean_us"].notna(), 0.0), _wl=r["iops"] * r["lat_mean_us"].fillna(0))
+    g = r.groupby("point_id").agg(iops=("iops", "sum"), bw_bytes_per_s=("bw_bytes_per_s", "sum"), _w=("_w", "sum"),
+                                  _wl=("_wl", "sum"), lat_max_us=("lat_max_us", "max"), total_ios=("total_ios", "sum"))
+    g["lat_mean_us"] = (g["_wl"] / g["_w"]).where(g["_w"] > 0)
+    return pr.merge(g.drop(columns=["_w", "_wl"]).reset_index(), on="point_id")
+
+
+def iops_long(results: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
+    """IOPS test: per block size and mix, the average IOPS over the measurement window (all directions)."""
+    tot = _point_totals(results, run)
+    tot = tot[tot["test"] == "iops"]
+    if tot.empty:
+        return pd.DataFrame(columns=["bs_bytes", "mix", "rw_mix", "iops", "rounds"])
+    out = tot.groupby(["bs_bytes", "mix"], as_index=False).agg(iops=("iops", "mean"), rounds=("round", "nunique"))
+    out["rw_mix"] = out["mix"].map(mix_label)
+    return out.sort_values(["bs_bytes", "mix"], ascending=[False, False]).reset_index(drop=True)
+
+
+def iops_table(results: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
+    """The PTS IOPS table: one row per block size (largest first), one column per R/W mix (100/0 first),
+    average IOPS over the measurement window."""
+    long = iops_long(results, run)
+    if long.empty:
+        return pd.DataFrame()
+    wide = long.pivot(index="bs_bytes", columns="mix", values="iops").sort_index(ascending=False)
+    wide = wide[sorted(wide.columns, reverse=True)]
+    wide.columns = [f"R/W {mix_label(c)} IOPS" for c in wide.columns]
+    wide.insert(0, "block size", [format_bytes(int(b)) for b in wide.index])
+    return wide.reset_index(drop=True)
+
+
+def tp_table(results: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
+    """TP: per block size and direction, the average bandwidth over the test's window (bytes/s)."""
+    tot = _point_totals(results, run)
+    tot = tot[tot["test"].str.startswith("tp-")]
+    if tot.empty:
+        return pd.DataFrame(columns=["block size", "direction", "bw_bytes_per_s", "rounds"])
+    out = tot.groupby(["bs_bytes", "rw"], as_index=False).agg(bw_bytes_per_s=("bw_bytes_per_s", "mean"),
+                                                               rounds=("round", "nunique"))
+    out.insert(0, "block size", [format_bytes(int(b)) for b in out["bs_bytes"]])
+    out = out.rename(columns={"rw": "direction"}).sort_values(["bs_bytes", "direction"], ascending=[True, False])
+    return out.drop(columns=["bs_bytes"]).reset_index(drop=True)
+
+
+def lat_table(results: pd.DataFrame, histograms: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
+    """LAT (1 job, QD1): per block size and mix over the measurement window, the average and maximum total latency
+    and the 99.999 % latency of the window's merged json+ histogram (fio's rule, :func:`helpers.fio.histogram.
+    percentile`), marked when the window had fewer than :data:`FIVE_NINES_MIN_IOS` I/Os."""
+    tot = _point_totals(results, run)
+    tot = tot[tot["test"] == "lat"]
+    cols = ["block size", "R/W", "avg latency (µs)", "max latency (µs)", "99.999 % latency (µs)", "I/Os", "note"]
+    if tot.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    hist = histograms if histograms is not None else pd.DataFrame()
+    for (bs, mix), g in tot.groupby(["bs_bytes", "mix"], sort=False):
+        ios = int(g["total_ios"].sum())
+        five = float("nan")
+        latency = "total"
+        if not hist.empty:
+            h = hist[(hist["run_id"] == run.run_id) & hist["point_id"].isin(g["point_id"]) & (hist["count"] > 0)]
+            if not h.empty:
+                latency = "total" if str(h["latency"].iloc[0]) == "lat" else "completion"
+                merged = h.groupby("bin_ns")["count"].sum()
+                five = histogram.percentile(merged.index.to_numpy(), merged.to_numpy(), 99.999) / 1000.0
+        note = "" if ios >= FIVE_NINES_MIN_IOS else \
+            f"too few I/Os for a 99.999 % latency ({ios:,} < {FIVE_NINES_MIN_IOS:,}): it is the slowest few I/Os"
+        if latency != "total":
+            note = "; ".join(x for x in (note, "99.999 % of completion latency") if x)
+        avg = float(np.average(g["lat_mean_us"], weights=g["iops"])) if g["iops"].sum() > 0 else float("nan")
+        rows.append({"bs_bytes": bs, "mix": mix, "block size": format_bytes(int(bs)), "R/W": mix_label(mix),
+                     "avg latency (µs)": avg, "max latency (µs)": float(g["lat_max_us"].max()),
+                     "99.999 % latency (µs)": five, "I/Os": ios, "note": note})
+    out = pd.DataFrame(rows).sort_values(["bs_bytes", "mix"], ascending=[True, False])
+    return out[cols].reset_index(drop=True)
+
+
+def wsat_series(timeseries: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
+    """WSAT: one row per log window of its point: t_s (window end), iops, bytes_per_s and GB written by then."""
+    point = (run.tests.get("wsat") or {}).get("point")
+    cols = ["t_s", "iops", "bytes_per_s", "gb_written"]
+    if not point or timeseries is None or timeseries.empty:
+        return pd.DataFrame(columns=cols)
+    ts = timeseries[(timeseries["run_id"] == run.run_id) & (timeseries["point_id"] == point)]
+    series = point_series(ts)
+    series = series[series["direction"] == "write"].sort_values("window_end_s")
+    if series.empty:
+        return pd.DataFrame(columns=cols)
+    out = pd.DataFrame({"t_s": series["window_end_s"].astype(float).to_numpy(),
+                        "iops": series["iops"].astype(float).to_numpy(),
+                        "bytes_per_s": series["bytes_per_s"].astype(float).to_numpy(),
+                        "gb_written": gb_written(series).to_numpy()})
+    return out
+

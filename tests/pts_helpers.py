@@ -1,0 +1,19 @@
+"""The tiny PTS profile the PTS tests and the 22-pts page's fixture run (not fixtures: conftest.py is shared)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+# every test of the procedure, 2 points per round, rounds of 0.3 s, window 2 of at most 2 rounds: ~15 s of fio
+TINY_PTS = {"class": "client", "numjobs": 1, "iodepth": 8, "round_s": 0.3, "window": 2, "max_rounds": 2,
+            "precondition_volume": 1, "iops_bs": ["4k", "64k"], "iops_mixes": [65, 0], "tp_bs": ["128k"],
+            "lat_bs": ["4k"], "lat_mixes": [100, 0], "wsat_volume": 1, "wsat_max_s": 3, "wsat_window_s": 0.25}
+
+
+def write_pts_profile(directory: Path, name: str = "tiny-pts", **overrides) -> Path:
+    path = Path(directory) / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({"description": f"{name}: the PTS procedure in seconds", "mode": "pts",
+                                    "pts": {**TINY_PTS, **overrides}}))
+    return path

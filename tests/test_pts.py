@@ -1,0 +1,289 @@
+"""The SNIA PTS procedure (helpers.run.pts, mode: pts profiles): profile parsing and classes, the purge choice,
+the joint steady state of several tracked variables (known answers), the dry run, a real run on a file (recreated,
+no purge), resume after kill -9 mid-round, and the procedure on a loop block device (root)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+from dataclasses import replace
+
+import pytest
+
+from helpers.errors import LabError
+from helpers.run import pts, sweep
+from helpers.run.profiles import load_profile, parse_profile
+from pts_helpers import write_pts_profile
+from sweep_helpers import fio_children, manifest, sweep_cli, wait_for
+
+
+def test_shipped_profiles_full_matrix_and_lite():
+    full = load_profile("pts")
+    s = full.pts
+    assert full.mode == "pts" and s.test_names == ["iops", "tp-128k", "tp-1024k", "lat", "wsat"]
+    assert (s.jobs, s.qd, s.active_range, s.round_s, s.max_rounds, s.window) == (4, 32, 100.0, 60.0, 25, 5)
+    assert len(s.test_points("iops", 1)) == 8 * 7 and len(s.test_points("lat", 1)) == 9
+    assert all(p.iodepth == 1 and p.numjobs == 1 for p in s.test_points("lat", 1))
+    assert [name for name, _, _ in pts.tracked(s, "iops")] == ["IOPS 4k 0/100", "IOPS 64k 65/35", "IOPS 1m 100/0"]
+    (w,) = s.test_points("wsat")
+    assert (w.rw, w.bs_bytes, w.volume * w.numjobs, w.log_avg_msec) == ("randwrite", 4096, 4.0, 60000)
+    lite = load_profile("pts-lite")
+    assert lite.pts.pts_class == "client" and (lite.pts.jobs, lite.pts.qd, lite.pts.active_range) == (2, 16, 75.0)
+    assert lite.max_seconds < 10 * 60  # the documented bound of pts-lite on this VM (fio time, 1 GiB fills aside)
+
+
+def test_class_overrides_and_active_range():
+    doc = {"mode": "pts", "pts": {"class": "client", "iodepth": 4, "tests": ["iops"], "iops_bs": ["4k"],
+                                  "iops_mixes": [0]}}
+    s = parse_profile(doc, "p").pts
+    assert (s.jobs, s.qd, s.active_range) == (2, 4, 75.0)
+    assert s.active_bytes(1024**3) == 768 * 1024**2 and s.active_bytes(1024**2) == 1024**2
+    assert [p.point_id for p in s.test_points("iops", 3)] == ["pts-iops-randrw-bs4k-qd4-nj2-mix0-round3"]
+    for bad, says in (({"class": "laptop"}, "class 'laptop'"), ({"tests": ["hir"]}, "tests 'hir'"),
+                      ({"window": 5, "max_rounds": 3}, "max_rounds >= window"), ({"round_s": 0}, "round_s")):
+        with pytest.raises(LabError, match=says):
+            parse_profile({"mode": "pts", "pts": bad}, "p")
+    with pytest.raises(LabError, match="unknown key 'points'"):
+        parse_profile({"mode": "pts", "pts": {}, "points": []}, "p")
+    assert parse_profile(doc, "p").with_runtime(7).pts.round_s == 7.0
+
+
+@pytest.mark.parametrize("name, tools, discard, ata, method", [
+    ("nvme0n1", {"nvme": True, "blkdiscard": True}, 512, False, "nvme-format"),
+    ("nvme0n1p2", {"nvme": True, "blkdiscard": True}, 512, False, "blkdiscard"),  # a partition: never a format
+    ("sda", {"hdparm": True, "blkdiscard": True}, 512, True, "ata-secure-erase"),
+    ("sda", {"hdparm": True, "blkdiscard": True}, 512, False, "blkdiscard"),  # frozen / unsupported
+    ("sda1", {"hdparm": True}, 0, True, None),
+    ("loop3", {"blkdiscard": True}, 4096, False, "blkdiscard"),
+    ("loop3", {"blkdiscard": True}, 0, False, None),  # no discard support
+])
+def test_purge_method_is_what_the_device_supports(name, tools, discard, ata, method):
+    assert pts.purge_method(name, tools, discard, ata) == method
+
+
+def test_purge_commands():
+    assert pts.purge_commands("blkdiscard", "/dev/loop3") == [["blkdiscard", "/dev/loop3"]]
+    assert pts.purge_commands("nvme-format", "/dev/nvme0n1")[0][:3] == ["nvme", "format", "/dev/nvme0n1"]
+    assert [c[-2] for c in pts.purge_commands("ata-secure-erase", "/dev/sdb")] == ["ssdlab", "ssdlab"]
+    with pytest.raises(LabError):
+        pts.purge_commands("shred", "/dev/sdb")
+
+
+def test_joint_steady_state_needs_every_variable_in_the_same_rounds():
+    flat = [100.0] * 6
+    late = [50.0, 300.0, 98.0, 100.0, 100.0, 100.0]  # steady from round 3 on (window 3)
+    r = pts.joint_steady_state({"a": flat, "b": late}, window=3)
+    assert r["steady"] and (r["first_round"], r["last_round"]) == (3, 5)  # a alone: rounds 1-3
+    assert r["variables"]["a"]["first_round"] == 3 and r["variables"]["b"]["average"] == pytest.approx(298 / 3)
+    r = pts.joint_steady_state({"a": flat, "b": [100, 130, 100, 130, 100, 130]}, window=3)
+    assert not r["steady"] and (r["first_round"], r["last_round"]) == (4, 6)
+    assert r["reason"].startswith("not steady after 6 rounds") and "b failing" in r["reason"] and "a," not in r["reason"]
+    r = pts.joint_steady_state({"a": [1.0]}, window=3)
+    assert not r["steady"] and r["first_round"] is None and r["reason"] == "1 of the 3 rounds of a window measured"
+
+
+def test_dry_run_lists_purge_preconditioning_and_rounds(tmp_path, scratch_dir, fio_path):
+    plan = sweep.plan_sweep(scratch_dir / "pts-dry.bin", write_pts_profile(tmp_path), "dry", None, "64m",
+                            tmp_path / "raw", dry_run=True)
+    cmds = sweep.dry_run_commands(plan)
+    assert cmds[0] == "# PTS iops: file recreated and trimmed (no purge), then preconditioning:"
+    assert "--name=pts-iops-precondition-1" in cmds[1] and "--bs=131072" in cmds[1]
+    assert any("--name=pts-tp-128k-precondition-1" in c and "--bs=131072" in c for c in cmds)
+    wsat = [c for c in cmds if "pts-wsat" in c]
+    assert len(wsat) == 1 and f"--io_size={48 * 1024**2}" in wsat[0] and "--size=50331648" in wsat[0]  # 75 %
+    assert not (tmp_path / "raw").exists()
+
+
+@pytest.fixture(scope="module")
+def pts_page(tmp_path_factory, scratch_dir, fio_path):
+    """One real run of the tiny PTS profile on a file (every test, ~15 s of fio), ingested, and the 22-pts page
+    executed on it and exported: shared by the run's and the page's tests."""
+    from helpers import config
+    from helpers.ingest import core as ingest
+    from helpers.report import export, pipeline
+
+    tmp = tmp_path_factory.mktemp("pts")
+    raw, processed = tmp / "raw", tmp / "processed"
+    m = sweep.sweep(scratch_dir / "pts-file.bin", write_pts_profile(tmp), "pts", None, "64m", raw, progress=False)
+    ingest.ingest("pts", raw_dir=raw, processed_dir=processed)
+    nb = config.NOTEBOOKS_DIR / "22-pts.ipynb"
+    executed = pipeline.execute(nb, tmp / "reports" / "pts" / "notebooks" / nb.name,
+                                {"run_id": "pts", "processed_dir": str(processed)})
+    page = export.export_html(executed, tmp / "reports" / "pts" / f"{pipeline.report_name(nb)}.html")
+    return {"manifest": m, "executed": executed, "page": page, "processed": processed}
+
+
+def test_real_run_on_a_file(pts_page):
+    m = pts_page["manifest"]
+    assert m["status"] == "complete" and m["profile_mode"] == "pts"
+    tests = m["pts"]["tests"]
+    assert list(tests) == ["iops", "tp-128k", "lat", "wsat"] and all(t["status"] == "done" for t in tests.values())
+    assert all(t["purge"]["method"] == "none" and "recreated and trimmed" in t["purge"]["note"] for t in tests.values())
+    assert tests["iops"]["precondition"]["bytes"] == 64 * 1024**2 and tests["tp-128k"]["precondition"]["bs_bytes"] == 131072
+    assert "without preconditioning" in tests["wsat"]["precondition"]["note"]
+    for name in ("iops", "tp-128k", "lat"):
+        t = tests[name]
+        assert [r["round"] for r in t["rounds"]] == list(range(1, len(t["rounds"]) + 1)) and len(t["rounds"]) <= 2
+        assert t["result"]["reason"] and set(t["result"]["variables"]) == {v["name"] for v in t["tracked"]}
+        if not t["result"]["steady"]:
+            assert t["result"]["reason"].startswith("not steady after 2 rounds")
+    assert m["pts"]["active_range_bytes"] == 48 * 1024**2
+    wsat = m["points"][tests["wsat"]["point"]]
+    assert wsat["status"] == "ok" and any(f.endswith("_iops.1.log") for f in wsat["logs"])
+
+
+def test_pts_page_has_every_section_and_says_it_is_not_conformant(pts_page):
+    import json
+
+    import nbformat
+
+    nb = nbformat.read(pts_page["executed"], as_version=4)
+    text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
+    assert '"ename"' not in text and "This run has no" not in text
+    assert "PTS-inspired, not conformant to SNIA PTS 2.0.2" in text and "SNIA PTS 2.0.2 conformant for" not in text
+    for deviation in ("file target (not a block device)", "no purge: file target recreated and trimmed",
+                      "0.3 s per point per round", "reduced matrix: IOPS block sizes without 1024k",
+                      "preconditioning 1 x the capacity"):
+        assert deviation in text
+    assert "too few I/Os for a 99.999 % latency" in text  # 0.3 s rounds at QD1: far fewer than 100,000 I/Os
+    figs = []
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            fig = o.get("data", {}).get("application/vnd.plotly.v1+json")
+            if fig:
+                figs.append([t.get("name") for t in fig.get("data", [])])
+    convergence, windows, iops, wsat = figs
+    assert "IOPS: IOPS 4k 0/100" in convergence and "TP 128k: read 128k bytes/s" in convergence
+    assert "IOPS 4k 0/100: least-squares fit" in windows and "mean latency 4k 0/100 us: window average" in windows
+    assert iops == ["R/W 65/35", "R/W 0/100"] and wsat == ["IOPS vs time", "IOPS vs GB written"]
+    assert pts_page["page"].exists()
+
+
+def test_resume_after_kill_9_mid_round(tmp_path, scratch_dir, fio_path):
+    prof = write_pts_profile(tmp_path, "resume", tests=["iops"], round_s=1, max_rounds=2, window=2,
+                             max_range_pct=0, iops_bs=["4k"], iops_mixes=[65, 0])  # never steady: both rounds run
+    target, raw = scratch_dir / "pts-resume.bin", tmp_path / "raw"
+    run_dir = raw / "r"
+    proc = sweep_cli(["--target", str(target), "--profile", str(prof), "--run", "r", "--size", "32m",
+                      "--raw-dir", str(raw)], start_new_session=True)
+
+    def mid_round_2():  # round 1 complete, the first point of round 2 done, the second running
+        pts_ = manifest(run_dir).get("points", {})
+        done = [k for k, v in pts_.items() if v.get("status") == "ok"]
+        running = [k for k, v in pts_.items() if v.get("status") == "running" and k.endswith("round2")]
+        return running[0] if len(done) == 3 and running else None
+
+    interrupted = wait_for(mid_round_2, timeout=90)
+    fio = wait_for(lambda: fio_children(proc.pid), timeout=10)[0]
+    progress = json.loads((run_dir / sweep.PROGRESS_NAME).read_text())  # what the live progress line shows
+    assert progress["current"].startswith("PTS iops round 2 of at most 2 (filling the first window): randrw 4k")
+    assert progress["remaining_seconds"] is not None
+    done_before = {p.name: p.stat().st_mtime_ns for p in run_dir.glob("pts-*.json")}
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    wait_for(lambda: not _alive(fio), timeout=15)
+    assert manifest(run_dir)["pts"]["tests"]["iops"]["prepared"]
+    m = sweep.sweep(target, prof, "r", None, "32m", raw, progress=False)
+    t = m["pts"]["tests"]["iops"]
+    assert m["status"] == "complete" and m["resumes"] and m["points"][interrupted]["status"] == "ok"
+    assert [r["round"] for r in t["rounds"]] == [1, 2]  # round 1 read back from its raw files
+    for name, mtime in done_before.items():
+        assert (run_dir / name).stat().st_mtime_ns == mtime, f"{name} was measured again"
+    assert len(list(run_dir.glob("pts-*.json"))) == 4 and t["result"]["reason"].startswith("not steady after 2")
+    assert not [p for p in m["points"] if "precondition" in p]  # no second purge or preconditioning
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def loop_device(tmp_path):
+    import os
+    if os.geteuid() != 0:
+        pytest.skip("a loop block device needs root")
+    if not shutil.which("losetup") or not shutil.which("blkdiscard"):
+        pytest.skip("losetup/blkdiscard not installed")
+    image = tmp_path / "pts-disk.img"
+    with open(image, "wb") as f:
+        f.truncate(40 * 1024**2)
+    try:
+        dev = subprocess.run(["losetup", "--find", "--show", str(image)], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    except (subprocess.CalledProcessError, OSError) as exc:
+        pytest.skip(f"losetup cannot attach a loop device here: {exc}")
+    try:
+        yield dev
+    finally:
+        subprocess.run(["losetup", "-d", dev], capture_output=True)
+
+
+def test_procedure_on_a_loop_block_device(tmp_path, fio_path, loop_device):
+    """The pts profile's procedure (purge, 2 x capacity preconditioning, rounds, WSAT 4 x the capacity) on a
+    40 MiB loop device: the volumes are scaled by the device's size; the matrix and round length reduced."""
+    full = load_profile("pts").pts
+    prof = write_pts_profile(tmp_path, "loop", **{"class": "enterprise", "numjobs": 1, "iodepth": 4,
+                                                  "precondition_volume": full.precondition_volume,
+                                                  "wsat_volume": full.wsat_volume, "tests": ["iops", "wsat"],
+                                                  "iops_bs": ["4k"], "iops_mixes": [0], "wsat_max_s": 5})
+    with pytest.raises(LabError, match="DESTROY_DEVICE|destroy_device"):
+        sweep.plan_sweep(loop_device, prof, "loop", None, "1g", tmp_path / "raw")
+    name = loop_device.removeprefix("/dev/")
+    m = sweep.sweep(loop_device, prof, "loop", None, "1g", tmp_path / "raw", progress=False, destroy_device=name)
+    tests = m["pts"]["tests"]
+    assert m["target_kind"] == "block" and m["pts"]["capacity_bytes"] == 40 * 1024**2  # SIZE limited to the device
+    for t in tests.values():
+        assert t["purge"]["method"] == "blkdiscard" and t["purge"]["purged"]
+        assert t["purge"]["commands"][0]["argv"] == ["blkdiscard", loop_device]
+    assert tests["iops"]["precondition"]["bytes"] == 2 * 40 * 1024**2  # 2 x the device's capacity
+    (wsat,) = [p for p in load_profile(prof).pts.test_points("wsat")]
+    assert m["points"][wsat.point_id]["parameters"]["volume"] * 1 == 4.0  # 4 x the active range, one job
+    assert replace(wsat, round=0).point_id == tests["wsat"]["point"]
+
+
+class _FakeCtx:
+    """The sweep context run_pts drives, without fio: records the points it is asked to run."""
+
+    def __init__(self, plan, manifest, done=()):
+        self.plan, self.manifest, self.progress, self.current = plan, manifest, False, None
+        self.ran, self._done = [], set(done)
+        self.tracker = type("T", (), {"write": lambda *a, **k: None})()
+
+    def done(self, point):
+        return point.point_id in self._done
+
+    def run_point(self, point, extra=None, size_bytes=None):
+        self.ran.append((point.point_id, size_bytes))
+        return {"status": "ok"}
+
+
+def test_interrupted_wsat_is_purged_again_and_finished_tests_are_skipped(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from helpers.run.target import Target
+
+    s = parse_profile({"mode": "pts", "pts": {"tests": ["iops", "wsat"], "iops_bs": ["4k"], "iops_mixes": [0]}},
+                      "p").pts
+    target = tmp_path / "t.bin"
+    plan = SimpleNamespace(profile=SimpleNamespace(pts=s), target=Target(target, 8 * 1024**2, "file"),
+                           run_dir=tmp_path)
+    monkeypatch.setattr(pts, "write_manifest", lambda *a: None)
+    old_purge = {"method": "none", "purged": False, "at": "before"}
+    manifest = {"pts": {"tests": {"iops": {"status": "done"},
+                                  "wsat": {"status": "pending", "prepared": True, "purge": old_purge}}}}
+    ctx = _FakeCtx(plan, manifest)
+    pts.run_pts(ctx, fill=lambda *a: pytest.fail("WSAT is never preconditioned"))
+    wsat = manifest["pts"]["tests"]["wsat"]
+    assert wsat["purge"]["at"] != "before" and target.stat().st_size == 8 * 1024**2  # the file recreated again
+    (point,) = s.test_points("wsat")
+    assert ctx.ran == [(point.point_id, s.active_bytes(8 * 1024**2))] and wsat["status"] == "done"
+    # a WSAT whose point was measured is not purged again
+    manifest["pts"]["tests"]["wsat"] = {"status": "pending", "prepared": True, "purge": old_purge}
+    pts.run_pts(_FakeCtx(plan, manifest, done=[point.point_id]), fill=None)
+    assert manifest["pts"]["tests"]["wsat"]["purge"]["at"] == "before"
