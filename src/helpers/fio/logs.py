@@ -19,8 +19,13 @@ the I/O counts of its window only (fio writes the difference to the previous sna
 ``hist_sum``).  The bin index -> latency conversion is fio's stat.c ``plat_idx_to_val``; percentiles of a
 window use :func:`helpers.fio.histogram.percentile_rows`, fio's own rule.
 
-Measured on fio 3.33 here: logs start when ``ramp_time`` ends (times count from there), and the last,
-partial window is often missing from the bw/iops/histogram logs.
+Measured on fio 3.33 here: logs start when ``ramp_time`` ends (times count from there); the bw/iops logs
+(written by fio's helper thread, stat.c ``__add_samples``) never hold the job's last, partial window, while
+the lat/clat/slat and histogram logs (written at I/O completions) flush it at the job's end.
+
+Many logs at once: :func:`read_value_logs` parses a list of files in one pass (files with the same number of
+columns concatenated and parsed together), so an archive of 100k small logs costs its bytes, not 100k
+parser start-ups.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
 
 FIO_IO_U_PLAT_BITS = 6
 FIO_IO_U_PLAT_VAL = 1 << FIO_IO_U_PLAT_BITS  # 64 bins per power of two
@@ -108,15 +115,77 @@ def _matrix(text: str) -> np.ndarray:
 def read_value_arrays(text: str) -> dict[str, np.ndarray]:
     """A bw/iops/lat/clat/slat log -> arrays time_ms (int64), value (float64, the log's own unit),
     direction (0/1/2) and bs_bytes (int64; 0 in averaged logs)."""
-    a = _matrix(text)
+    return _arrays(_matrix(text))
+
+
+def read_bytes(path: Path) -> bytes:
+    """A log file's bytes (``.gz`` decompressed)."""
+    path = Path(path)
+    if path.name.endswith(".gz"):
+        with gzip.open(path, "rb") as f:
+            return f.read()
+    return path.read_bytes()
+
+
+_EMPTY_VALUES = {"time_ms": np.empty(0, dtype=np.int64), "value": np.empty(0), "direction": np.empty(0, dtype=np.int64),
+                 "bs_bytes": np.empty(0, dtype=np.int64)}
+
+
+def _arrays(a: np.ndarray) -> dict[str, np.ndarray]:
     if a.size == 0:
-        e = np.empty(0, dtype=np.int64)
-        return {"time_ms": e, "value": np.empty(0), "direction": e, "bs_bytes": e}
-    if a.shape[1] < 3:
-        raise ValueError(f"not a fio value log: {a.shape[1]} columns (time, value, direction, ... expected).")
+        return dict(_EMPTY_VALUES)
+    if a.ndim != 2 or a.shape[1] < 3:
+        raise ValueError("not a fio value log: fewer than 3 columns (time, value, direction, ... expected).")
     bs = a[:, 3] if a.shape[1] > 3 else np.zeros(len(a))
-    return {"time_ms": a[:, 0].astype(np.int64), "value": a[:, 1], "direction": a[:, 2].astype(np.int64),
-            "bs_bytes": bs.astype(np.int64)}
+    return {"time_ms": a[:, 0].astype(np.int64), "value": a[:, 1].astype(np.float64),
+            "direction": a[:, 2].astype(np.int64), "bs_bytes": bs.astype(np.int64)}
+
+
+def _bulk_matrix(blob: bytes, width: int) -> np.ndarray | None:
+    """Comma-separated lines of ``width`` numeric fields -> 2-D float array (pyarrow's multi-threaded CSV
+    reader); None when the text is not that (ragged rows, stray text: callers fall back file by file)."""
+    try:
+        table = pacsv.read_csv(pa.py_buffer(blob), read_options=pacsv.ReadOptions(
+            autogenerate_column_names=True, block_size=1 << 24), convert_options=pacsv.ConvertOptions(
+            column_types={f"f{i}": pa.float64() for i in range(width)}))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if table.num_columns != width:
+        return None
+    return np.column_stack([c.to_numpy() for c in table.columns]) if table.num_rows else np.empty((0, width))
+
+
+def read_value_logs(paths: list[Path]) -> list[dict[str, np.ndarray] | Exception]:
+    """Many bw/iops/lat/clat/slat logs -> :func:`read_value_arrays` per file (in order), or the exception that
+    file raised (unreadable, not a fio log).  Files with the same number of columns are parsed in one pass."""
+    out: list = [None] * len(paths)
+    by_width: dict[int, list[tuple[int, bytes]]] = {}
+    for i, p in enumerate(paths):
+        try:
+            b = read_bytes(p).strip()
+        except (OSError, EOFError) as exc:
+            out[i] = exc
+            continue
+        if not b:
+            out[i] = dict(_EMPTY_VALUES)
+            continue
+        nl = b.find(b"\n")
+        by_width.setdefault((b[:nl] if nl >= 0 else b).count(b",") + 1, []).append((i, b))
+    for width, items in by_width.items():
+        blob = b"\n".join(b for _, b in items) + b"\n"
+        counts = np.fromiter((b.count(b"\n") + 1 for _, b in items), dtype=np.int64, count=len(items))
+        a = _bulk_matrix(blob, width) if width >= 3 else None
+        if a is not None and len(a) == int(counts.sum()):
+            ends = np.cumsum(counts)
+            for (i, _), lo, hi in zip(items, ends - counts, ends):
+                out[i] = _arrays(a[lo:hi])
+            continue
+        for i, b in items:  # one file spoils the batch: each on its own, so only the bad one is left out
+            try:
+                out[i] = read_value_arrays(b.decode("utf-8", errors="replace"))
+            except ValueError as exc:
+                out[i] = exc
+    return out
 
 
 def read_value_log(text: str) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""fio's per-window logs -> the ``timeseries`` dataset (one row per point, job, direction and window).
+"""fio's logs -> the ``timeseries`` dataset: one row per log entry fio wrote (point, job, direction, entry).
 
 Log files (``PREFIX_{bw,iops,lat,clat,slat}.N.log``, ``PREFIX_clat_hist.N.log``, optionally ``.gz``; see
 :mod:`helpers.fio.logs`) are matched to the fio JSON they belong to, in this order:
@@ -9,12 +9,37 @@ Log files (``PREFIX_{bw,iops,lat,clat,slat}.N.log``, ``PREFIX_clat_hist.N.log``,
    bench-fio/fio-plot folders, whose logs and JSON are named differently);
 3. the only JSON in that folder.
 
-Windows: averaged logs (``log_avg_msec`` > 0) give one line per direction and window, keyed by fio's
-time stamp rounded to the interval; logs written per I/O (no ``log_avg_msec``) are aggregated into
-1 s windows (IOPS = I/Os / s, bytes = sum of block sizes, latency = mean).  Histogram windows give
-the per-window percentiles (fio's rule, :func:`helpers.fio.histogram.percentile_rows`) with the I/O
-count behind them, flagged by the few-I/O rule of :mod:`helpers.processed.validity`.  Nothing is
-downsampled: every window fio wrote is a row.
+Rows.  Every entry of an averaged log (``log_avg_msec`` > 0) is a row with fio's own time stamp
+(``t_ms``); logs fio writes together (bw and iops at one helper-thread tick; lat, clat and slat at one
+completion) share a row when their entries pair up one to one with the same time stamps, and the ``log``
+column names them.  Nothing is snapped to a grid, averaged or dropped: a late entry, two entries in one interval and
+the job's final partial entry each keep their own row.
+
+Windows.  An entry's window is ``[previous entry of the same log, job and direction, this entry]``; the
+first starts at 0 (the end of the ramp: fio starts its samples there, ``bw_sample_time = epoch``).  One
+exception, from how fio writes bw/iops logs (fio 3.33 ``stat.c`` ``__add_samples``): the helper thread
+ticks every interval and a tick at which no I/O completed writes no entry (``if (!delta) continue;``) but
+moves the tick on, so after a stall the next entry's rate covers its last tick only.  Such a gap is
+recognised by its length, a whole number (>= 2) of the log's tick spacing (the median spacing) within
+max(3 ms, 2 %), and, when the job has a lat/clat/slat log, by no latency entry inside it (each is written at
+a completion, which would have made a tick log); its entry gets one tick (``[t - spacing, t]``) and the gap
+wrote nothing.  A helper thread that did not tick (fio stopped or starved of CPU) covers the whole gap:
+seen here with fio SIGSTOPped, the entry after the stop sat on the tick rhythm while the lat log showed I/O
+completing throughout, which is why the latency entries decide.
+
+The final partial window.  fio never writes the bw/iops entry of the time after its last tick (it ends
+the job without a last ``__add_samples``), so the JSON's ``io_bytes``/``total_ios`` minus what the logs
+hold is added as one more row per job and direction, ``[last entry, the JSON's runtime]``, with
+``from_json`` = True (numjobs clones grouped by group_reporting share their entry's remainder in
+proportion to each one's last rate x its remaining time).  Not for logs with Unix-epoch time stamps
+(``log_unix_epoch=1``: several jobs may write one stream).  Then, for every point,
+sum(bytes_per_s x window width) = the JSON's io_bytes.
+
+Logs written per I/O (no ``log_avg_msec``) are aggregated into 1 s windows from 0 (IOPS = I/Os / width,
+bytes/s = sum of block sizes / width, latency = mean), the last one ending at the JSON's runtime; their
+``t_ms`` is the window's end.  Histogram windows give the per-window percentiles (fio's rule,
+:func:`helpers.fio.histogram.percentile_rows`) with the I/O count behind them, flagged by the few-I/O rule of
+:mod:`helpers.processed.validity`.
 
 Called by ingest after the results are written (``ingest_timeseries``); on its own::
 
@@ -143,7 +168,7 @@ def _log_prefixes(j: Path) -> set[str]:
 # --- one point ---------------------------------------------------------------------------------------
 
 def _point_info(json_path: Path) -> dict | None:
-    """Job names, options and fio version of a raw JSON (None when it is not a usable fio result)."""
+    """Job names, options, fio version and per-entry totals of a raw JSON (None when not a usable result)."""
     try:
         objs = parse_fio_bytes(json_path.read_bytes())
         jobs = [j for j in final_jobs(objs) if isinstance(j, dict)]
@@ -158,75 +183,190 @@ def _point_info(json_path: Path) -> dict | None:
     version = str(obj.get("fio version", ""))
     m = re.search(r"(\d+)\.", version)
     major = int(m.group(1)) if m else 3
-    return {"jobs": [str(j.get("jobname", "")) for j in jobs], "options": opts, "lat_unit_ns": major >= 3}
+    totals = []  # per entry: {direction code: (io bytes, I/Os or nan, runtime ms)}
+    for j in jobs:
+        t = {}
+        for code, name in enumerate(("read", "write", "trim")):
+            d = j.get(name)
+            if not isinstance(d, dict):
+                continue
+            b = d.get("io_bytes", d.get("io_kbytes", 0) * 1024 if "io_kbytes" in d else None)
+            if isinstance(b, (int, float)) and b > 0 and isinstance(d.get("runtime"), (int, float)):
+                ios = d.get("total_ios")
+                t[code] = (float(b), float(ios) if isinstance(ios, (int, float)) else np.nan, float(d["runtime"]))
+        totals.append(t)
+    return {"jobs": [str(j.get("jobname", "")) for j in jobs], "options": opts, "lat_unit_ns": major >= 3,
+            "totals": totals}
 
 
-_DIR_SHIFT = 40  # window code = direction << 40 | window key (keys are window ends / interval, far below 2^40)
-_HIST_ROW = 1 << 50  # histogram windows of a different interval than the value logs: rows of their own
-
-
-def _reduce(direction: np.ndarray, key: np.ndarray, values: np.ndarray | None, how: str):
-    """(codes, reduced values) per (direction, window key): 'mean', 'sum' or 'count' of ``values``."""
-    code = (direction.astype(np.int64) << _DIR_SHIFT) | key.astype(np.int64)
-    u, inv = np.unique(code, return_inverse=True)
-    n = np.bincount(inv, minlength=len(u)).astype(np.float64)
-    if how == "count":
-        return u, n
-    total = np.bincount(inv, weights=values, minlength=len(u))
-    return u, total / n if how == "mean" else total
-
-
-def _value_windows(df: dict[str, np.ndarray], kind: str, interval_ms: int, lat_factor: float):
-    """One value log's lines (:func:`helpers.fio.logs.read_value_arrays`) -> (codes, values of its column)."""
-    t = np.asarray(df["time_ms"])
-    d = np.asarray(df["direction"])
-    v = np.asarray(df["value"], dtype=np.float64)
-    if interval_ms > 0:  # averaged windows: time stamps sit within a few ms of multiples of the interval
-        codes, vals = _reduce(d, np.rint(t / interval_ms).astype(np.int64), v, "mean")
-    else:  # one line per I/O: aggregate into PER_IO_WINDOW_MS windows
-        key = t // PER_IO_WINDOW_MS + 1
-        per_s = 1000.0 / PER_IO_WINDOW_MS
-        if kind == "iops":
-            codes, vals = _reduce(d, key, None, "count")
-            return codes, vals * per_s
-        if kind == "bw":
-            codes, vals = _reduce(d, key, np.asarray(df["bs_bytes"], dtype=np.float64), "sum")
-            return codes, vals * per_s
-        codes, vals = _reduce(d, key, v, "mean")
-    if kind == "bw":
-        vals = vals * 1024.0  # KiB/s -> bytes/s
-    elif kind in ("lat", "clat", "slat"):
-        vals = vals * lat_factor
-    return codes, vals
-
-
-def _hist_windows(h: fio_logs.HistLog, interval_ms: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Histogram log -> {column: (codes, values)}: I/O count and percentiles (µs) of each window."""
-    if not len(h):
-        return {}
-    step = interval_ms if interval_ms > 0 else PER_IO_WINDOW_MS
-    key = np.rint(h.time_ms / step).astype(np.int64)
-    code = (h.direction.astype(np.int64) << _DIR_SHIFT) | key
-    order = np.argsort(code, kind="stable")
-    c = code[order]
-    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-    counts = h.counts[order]
-    if len(starts) < len(c):
-        counts = np.add.reduceat(counts, starts, axis=0)  # one histogram per window (duplicates add)
-    pct = percentile_rows(h.bin_ns, counts, list(HIST_PERCENTILES)) / 1000.0
-    codes = c[starts]
-    out = {"hist_ios": (codes, counts.sum(axis=1).astype(np.float64))}
-    for j, col in enumerate(HIST_PERCENTILES.values()):
-        out[col] = (codes, pct[:, j])
-    return out
-
-
+PAIR_MS = 0  # entries of logs written together share a row only when fio gave them the same time stamps
+FAMILIES = {"iops": "rate", "bw": "rate", "lat": "lat", "clat": "lat", "slat": "lat"}
 _NUMERIC = ["iops", "bytes_per_s", "lat_mean_us", "clat_mean_us", "slat_mean_us", "hist_ios",
             *HIST_PERCENTILES.values()]
 
 
-def _point_block(json_path: Path, log_files: list[Path]) -> dict | None:
-    """Column arrays of one raw JSON's log windows (point_id/ramp per row), or None when nothing is usable."""
+def tick_starts(t: np.ndarray, interval_ms: float, completions: np.ndarray | None = None) -> np.ndarray:
+    """Window starts (ms) of one bw/iops log's entries ``t`` (ms, ascending): the previous entry (0 for the
+    first), or one tick before the entry when fio ticked in the gap without logging (see the module text):
+    the gap is a whole number >= 2 of the log's tick spacing and no I/O completed in it before the last tick
+    -- ``completions``: time stamps of the same job and direction's lat/clat/slat entries, each written at a
+    completion; a completion there would have made that tick log, so the helper thread was not ticking."""
+    t = np.asarray(t, dtype=np.float64)
+    prev = np.r_[0.0, t[:-1]]
+    gap = t - prev
+    steady = gap[(gap > 0.5 * interval_ms) & (gap < 1.5 * interval_ms)]
+    c = float(np.median(steady)) if len(steady) else float(interval_ms)
+    k = np.rint(gap / c)
+    ticked = (gap > 1.5 * c) & (np.abs(gap - k * c) <= max(3.0, 0.02 * c))
+    if completions is not None and len(completions) and ticked.any():
+        done = np.sort(np.asarray(completions, dtype=np.float64))
+        lo = np.searchsorted(done, prev + 2.0, side="right")
+        hi = np.searchsorted(done, t - c - 2.0, side="left")
+        ticked &= hi <= lo  # no completion inside (prev, last tick)
+    return np.where(ticked, t - c, prev)
+
+
+def _directions(d: np.ndarray) -> list[int]:
+    return sorted(int(x) for x in np.unique(d) if 0 <= x <= 2)
+
+
+def _averaged_sets(logs: dict[str, dict], avg_ms: int, lat_factor: float) -> list[dict]:
+    """Row sets of one job's averaged value logs: {'dir', 'log', 't', 'start', column: values}."""
+    sets: list[dict] = []
+    for kind in ("iops", "bw", "lat", "clat", "slat"):
+        log = logs.get(kind)
+        if log is None or not len(log["time_ms"]):
+            continue
+        v = log["value"] * (1024.0 if kind == "bw" else lat_factor if FAMILIES[kind] == "lat" else 1.0)
+        for d in _directions(log["direction"]):
+            sel = log["direction"] == d
+            t, val = log["time_ms"][sel], v[sel]
+            order = np.argsort(t, kind="stable")
+            t, val = t[order], val[order]
+            home = next((s for s in sets if s["dir"] == d and s["family"] == FAMILIES[kind] and len(s["t"]) == len(t)
+                         and np.all(np.abs(s["t"] - t) <= PAIR_MS)), None)
+            if home is None:
+                home = {"dir": d, "family": FAMILIES[kind], "log": [], "t": t}
+                sets.append(home)
+            home["log"].append(kind)
+            home[VALUE_COLUMNS[kind]] = val
+    for s in sets:
+        done = [o["t"] for o in sets if o["family"] == "lat" and o["dir"] == s["dir"]]
+        s["start"] = (tick_starts(s["t"], avg_ms, np.concatenate(done) if done else None) if s["family"] == "rate"
+                      else np.r_[0.0, s["t"][:-1].astype(np.float64)])
+        s["interval"] = float(avg_ms)
+    return sets
+
+
+def _per_io_sets(logs: dict[str, dict], lat_factor: float, end_ms: dict[int, float]) -> list[dict]:
+    """Logs written per I/O -> one row set per direction of PER_IO_WINDOW_MS windows (the last ends at the
+    JSON's runtime, or at the last I/O)."""
+    sets: dict[int, dict] = {}
+    w = PER_IO_WINDOW_MS
+    for kind in ("iops", "bw", "lat", "clat", "slat"):
+        log = logs.get(kind)
+        if log is None or not len(log["time_ms"]):
+            continue
+        for d in _directions(log["direction"]):
+            sel = log["direction"] == d
+            t = log["time_ms"][sel]
+            key = t // w
+            last = max(float(t.max()), end_ms.get(d, 0.0))
+            s = sets.get(d)
+            if s is None:
+                nwin = int(max(key.max() + 1, np.ceil(last / w)))
+                s = sets[d] = {"dir": d, "family": "per-I/O", "log": [], "nwin": nwin, "last": last}
+            n = max(s["nwin"], int(key.max()) + 1)
+            if kind == "iops":
+                vals = np.bincount(key, minlength=n).astype(np.float64)
+            elif kind == "bw":
+                vals = np.bincount(key, weights=log["bs_bytes"][sel].astype(np.float64), minlength=n)
+            else:
+                cnt = np.bincount(key, minlength=n)
+                vals = np.bincount(key, weights=log["value"][sel] * lat_factor, minlength=n) / np.where(cnt, cnt, 1)
+                vals[cnt == 0] = np.nan
+            s["log"].append(kind)
+            s[VALUE_COLUMNS[kind]] = (kind, vals)
+    out = []
+    for d, s in sets.items():
+        n = max(len(v[1]) for k, v in s.items() if k in VALUE_COLUMNS.values())
+        end = np.minimum((np.arange(n) + 1.0) * w, max(s["last"], (n - 1) * w + 1.0))
+        start = np.arange(n) * float(w)
+        width_s = (end - start) / 1000.0
+        row = {"dir": d, "family": "per-I/O", "log": s["log"], "t": end.astype(np.int64), "start": start,
+               "end": end, "interval": float(w)}
+        for col in VALUE_COLUMNS.values():
+            if col in s:
+                kind, vals = s[col]
+                vals = np.r_[vals, np.zeros(n - len(vals)) if kind in ("iops", "bw") else np.full(n - len(vals), np.nan)]
+                row[col] = vals / width_s if kind in ("iops", "bw") else vals
+        out.append(row)
+    return out
+
+
+def _hist_sets(h: fio_logs.HistLog, hist_ms: int) -> list[dict]:
+    """A histogram log -> one row set per direction: I/O count and percentiles (µs) of each entry."""
+    out = []
+    for d in _directions(h.direction):
+        sel = np.flatnonzero(h.direction == d)
+        sel = sel[np.argsort(h.time_ms[sel], kind="stable")]
+        t = h.time_ms[sel]
+        counts = h.counts[sel]
+        pct = percentile_rows(h.bin_ns, counts, list(HIST_PERCENTILES)) / 1000.0
+        s = {"dir": d, "family": "hist", "log": ["clat_hist"], "t": t, "start": np.r_[0.0, t[:-1].astype(np.float64)],
+             "interval": float(hist_ms if hist_ms > 0 else PER_IO_WINDOW_MS),
+             "hist_ios": counts.sum(axis=1).astype(np.float64)}
+        for j, col in enumerate(HIST_PERCENTILES.values()):
+            s[col] = pct[:, j]
+        out.append(s)
+    return out
+
+
+def _final_windows(sets_by_job: dict[int, list[dict]], job_entry: dict[int, int], totals: list[dict]) -> None:
+    """Append each job's final partial bw/iops window (fio does not log it): the JSON's totals minus what the
+    logs hold, from the last entry to the JSON's runtime (clones of one entry share it; module text)."""
+    for entry, tot in enumerate(totals):
+        jobs = [j for j, e in job_entry.items() if e == entry]
+        for d, (io_bytes, ios, runtime) in tot.items():
+            rate_sets = [(j, s) for j in jobs for s in sets_by_job.get(j, [])
+                         if s["dir"] == d and s["family"] == "rate" and len(s["t"])]
+            if not rate_sets:
+                continue
+            for col, total in (("bytes_per_s", io_bytes), ("iops", ios)):
+                have = [(j, s) for j, s in rate_sets if col in s]
+                if not have or np.isnan(total):
+                    continue
+                logged = sum(float(np.sum(s[col] * (s["end"] - s["start"]))) / 1000.0 for _, s in have)
+                rest = total - logged
+                gaps = np.array([runtime - float(s["t"][-1]) for _, s in have])
+                if rest <= 0 or not np.any(gaps > 0):
+                    continue
+                est = np.array([float(s[col][-1]) for _, s in have]) * np.maximum(gaps, 0.0)
+                share = est / est.sum() if est.sum() > 0 else (gaps > 0) / np.sum(gaps > 0)
+                for (_, s), gap, part in zip(have, gaps, share):
+                    if gap <= 0 or part <= 0:
+                        continue
+                    s.setdefault("tail", {})[col] = (rest * part) / (gap / 1000.0)
+                    s["tail_end"] = runtime
+    for sets in sets_by_job.values():
+        for s in sets:
+            tail = s.pop("tail", None)
+            if not tail:
+                continue
+            end = s.pop("tail_end")
+            n = len(s["t"])
+            s["t"] = np.r_[s["t"], np.int64(end)]
+            s["start"] = np.r_[s["start"], float(s["t"][n - 1])]
+            s["end"] = np.r_[s["end"], float(end)]
+            for col in ("iops", "bytes_per_s"):
+                if col in s:
+                    s[col] = np.r_[s[col], tail.get(col, np.nan)]
+            s["from_json"] = np.r_[np.zeros(n, dtype=bool), True]
+
+
+def _point_block(json_path: Path, log_files: list[Path], parsed_values: dict[Path, object] | None = None) -> dict | None:
+    """Column arrays of one raw JSON's log entries, or None when nothing is usable.  ``parsed_values``: value
+    logs already read (:func:`helpers.fio.logs.read_value_logs`), by path."""
     info = _point_info(Path(json_path))
     if info is None:
         return None
@@ -235,67 +375,73 @@ def _point_block(json_path: Path, log_files: list[Path]) -> dict | None:
     hist_ms = _int_opt(opts.get("log_hist_msec", 0))
     max_values = _truthy(opts["log_max_value"]) if "log_max_value" in opts else False
     lat_factor = 1e-3 if info["lat_unit_ns"] else 1.0
-    step_v = avg_ms if avg_ms > 0 else PER_IO_WINDOW_MS
-    step_h = hist_ms if hist_ms > 0 else PER_IO_WINDOW_MS
-    by_job: dict[int, list[tuple[str, Path]]] = defaultdict(list)
+    parsed: dict[int, dict[str, object]] = defaultdict(dict)
     for f in log_files:
         name = fio_logs.parse_log_name(f.name)
-        if name:
-            by_job[name.job].append((name.kind, f))
-    parsed: dict[int, list[tuple[str, object]]] = defaultdict(list)
-    for job, files in sorted(by_job.items()):
-        for kind, f in sorted(files):
-            if kind == "lat_hist" or (max_values and kind in ("lat", "clat", "slat")):
-                continue  # log_max_value: the window's maximum, not its mean: not a mean latency
+        if name is None or name.kind == "lat_hist" or (max_values and name.kind in ("lat", "clat", "slat")):
+            continue  # log_max_value: the window's maximum, not its mean: not a mean latency
+        if name.kind == "clat_hist":
             try:
-                text = fio_logs.read_text(f)
-                log = (fio_logs.read_hist_log(text, info["lat_unit_ns"]) if kind == "clat_hist"
-                       else fio_logs.read_value_arrays(text))
+                log = fio_logs.read_hist_log(fio_logs.read_text(f), info["lat_unit_ns"])
             except (OSError, ValueError, EOFError):
+                continue
+        else:
+            log = parsed_values.get(f) if parsed_values is not None else None
+            if log is None:
+                log = fio_logs.read_value_logs([f])[0]
+            if isinstance(log, Exception):
                 continue  # an unreadable log is left out; the point's other logs still count
-            parsed[job].append((kind, log))
+        parsed[name.job][name.kind] = log
     # log_unix_epoch=1 (e.g. several stonewalled jobs writing one log stream): Unix ms time stamps, made
     # relative to the point's first window here
     times = [log.time_ms if isinstance(log, fio_logs.HistLog) else log["time_ms"]
-             for logs_ in parsed.values() for _, log in logs_]
+             for logs_ in parsed.values() for log in logs_.values()]
     firsts = [int(t.min()) for t in times if len(t)]
     epoch = bool(firsts) and min(firsts) > EPOCH_MS_MIN
+    step_v = avg_ms if avg_ms > 0 else PER_IO_WINDOW_MS
+    step_h = hist_ms if hist_ms > 0 else PER_IO_WINDOW_MS
     shift = min(firsts) - min(step_v, step_h) if epoch else 0
-    blocks = []
-    for job, items in sorted(parsed.items()):
-        cols: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for kind, log in items:
-            if kind == "clat_hist":
-                if shift:
+    jobs = info["jobs"]
+    job_entry = {job: min(job - 1, len(jobs) - 1) for job in parsed}  # group_reporting: one entry for all clones
+    sets_by_job: dict[int, list[dict]] = {}
+    for job, logs in sorted(parsed.items()):
+        if shift:
+            for log in logs.values():
+                if isinstance(log, fio_logs.HistLog):
                     log.time_ms = log.time_ms - shift
-                hist = _hist_windows(log, hist_ms)
-                off = 0 if step_h == step_v else _HIST_ROW
-                cols.update({k: (c + off, v) for k, (c, v) in hist.items()})
+                else:
+                    log["time_ms"] = log["time_ms"] - shift
+        values = {k: v for k, v in logs.items() if k != "clat_hist"}
+        ends = {d: r for d, (_, _, r) in info["totals"][job_entry[job]].items()} if not epoch else {}
+        sets = (_averaged_sets(values, avg_ms, lat_factor) if avg_ms > 0 else _per_io_sets(values, lat_factor, ends))
+        if "clat_hist" in logs and len(logs["clat_hist"]):
+            sets += _hist_sets(logs["clat_hist"], hist_ms)
+        for s in sets:
+            s.setdefault("end", s["t"].astype(np.float64))
+        sets_by_job[job] = sets
+    if avg_ms > 0 and not epoch:
+        _final_windows(sets_by_job, job_entry, info["totals"])
+    blocks = []
+    for job, sets in sets_by_job.items():
+        for s in sets:
+            n = len(s["t"])
+            if not n:
                 continue
-            if shift:
-                log["time_ms"] = log["time_ms"] - shift
-            cols[VALUE_COLUMNS[kind]] = _value_windows(log, kind, avg_ms, lat_factor)
-        if not cols:
-            continue
-        codes = np.unique(np.concatenate([c for c, _ in cols.values()]))
-        n = len(codes)
-        block = {c: np.full(n, np.nan) for c in _NUMERIC}
-        for col, (c, v) in cols.items():
-            block[col][np.searchsorted(codes, c)] = v
-        hist_rows = (codes & _HIST_ROW) != 0
-        plain = codes & ~_HIST_ROW
-        jobs = info["jobs"]
-        entry = min(job - 1, len(jobs) - 1)  # group_reporting: one entry for all clones
-        block.update({
-            "point_id": np.full(n, jobs[entry], dtype=object),
-            "job_index": np.full(n, entry, dtype=np.int64),
-            "log_job": np.full(n, job, dtype=np.int64),
-            "direction": plain >> _DIR_SHIFT,
-            "key": plain & ((1 << _DIR_SHIFT) - 1),
-            "step": np.where(hist_rows, step_h, step_v).astype(np.float64),
-            "ramp_s": np.full(n, _seconds(opts.get("ramp_time"))),
-        })
-        blocks.append(block)
+            block = {c: s[c] if c in s else np.full(n, np.nan) for c in _NUMERIC}
+            block.update({
+                "point_id": np.full(n, jobs[job_entry[job]], dtype=object),
+                "job_index": np.full(n, job_entry[job], dtype=np.int64),
+                "log_job": np.full(n, job, dtype=np.int64),
+                "log": np.full(n, ",".join(s["log"]), dtype=object),
+                "direction": np.full(n, s["dir"], dtype=np.int64),
+                "t_ms": s["t"].astype(np.int64) + shift,
+                "start_ms": np.maximum(s["start"], 0.0),
+                "end_ms": s["end"],
+                "interval_ms": np.full(n, s["interval"]),
+                "from_json": s.get("from_json", np.zeros(n, dtype=bool)),
+                "ramp_s": np.full(n, _seconds(opts.get("ramp_time"))),
+            })
+            blocks.append(block)
     if not blocks:
         return None
     return {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}
@@ -306,12 +452,12 @@ def point_timeseries(json_path: Path, log_files: list[Path], run_id: str, source
     block = _point_block(json_path, log_files)
     if block is None:
         return empty_frame()
-    block["source_file"] = np.full(len(block["key"]), source_file, dtype=object)
+    block["source_file"] = np.full(len(block["t_ms"]), source_file, dtype=object)
     return _finish(block, run_id)
 
 
 def _finish(b: dict, run_id: str) -> pd.DataFrame:
-    n = len(b["key"])
+    n = len(b["t_ms"])
     out = pd.DataFrame(index=range(n))
     out["run_id"] = pd.Series([run_id] * n, dtype="string")
     out["point_id"] = pd.Series(b["point_id"], dtype="string")
@@ -320,40 +466,56 @@ def _finish(b: dict, run_id: str) -> pd.DataFrame:
     out["log_job"] = b["log_job"].astype("int64")
     names = np.array(["read", "write", "trim"] + ["unknown"] * 8, dtype=object)
     out["direction"] = pd.Series(names[np.clip(b["direction"], 0, 10)], dtype="string")
-    end = b["key"].astype(np.float64) * b["step"] / 1000.0
-    out["window_start_s"] = np.maximum(end - b["step"] / 1000.0, 0.0)
-    out["window_end_s"] = end
+    out["log"] = pd.Series(b["log"], dtype="string")
+    out["t_ms"] = b["t_ms"].astype(np.int64)
+    out["window_start_s"] = b["start_ms"].astype(np.float64) / 1000.0
+    out["window_end_s"] = b["end_ms"].astype(np.float64) / 1000.0
+    out["interval_s"] = b["interval_ms"].astype(np.float64) / 1000.0
+    out["from_json"] = b["from_json"].astype(bool)
     out["ramp_s"] = b["ramp_s"].astype(np.float64)
     for c in ("iops", "bytes_per_s", "lat_mean_us", "clat_mean_us", "slat_mean_us", *HIST_PERCENTILES.values()):
         out[c] = b[c].astype(np.float64)
-    total = b["hist_ios"]
+    total = b["hist_ios"].astype(np.float64)
     out["hist_ios"] = pd.array(np.where(np.isnan(total), 0, total).astype(np.int64), dtype="Int64")
     out.loc[np.isnan(total), "hist_ios"] = pd.NA
     # the few-I/O rule of results (validity.TAIL_SAMPLES): percentile p needs hist_ios x (1 - p) >= 10
     names_p = list(HIST_PERCENTILES.values())
-    few = np.zeros((n, len(names_p)), dtype=bool)
+    code = np.zeros(n, dtype=np.int64)
     for j, c in enumerate(names_p):
-        few[:, j] = ~np.isnan(b[c]) & (total * (1.0 - PERCENTILE_LEVELS[c]) < TAIL_SAMPLES)
-    labels = {}
-    out["unreliable_percentiles"] = pd.Series(
-        [labels.setdefault(row.tobytes(), ",".join(c for c, x in zip(names_p, row) if x)) for row in few],
-        dtype="string")
-    out["flag_few_ios"] = few.any(axis=1)
-    out = out.sort_values(["source_file", "log_job", "direction", "window_end_s"], kind="stable")
+        code |= (~np.isnan(b[c]) & (total * (1.0 - PERCENTILE_LEVELS[c]) < TAIL_SAMPLES)).astype(np.int64) << j
+    labels = np.array([",".join(c for j, c in enumerate(names_p) if k >> j & 1) for k in range(1 << len(names_p))],
+                      dtype=object)
+    out["unreliable_percentiles"] = pd.Series(labels[code], dtype="string")
+    out["flag_few_ios"] = code != 0
+    out = out.sort_values(["source_file", "log_job", "direction", "log", "t_ms"], kind="stable")
     return out[COLUMNS].reset_index(drop=True)
 
 
 # --- a run ---------------------------------------------------------------------------------------------
 
+BULK_FILES = 4000  # value logs parsed per pass (bounds the text held at once; one parse per pass)
+
+
 def timeseries_frame(paths: list[Path] | Path, run_id: str) -> pd.DataFrame:
     """Every matched log group below ``paths`` -> one timeseries frame (empty when there are no logs)."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    groups = find_log_groups(paths)
     blocks = []
-    for j, rel, files in find_log_groups(paths):
-        b = _point_block(j, files)
-        if b is not None:
-            b["source_file"] = np.full(len(b["key"]), rel, dtype=object)
-            blocks.append(b)
+    i = 0
+    while i < len(groups):  # groups in passes of about BULK_FILES value logs, each pass parsed at once
+        batch, nfiles = [], 0
+        while i < len(groups) and (not batch or nfiles + len(groups[i][2]) <= BULK_FILES):
+            batch.append(groups[i])
+            nfiles += len(groups[i][2])
+            i += 1
+        values = [f for _, _, files in batch for f in files
+                  if (n := fio_logs.parse_log_name(f.name)) is not None and n.kind in fio_logs.VALUE_KINDS]
+        parsed = dict(zip(values, fio_logs.read_value_logs(values)))
+        for j, rel, files in batch:
+            b = _point_block(j, files, parsed)
+            if b is not None:
+                b["source_file"] = np.full(len(b["t_ms"]), rel, dtype=object)
+                blocks.append(b)
     if not blocks:
         return empty_frame()
     return _finish({k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}, run_id)
