@@ -26,6 +26,7 @@ SETTLE_WINDOWS = 6  # fewer windows cannot tell a trend from noise
 SETTLE_SLOPE_PCT = 10.0  # a trend over the second half moving IOPS by more than 10 % of their mean ...
 SETTLE_T = 3.0  # ... and statistically clear (|t| of the least-squares slope >= 3): not settled
 PCT_COLUMNS = ["clat_p50_us", "clat_p99_us", "clat_p99_9_us"]
+NARROW_FRACTION = 0.5  # windows narrower than this x the log interval: views hide them, statistics leave them out
 
 SUMMARY_COLUMNS = ["run_id", "point_id", "source_file", "direction", "windows", "window_s", "duration_s",
                    "iops_median", "iops_cv_pct", "within_band_pct", "worst_iops", "worst_start_s", "worst_end_s",
@@ -182,6 +183,11 @@ def consistency_row(start_s, end_s, iops, band_pct: float = BAND_PCT, stall_frac
     start_s, end_s, iops = (np.asarray(x, dtype=float) for x in (start_s, end_s, iops))
     ok = ~np.isnan(iops)
     start_s, end_s, iops = start_s[ok], end_s[ok], iops[ok]
+    # windows much narrower than the rest (a job's final partial window, a second entry in one interval) hold
+    # a rate over a few ms: left out of the statistics, and the summary says so
+    width = end_s - start_s
+    narrow = width < NARROW_FRACTION * np.median(width) if len(width) else np.zeros(0, dtype=bool)
+    start_s, end_s, iops = start_s[~narrow], end_s[~narrow], iops[~narrow]
     n = len(iops)
     if n == 0:
         return {"windows": 0, "unstable": pd.NA, "settle_reason": "no IOPS windows in the logs",
@@ -219,6 +225,9 @@ def consistency_row(start_s, end_s, iops, band_pct: float = BAND_PCT, stall_frac
     text += (f"; {len(stalls)} stall{'s' if len(stalls) != 1 else ''} below {stall_fraction:.0%} of the median "
              f"({stall_s:g} s)" if stalls else "; no stalls")
     text += "; " + reason + "."
+    if narrow.any():
+        text += (f" {int(narrow.sum())} window{'s' if narrow.sum() != 1 else ''} narrower than {NARROW_FRACTION:g} x "
+                 "the typical width left out (a rate over a few ms).")
     return {"windows": n, "window_s": window_s, "duration_s": float(width.sum()), "iops_median": med,
             "iops_cv_pct": cv, "within_band_pct": band, "worst_iops": float(iops[w]),
             "worst_start_s": float(start_s[w]), "worst_end_s": float(end_s[w]), "stalls": len(stalls),
@@ -257,9 +266,6 @@ def with_unstable(results: pd.DataFrame, ts: pd.DataFrame) -> pd.DataFrame:
         reasons[raised] = ["; ".join(x for x in (a, b) if x) for a, b in zip(reasons[raised], extra[raised])]
         out["flag_reasons"] = pd.Series(reasons, index=out.index, dtype="string")
     return out
-
-
-NARROW_FRACTION = 0.5  # views hide windows narrower than this x the log interval (and say how many)
 
 
 def narrow_windows(series: pd.DataFrame, fraction: float = NARROW_FRACTION) -> pd.Series:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import re
 import warnings
 from dataclasses import dataclass
@@ -50,7 +51,7 @@ HIST_KINDS = ("clat_hist", "lat_hist")
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
 _SMALL = 1 << 20  # below this many bytes a log is split in Python (faster than pandas' parser start-up)
 
-_NAME_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat|clat_hist|lat_hist)"
+LOG_NAME_RE = _NAME_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat|clat_hist|lat_hist)"
                       r"(?:\.(?P<job>\d+))?\.log(?P<gz>\.gz)?$")
 
 
@@ -67,7 +68,7 @@ class LogName:
 
 def parse_log_name(name: str) -> LogName | None:
     """``'p_clat_hist.2.log.gz'`` -> LogName('p', 'clat_hist', 2); None for other files."""
-    m = _NAME_RE.match(Path(name).name)
+    m = _NAME_RE.match(name.rsplit("/", 1)[-1])
     if not m:
         return None
     return LogName(m["prefix"], m["kind"], int(m["job"] or 1))
@@ -118,31 +119,34 @@ def read_value_arrays(text: str) -> dict[str, np.ndarray]:
     return _arrays(_matrix(text))
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path | str) -> bytes:
     """A log file's bytes (``.gz`` decompressed)."""
-    path = Path(path)
-    if path.name.endswith(".gz"):
+    path = os.fspath(path)
+    if path.endswith(".gz"):
         with gzip.open(path, "rb") as f:
             return f.read()
-    return path.read_bytes()
+    with open(path, "rb") as f:
+        return f.read()
 
 
 _EMPTY_VALUES = {"time_ms": np.empty(0, dtype=np.int64), "value": np.empty(0), "direction": np.empty(0, dtype=np.int64),
                  "bs_bytes": np.empty(0, dtype=np.int64)}
 
 
-def _arrays(a: np.ndarray) -> dict[str, np.ndarray]:
-    if a.size == 0:
+def _arrays(a) -> dict[str, np.ndarray]:
+    """A 2-D array, or a list of its columns, -> the value-log arrays."""
+    cols = list(a.T) if isinstance(a, np.ndarray) and a.ndim == 2 else a
+    if isinstance(a, np.ndarray) and a.size == 0 or not len(cols) or not len(cols[0]):
         return dict(_EMPTY_VALUES)
-    if a.ndim != 2 or a.shape[1] < 3:
+    if len(cols) < 3:
         raise ValueError("not a fio value log: fewer than 3 columns (time, value, direction, ... expected).")
-    bs = a[:, 3] if a.shape[1] > 3 else np.zeros(len(a))
-    return {"time_ms": a[:, 0].astype(np.int64), "value": a[:, 1].astype(np.float64),
-            "direction": a[:, 2].astype(np.int64), "bs_bytes": bs.astype(np.int64)}
+    bs = cols[3] if len(cols) > 3 else np.zeros(len(cols[0]))
+    return {"time_ms": cols[0].astype(np.int64), "value": cols[1].astype(np.float64),
+            "direction": cols[2].astype(np.int64), "bs_bytes": bs.astype(np.int64)}
 
 
-def _bulk_matrix(blob: bytes, width: int) -> np.ndarray | None:
-    """Comma-separated lines of ``width`` numeric fields -> 2-D float array (pyarrow's multi-threaded CSV
+def _bulk_columns(blob: bytes, width: int) -> list[np.ndarray] | None:
+    """Comma-separated lines of ``width`` numeric fields -> their columns, float64 (pyarrow's multi-threaded CSV
     reader); None when the text is not that (ragged rows, stray text: callers fall back file by file)."""
     try:
         table = pacsv.read_csv(pa.py_buffer(blob), read_options=pacsv.ReadOptions(
@@ -152,7 +156,7 @@ def _bulk_matrix(blob: bytes, width: int) -> np.ndarray | None:
         return None
     if table.num_columns != width:
         return None
-    return np.column_stack([c.to_numpy() for c in table.columns]) if table.num_rows else np.empty((0, width))
+    return [c.to_numpy() for c in table.columns]
 
 
 def read_value_logs(paths: list[Path]) -> list[dict[str, np.ndarray] | Exception]:
@@ -174,11 +178,13 @@ def read_value_logs(paths: list[Path]) -> list[dict[str, np.ndarray] | Exception
     for width, items in by_width.items():
         blob = b"\n".join(b for _, b in items) + b"\n"
         counts = np.fromiter((b.count(b"\n") + 1 for _, b in items), dtype=np.int64, count=len(items))
-        a = _bulk_matrix(blob, width) if width >= 3 else None
-        if a is not None and len(a) == int(counts.sum()):
+        cols = _bulk_columns(blob, width) if width >= 3 else None
+        if cols is not None and len(cols[0]) == int(counts.sum()):
             ends = np.cumsum(counts)
+            t, v, d = cols[0].astype(np.int64), cols[1], cols[2].astype(np.int64)
+            bs = cols[3].astype(np.int64) if width > 3 else np.zeros(len(t), dtype=np.int64)
             for (i, _), lo, hi in zip(items, ends - counts, ends):
-                out[i] = _arrays(a[lo:hi])
+                out[i] = {"time_ms": t[lo:hi], "value": v[lo:hi], "direction": d[lo:hi], "bs_bytes": bs[lo:hi]}
             continue
         for i, b in items:  # one file spoils the batch: each on its own, so only the bad one is left out
             try:
