@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analysis.samples import DRIFT_ASSUMED, DRIFT_HISTORY, compare_samples, run_variance
-from helpers.analysis.timeseries import on_grid
+from helpers.analysis.timeseries import narrow_windows, on_grid
 from helpers.fio import histogram
 from helpers.fio.options import MIXED_MODES
 from helpers.fio.units import format_bytes
@@ -148,7 +148,8 @@ def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None
 
 def interval_samples(timeseries: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """Per-interval samples from a ``timeseries`` table (fio's log entries, put on one grid of the log
-    interval per point by :func:`helpers.analysis.timeseries.on_grid`): IOPS and bandwidth summed over the
+    interval per point by :func:`helpers.analysis.timeseries.on_grid`; a last grid window narrower than half
+    the interval left out): IOPS and bandwidth summed over the
     file's jobs per window, mean total latency IOPS-weighted; the configuration comes from the results rows
     of the same file and job entry.  Samples are named ``<source_file>@<window_start_s>``; their time is the file's fio timestamp
     (the end of the run) minus the measured runtime plus the window's start."""
@@ -158,6 +159,7 @@ def interval_samples(timeseries: pd.DataFrame, results: pd.DataFrame) -> pd.Data
     join = ["run_id", "source_file", "job_index", "direction"]
     res = results.assign(_start=_time(results) - _num(results, "runtime_s"))
     grid = on_grid(timeseries)
+    grid = grid[~narrow_windows(grid)]  # a final partial grid window is a rate over a few ms, not a sample
     if grid.empty:
         return _empty_samples()
     by = grid.groupby([*join, "log_job", "window_start_s"], sort=False, dropna=False)
