@@ -529,12 +529,12 @@ def _finish(b: dict, run_id: str) -> pd.DataFrame:
 BULK_FILES = 4000  # value logs parsed per pass (bounds the text held at once; one parse per pass)
 
 
-def timeseries_frame(paths: list[Path] | Path, run_id: str) -> pd.DataFrame:
-    """Every matched log group below ``paths`` -> one timeseries frame (empty when there are no logs)."""
+def timeseries_batches(paths: list[Path] | Path, run_id: str):
+    """Every matched log group below ``paths`` -> timeseries frames, one per pass of about BULK_FILES value logs,
+    in source_file order (memory follows the pass, not the archive)."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     parsed_json: dict = {}
     groups = find_log_groups(paths, parsed_json)
-    blocks = []
     i = 0
     while i < len(groups):  # groups in passes of about BULK_FILES value logs, each pass parsed at once
         batch, nfiles = [], 0
@@ -545,22 +545,37 @@ def timeseries_frame(paths: list[Path] | Path, run_id: str) -> pd.DataFrame:
         values = [f for _, _, files in batch for f in files
                   if (n := fio_logs.parse_log_name(f.name)) is not None and n.kind in fio_logs.VALUE_KINDS]
         parsed = dict(zip(values, fio_logs.read_value_logs(values)))
+        segments = []
         for j, rel, files in batch:
-            segments = _point_block(j, files, parsed, parsed_json)
-            for g in segments or []:
+            for g in _point_block(j, files, parsed, parsed_json) or []:
                 g["source_file"] = rel
-                blocks.append(g)
-    if not blocks:
+                segments.append(g)
+            parsed_json.pop(j, None)
+        if segments:
+            yield _finish(_assemble(segments), run_id)
+
+
+def timeseries_frame(paths: list[Path] | Path, run_id: str) -> pd.DataFrame:
+    """Every matched log group below ``paths`` -> one timeseries frame (empty when there are no logs)."""
+    frames = list(timeseries_batches(paths, run_id))
+    if not frames:
         return empty_frame()
-    return _finish(_assemble(blocks), run_id)
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
 def ingest_timeseries(paths: list[Path] | Path, run_id: str,
                       processed_dir: Path = config.PROCESSED_DIR) -> int:
-    """Replace the run's ``timeseries`` partition (written even when empty: 'no logs' is an answer)."""
-    df = timeseries_frame(paths, run_id)
-    store.write_run(Path(processed_dir), config.TIMESERIES_DATASET, run_id, df)
-    return len(df)
+    """Replace the run's ``timeseries`` partition (written even when empty: 'no logs' is an answer), streamed
+    a pass at a time."""
+    w = store.RunWriter(Path(processed_dir), config.TIMESERIES_DATASET, run_id)
+    try:
+        for df in timeseries_batches(paths, run_id):
+            w.write(df)
+    except BaseException:
+        w.abort()
+        raise
+    w.close(empty=empty_frame())
+    return w.rows
 
 
 def main(argv: list[str] | None = None) -> int:
