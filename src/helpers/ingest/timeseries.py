@@ -100,8 +100,8 @@ def _truthy(v) -> bool:
 
 # --- finding logs and their JSON --------------------------------------------------------------------
 
-def find_log_groups(paths: list[Path], parsed_json: dict | None = None) -> list[tuple[Path, str, list[Path]]]:
-    """(JSON file, its source_file as ingest names it, its log files) for every matched log group.
+def find_log_groups(paths: list[Path], parsed_json: dict | None = None) -> list[tuple[Path, str, list[str]]]:
+    """(JSON file, its source_file as ingest names it, its log files' paths) for every matched log group.
     ``parsed_json``, when given, collects the JSON files parsed on the way ({path: objects}) for reuse."""
     paths = [Path(p) for p in paths]
     bases = [p if p.is_dir() else p.parent for p in paths]
@@ -145,7 +145,7 @@ def find_log_groups(paths: list[Path], parsed_json: dict | None = None) -> list[
                 hits = by_option.get(prefix, [])
                 j = hits[0] if len(hits) == 1 else (jsons[0] if len(jsons) == 1 else None)
             if j is not None:
-                out.append((Path(j), os.path.relpath(os.path.realpath(j), base), [Path(f) for f in files]))
+                out.append((Path(j), os.path.relpath(os.path.realpath(j), base), files))
     return sorted(out, key=lambda t: t[1])
 
 
@@ -218,8 +218,9 @@ def tick_starts(t: np.ndarray, interval_ms: float, completions: np.ndarray | Non
     t = np.asarray(t, dtype=np.float64)
     prev = np.r_[0.0, t[:-1]]
     gap = t - prev
-    steady = gap[(gap > 0.5 * interval_ms) & (gap < 1.5 * interval_ms)]
-    c = float(np.median(steady)) if len(steady) else float(interval_ms)
+    steady = np.sort(gap[(gap > 0.5 * interval_ms) & (gap < 1.5 * interval_ms)])
+    m = len(steady)
+    c = float(steady[m // 2] + steady[(m - 1) // 2]) / 2.0 if m else float(interval_ms)  # the median
     k = np.rint(gap / c)
     ticked = (gap > 1.5 * c) & (np.abs(gap - k * c) <= max(3.0, 0.02 * c))
     if completions is not None and len(completions) and ticked.any():
@@ -383,7 +384,7 @@ def _point_block(json_path: Path, log_files: list[Path], parsed_values: dict[Pat
     lat_factor = 1e-3 if info["lat_unit_ns"] else 1.0
     parsed: dict[int, dict[str, object]] = defaultdict(dict)
     for f in log_files:
-        name = fio_logs.parse_log_name(f.name)
+        name = fio_logs.parse_log_name(os.path.basename(f))
         if name is None or name.kind == "lat_hist" or (max_values and name.kind in ("lat", "clat", "slat")):
             continue  # log_max_value: the window's maximum, not its mean: not a mean latency
         if name.kind == "clat_hist":
@@ -543,7 +544,7 @@ def timeseries_batches(paths: list[Path] | Path, run_id: str):
             nfiles += len(groups[i][2])
             i += 1
         values = [f for _, _, files in batch for f in files
-                  if (n := fio_logs.parse_log_name(f.name)) is not None and n.kind in fio_logs.VALUE_KINDS]
+                  if (n := fio_logs.parse_log_name(os.path.basename(f))) is not None and n.kind in fio_logs.VALUE_KINDS]
         parsed = dict(zip(values, fio_logs.read_value_logs(values)))
         segments = []
         for j, rel, files in batch:
