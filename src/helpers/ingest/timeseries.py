@@ -237,32 +237,97 @@ def _directions(d: np.ndarray) -> list[int]:
     return sorted(int(x) for x in np.unique(d) if 0 <= x <= 2)
 
 
+_KINDS = ("iops", "bw", "lat", "clat", "slat")
+_FAMILY = np.array([0, 0, 1, 1, 1])  # rate (helper-thread ticks), lat (completions)
+
+
 def _averaged_sets(logs: dict[str, dict], avg_ms: int, lat_factor: float) -> list[dict]:
     """Row sets of one job's averaged value logs: {'dir', 'log', 't', 'start', column: values}."""
-    sets: list[dict] = []
-    for kind in ("iops", "bw", "lat", "clat", "slat"):
-        log = logs.get(kind)
-        if log is None or not len(log["time_ms"]):
-            continue
-        v = log["value"] * (1024.0 if kind == "bw" else lat_factor if FAMILIES[kind] == "lat" else 1.0)
-        for d in _directions(log["direction"]):
-            sel = log["direction"] == d
-            t, val = log["time_ms"][sel], v[sel]
-            order = np.argsort(t, kind="stable")
-            t, val = t[order], val[order]
-            home = next((s for s in sets if s["dir"] == d and s["family"] == FAMILIES[kind] and len(s["t"]) == len(t)
-                         and np.all(np.abs(s["t"] - t) <= PAIR_MS)), None)
-            if home is None:
-                home = {"dir": d, "family": FAMILIES[kind], "log": [], "t": t}
-                sets.append(home)
-            home["log"].append(kind)
-            home[VALUE_COLUMNS[kind]] = val
-    for s in sets:
-        done = [o["t"] for o in sets if o["family"] == "lat" and o["dir"] == s["dir"]]
-        s["start"] = (tick_starts(s["t"], avg_ms, np.concatenate(done) if done else None) if s["family"] == "rate"
-                      else np.r_[0.0, s["t"][:-1].astype(np.float64)])
-        s["interval"] = float(avg_ms)
-    return sets
+    return _averaged_batch([(logs, avg_ms, lat_factor)])[0]
+
+
+def _averaged_batch(items: list[tuple[dict, int, float]]) -> list[list[dict]]:
+    """:func:`_averaged_sets` of many jobs at once (each item: one job's value logs, log_avg_msec, latency
+    factor), in whole-batch array operations.  Per job and direction, the first log of a family (iops of
+    bw+iops, lat of lat+clat+slat) anchors it and another log of the family shares its rows when it has the
+    same time stamps, entry for entry."""
+    out: list[list[dict]] = [[] for _ in items]
+    ts_, vs_, ds_, meta = [], [], [], []
+    for ii, (logs, _, _) in enumerate(items):
+        for ki, kind in enumerate(_KINDS):
+            log = logs.get(kind)
+            if log is not None and len(log["time_ms"]):
+                ts_.append(log["time_ms"])
+                vs_.append(log["value"])
+                ds_.append(log["direction"])
+                meta.append((ii, ki))
+    if not meta:
+        return out
+    lens = np.fromiter((len(t) for t in ts_), dtype=np.int64, count=len(ts_))
+    T = np.concatenate(ts_).astype(np.int64)
+    V = np.concatenate(vs_).astype(np.float64)
+    D = np.concatenate(ds_).astype(np.int64)
+    F = np.repeat(np.arange(len(meta)), lens)
+    keep = (D >= 0) & (D <= 2)
+    if not keep.all():
+        T, V, D, F = T[keep], V[keep], D[keep], F[keep]
+    S = F * 3 + D  # one series per file and direction
+    key = S * (1 << 40) + (T - T.min())
+    if len(key) > 1 and not (key[1:] >= key[:-1]).all():
+        order = np.argsort(key, kind="stable")
+        T, V, D, F, S = T[order], V[order], D[order], F[order], S[order]
+    meta_a = np.array(meta, dtype=np.int64)
+    item_of, kind_of = meta_a[F, 0], meta_a[F, 1]
+    lat_f = np.array([it[2] for it in items], dtype=np.float64)
+    V = V * np.where(kind_of == 1, 1024.0, np.where(kind_of >= 2, lat_f[item_of], 1.0))  # bw KiB/s; lat ns/µs
+    starts = np.flatnonzero(np.r_[True, S[1:] != S[:-1]])
+    ends = np.r_[starts[1:], len(S)]
+    s_item, s_kind, s_dir = item_of[starts], kind_of[starts], D[starts]
+    n_series = len(starts)
+    # anchors and the series that join them (same length, then the same time stamps, checked below)
+    group = (s_item * 3 + s_dir) * 2 + _FAMILY[s_kind]
+    _, first, inverse = np.unique(group, return_index=True, return_inverse=True)
+    anchor = first[inverse]  # the first series of its job, direction and family
+    leader = np.arange(n_series)
+    cj = np.flatnonzero((anchor != leader) & (ends - starts == (ends - starts)[anchor]))
+    if len(cj):
+        ca = anchor[cj]
+        ln = ends[cj] - starts[cj]
+        pair = np.repeat(np.arange(len(cj)), ln)
+        pos = np.arange(int(ln.sum())) - np.repeat(np.cumsum(ln) - ln, ln)
+        differ = np.abs(T[starts[cj][pair] + pos] - T[starts[ca][pair] + pos]) > PAIR_MS
+        same = np.bincount(pair, weights=differ, minlength=len(cj)) == 0
+        leader[cj[same]] = ca[same]
+    # window starts: the previous entry of the series (0 for the first); bw/iops gaps of whole ticks: tick_starts
+    prev = np.r_[0, T[:-1]].astype(np.float64)
+    prev[starts] = 0.0
+    avg = np.array([it[1] for it in items], dtype=np.float64)
+    row_series = np.repeat(np.arange(n_series), ends - starts)
+    is_rate_lead = (leader == np.arange(n_series)) & (_FAMILY[s_kind] == 0)
+    wide = (T - prev > 1.4 * avg[item_of]) & is_rate_lead[row_series]
+    start = prev
+    late = np.unique(row_series[wide])
+    lat_series: dict[int, list[int]] = defaultdict(list)
+    if len(late):
+        for j in np.flatnonzero(_FAMILY[s_kind] == 1).tolist():
+            lat_series[int(s_item[j] * 3 + s_dir[j])].append(j)
+    for i in late.tolist():
+        done = [T[starts[j]:ends[j]] for j in lat_series.get(int(s_item[i] * 3 + s_dir[i]), [])]
+        start[starts[i]:ends[i]] = tick_starts(T[starts[i]:ends[i]], avg[s_item[i]],
+                                               np.concatenate(done) if done else None)
+    sets: dict[int, dict] = {}
+    for i, lo, hi, it, kd, dr, ld in zip(range(n_series), starts.tolist(), ends.tolist(), s_item.tolist(),
+                                         s_kind.tolist(), s_dir.tolist(), leader.tolist()):
+        kind = _KINDS[kd]
+        if ld == i:
+            sets[i] = st = {"dir": dr, "family": "rate" if kd < 2 else "lat", "log": [kind], "t": T[lo:hi],
+                            "start": start[lo:hi], "interval": float(avg[it])}
+            out[it].append(st)
+        else:
+            st = sets[ld]
+            st["log"].append(kind)
+        st[VALUE_COLUMNS[kind]] = V[lo:hi]
+    return out
 
 
 def _per_io_sets(logs: dict[str, dict], lat_factor: float, end_ms: dict[int, float]) -> list[dict]:
@@ -371,9 +436,24 @@ def _final_windows(sets_by_job: dict[int, list[dict]], job_entry: dict[int, int]
 
 
 def _point_block(json_path: Path, log_files: list[Path], parsed_values: dict[Path, object] | None = None,
-                 parsed_json: dict | None = None) -> dict | None:
-    """Column arrays of one raw JSON's log entries, or None when nothing is usable.  ``parsed_values``: value
+                 parsed_json: dict | None = None) -> list[dict] | None:
+    """Row sets of one raw JSON's log entries, or None when nothing is usable.  ``parsed_values``: value
     logs already read (:func:`helpers.fio.logs.read_value_logs`), by path; ``parsed_json``: JSON already parsed."""
+    prep = _point_logs(json_path, log_files, parsed_values, parsed_json)
+    return None if prep is None else _point_segments(prep, _averaged_batch(_averaged_items(prep)))
+
+
+def _averaged_items(prep: dict) -> list[tuple[dict, int, float]]:
+    """The jobs of a prepared point whose value logs are averaged (for :func:`_averaged_batch`), in job order."""
+    if prep["avg_ms"] <= 0:
+        return []
+    return [({k: v for k, v in logs.items() if k != "clat_hist"}, prep["avg_ms"], prep["lat_factor"])
+            for _, logs in sorted(prep["parsed"].items())]
+
+
+def _point_logs(json_path: Path, log_files: list[Path], parsed_values: dict[Path, object] | None = None,
+                parsed_json: dict | None = None) -> dict | None:
+    """A point's JSON facts and its logs parsed per job, time stamps made relative (None: not a usable result)."""
     info = _point_info(Path(json_path), parsed_json)
     if info is None:
         return None
@@ -408,19 +488,28 @@ def _point_block(json_path: Path, log_files: list[Path], parsed_values: dict[Pat
     step_v = avg_ms if avg_ms > 0 else PER_IO_WINDOW_MS
     step_h = hist_ms if hist_ms > 0 else PER_IO_WINDOW_MS
     shift = min(firsts) - min(step_v, step_h) if epoch else 0
-    jobs = info["jobs"]
-    job_entry = {job: min(job - 1, len(jobs) - 1) for job in parsed}  # group_reporting: one entry for all clones
-    sets_by_job: dict[int, list[dict]] = {}
-    for job, logs in sorted(parsed.items()):
+    for logs in parsed.values():
         if shift:
             for log in logs.values():
                 if isinstance(log, fio_logs.HistLog):
                     log.time_ms = log.time_ms - shift
                 else:
                     log["time_ms"] = log["time_ms"] - shift
+    return {"info": info, "opts": opts, "avg_ms": avg_ms, "hist_ms": hist_ms, "lat_factor": lat_factor,
+            "parsed": parsed, "epoch": epoch, "shift": shift}
+
+
+def _point_segments(prep: dict, averaged: list[list[dict]]) -> list[dict] | None:
+    """A prepared point's row sets; ``averaged``: :func:`_averaged_batch` of its :func:`_averaged_items`."""
+    info, opts, avg_ms, hist_ms = prep["info"], prep["opts"], prep["avg_ms"], prep["hist_ms"]
+    parsed, epoch, shift, lat_factor = prep["parsed"], prep["epoch"], prep["shift"], prep["lat_factor"]
+    jobs = info["jobs"]
+    job_entry = {job: min(job - 1, len(jobs) - 1) for job in parsed}  # group_reporting: one entry for all clones
+    sets_by_job: dict[int, list[dict]] = {}
+    for n, (job, logs) in enumerate(sorted(parsed.items())):
         values = {k: v for k, v in logs.items() if k != "clat_hist"}
         ends = {d: r for d, (_, _, r) in info["totals"][job_entry[job]].items()} if not epoch else {}
-        sets = (_averaged_sets(values, avg_ms, lat_factor) if avg_ms > 0 else _per_io_sets(values, lat_factor, ends))
+        sets = averaged[n] if avg_ms > 0 else _per_io_sets(values, lat_factor, ends)
         if "clat_hist" in logs and len(logs["clat_hist"]):
             sets += _hist_sets(logs["clat_hist"], hist_ms)
         for s in sets:
@@ -451,6 +540,8 @@ _STRINGS = ("point_id", "source_file", "log")
 def _assemble(segments: list[dict]) -> dict:
     """Row sets -> column arrays: scalars repeated, arrays concatenated, missing value columns NaN (no work per row
     in Python)."""
+    # rows in (source_file, log_job, direction, log) order, each set's rows already in time order
+    segments = sorted(segments, key=lambda g: (g["source_file"], g["log_job"], g["direction"], g["log"]))
     ns = np.fromiter((len(g["t_ms"]) for g in segments), dtype=np.int64, count=len(segments))
     offs = np.r_[0, np.cumsum(ns)]
     b = {"n": int(offs[-1]), "seg_n": ns}
@@ -494,16 +585,14 @@ def _strings(uniq: list[str], codes: np.ndarray) -> pd.Series:
 
 def _finish(b: dict, run_id: str) -> pd.DataFrame:
     n = b["n"]
-    order = np.lexsort((b["t_ms"], b["log"][1], b["direction"], b["log_job"], b["source_file"][1]))
     out = pd.DataFrame(index=range(n))
     out["run_id"] = _strings([run_id], np.zeros(n, dtype=np.int32))
     for k in ("point_id", "source_file"):
-        out[k] = _strings(b[k][0], b[k][1][order])
-    b = {k: v[order] if isinstance(v, np.ndarray) and len(v) == n else v for k, v in b.items()}
+        out[k] = _strings(*b[k])
     out["job_index"] = b["job_index"].astype("int64")
     out["log_job"] = b["log_job"].astype("int64")
     out["direction"] = _strings(["read", "write", "trim", "unknown"], np.clip(b["direction"], 0, 3).astype(np.int32))
-    out["log"] = _strings(b["log"][0], b["log"][1][order])
+    out["log"] = _strings(*b["log"])
     out["t_ms"] = b["t_ms"].astype(np.int64)
     out["window_start_s"] = b["start_ms"].astype(np.float64) / 1000.0
     out["window_end_s"] = b["end_ms"].astype(np.float64) / 1000.0
@@ -546,12 +635,19 @@ def timeseries_batches(paths: list[Path] | Path, run_id: str):
         values = [f for _, _, files in batch for f in files
                   if (n := fio_logs.parse_log_name(os.path.basename(f))) is not None and n.kind in fio_logs.VALUE_KINDS]
         parsed = dict(zip(values, fio_logs.read_value_logs(values)))
-        segments = []
+        preps = []
         for j, rel, files in batch:
-            for g in _point_block(j, files, parsed, parsed_json) or []:
+            prep = _point_logs(j, files, parsed, parsed_json)
+            parsed_json.pop(j, None)
+            if prep is not None:
+                preps.append((rel, prep, _averaged_items(prep)))
+        averaged = _averaged_batch([it for _, _, items in preps for it in items])  # the batch's at once
+        segments, k = [], 0
+        for rel, prep, items in preps:
+            for g in _point_segments(prep, averaged[k:k + len(items)]) or []:
                 g["source_file"] = rel
                 segments.append(g)
-            parsed_json.pop(j, None)
+            k += len(items)
         if segments:
             yield _finish(_assemble(segments), run_id)
 
