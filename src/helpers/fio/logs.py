@@ -30,6 +30,7 @@ parser start-ups.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import os
@@ -66,9 +67,10 @@ class LogName:
         return self.kind in HIST_KINDS
 
 
+@functools.lru_cache(maxsize=1 << 17)  # an archive's ingest asks about each of its files more than once
 def parse_log_name(name: str) -> LogName | None:
     """``'p_clat_hist.2.log.gz'`` -> LogName('p', 'clat_hist', 2); None for other files."""
-    m = _NAME_RE.match(name.rsplit("/", 1)[-1])
+    m = _NAME_RE.match(os.path.basename(os.fspath(name)))
     if not m:
         return None
     return LogName(m["prefix"], m["kind"], int(m["job"] or 1))
