@@ -75,6 +75,22 @@ def display_reduce(x, y, max_windows: int = DISPLAY_MAX_WINDOWS) -> tuple[np.nda
     return np.array(xs), np.array(ys), True
 
 
+def _gaps_at_zero(start: np.ndarray, end: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) of windows drawn at their ends, with 0 across the time no window covers: fio ticked there and no
+    I/O completed (helpers.ingest.timeseries gives each entry only the time its rate covers).  Only gaps of at
+    least half the typical width: a hidden narrow window leaves a smaller one."""
+    xs, ys, prev = [], [], 0.0
+    least = 0.5 * float(np.median(end - start)) if len(end) else 0.0
+    for a, b, v in zip(start, end, y):
+        if a > prev + least:
+            xs += [prev, a]
+            ys += [0.0, 0.0]
+        xs.append(b)
+        ys.append(v)
+        prev = b
+    return np.array(xs), np.array(ys)
+
+
 def _narrow_note(n: int) -> str:
     return (f"{n:,} window{'s' if n != 1 else ''} narrower than {NARROW_FRACTION:g} x the log interval not drawn (a "
             "job's final partial window, a second entry in one interval: a rate over a few ms); every analysis "
@@ -119,6 +135,8 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
             c = color(di)
             r = s[s["iops"].notna()]
             x, y, red = display_reduce(r["window_end_s"], r["iops"], max_windows)
+            if not red:
+                x, y = _gaps_at_zero(r["window_start_s"].to_numpy(dtype=float), x, y)
             reduced_any |= red
             fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{direction} IOPS", line={"color": c},
                                      legendgroup=direction,
