@@ -241,14 +241,10 @@ _KINDS = ("iops", "bw", "lat", "clat", "slat")
 _FAMILY = np.array([0, 0, 1, 1, 1])  # rate (helper-thread ticks), lat (completions)
 
 
-def _averaged_sets(logs: dict[str, dict], avg_ms: int, lat_factor: float) -> list[dict]:
-    """Row sets of one job's averaged value logs: {'dir', 'log', 't', 'start', column: values}."""
-    return _averaged_batch([(logs, avg_ms, lat_factor)])[0]
-
-
 def _averaged_batch(items: list[tuple[dict, int, float]]) -> list[list[dict]]:
-    """:func:`_averaged_sets` of many jobs at once (each item: one job's value logs, log_avg_msec, latency
-    factor), in whole-batch array operations.  Per job and direction, the first log of a family (iops of
+    """Row sets ({'dir', 'family', 'log', 't', 'start', 'interval', column: values}) of many jobs' averaged value
+    logs at once (each item: one job's value logs, log_avg_msec, latency factor), in whole-batch array
+    operations.  Per job and direction, the first log of a family (iops of
     bw+iops, lat of lat+clat+slat) anchors it and another log of the family shares its rows when it has the
     same time stamps, entry for entry."""
     out: list[list[dict]] = [[] for _ in items]
