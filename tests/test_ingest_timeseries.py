@@ -332,3 +332,11 @@ def test_tick_starts_known_answers():
     # on the rhythm, but the lat log shows I/O completing inside the gap: fio was not ticking (seen with SIGSTOP)
     assert ts.tick_starts(np.array([250, 999, 1248]), 250, np.array([250, 504, 754, 1000])).tolist() == [0, 250, 999]
     assert ts.tick_starts(np.array([250, 999, 1248]), 250, np.array([250, 1000])).tolist() == [0, 749.5, 999]
+
+
+def test_the_stored_partition_is_the_frame(bench_logs, tmp_path):
+    """ingest_timeseries writes Arrow tables built from the arrays (no frame): store.load gives timeseries_frame."""
+    n = ts.ingest_timeseries([bench_logs["root"]], "bench", tmp_path)
+    got = store.load(tmp_path, config.TIMESERIES_DATASET, "bench")
+    assert n == len(bench_logs["ts"]) > 0
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), bench_logs["ts"])
