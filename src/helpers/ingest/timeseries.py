@@ -584,7 +584,6 @@ def _table(b: dict) -> pa.Table:
     :func:`_finish`'s frame (string columns as dictionaries, which the store writes as their values), built
     straight from the arrays: a pandas frame of a pass costs as much again as the Parquet it becomes."""
     meta = store.arrow_table(empty_frame()).schema
-    n = b["n"]
     total = b["hist_ios"].astype(np.float64)
     few = _few_codes(b, total)
     dirs = ["read", "write", "trim", "unknown"]
@@ -610,7 +609,6 @@ def _table(b: dict) -> pa.Table:
         else:
             arrays.append(pa.array(np.asarray(b[name]).astype(f.type.to_pandas_dtype())))
     fields = [pa.field(f.name, a.type) for f, a in zip(meta, arrays)]
-    del n
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=meta.metadata))
 
 
