@@ -1,7 +1,8 @@
 """Ingest benchmark (a script, not a test): ``make bench-ingest`` or
 ``.venv/bin/python benchmarks/bench_ingest.py [--files 3000] [--archive-files 2000]``.
 
-Two corpora, built in a temp folder from the real corpus outputs (tests/data/fio) with varied values:
+Three corpora (the third, ``--log-files``, the fio logs of issue 21: ``--only-logs`` runs just that one),
+built in a temp folder from the real corpus outputs (tests/data/fio) with varied values:
 
 * small: N files, each a copy of one of six real outputs (1 in 6 json+ with bins);
 * archive: M files shaped like real archives -- each a numjobs run without group_reporting, so 1-64
@@ -30,6 +31,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 from helpers.ingest.core import BATCH_FILES
 
@@ -145,10 +148,93 @@ print(peak)
 """
 
 
+LOG_KINDS = ("bw", "iops", "lat", "clat", "slat")
+LOG_NUMJOBS = (1, 2, 4, 8, 16)
+LOG_INTERVALS = (250, 500, 1000)
+
+
+def build_log_archive(folder: Path, n_files: int, seed: int = 3, runtime_s: int = 60) -> tuple[int, int]:
+    """A fio-plot (bench-fio) shaped archive of about ``n_files`` log files: one JSON per point (numjobs 1-16,
+    group_reporting: one entry), 5 logs per numjobs clone (bw, iops, lat, clat, slat) written with an absolute
+    ``write_*_log`` prefix and ``log_avg_msec`` 250, 500 or 1000, ``runtime_s`` of entries each, fio's jitter of
+    a few ms, 1 entry in 50 late by up to half an interval and 1 in 100 doubled.  Returns (points, log files)."""
+    rng = np.random.default_rng(seed)
+    base = json.loads((CORPUS / "benchfio/4k/randread-8-1.json").read_text())
+    points = files = 0
+    while files < n_files:
+        nj = int(rng.choice(LOG_NUMJOBS))
+        avg = int(rng.choice(LOG_INTERVALS))
+        qd = int(2 ** rng.integers(0, 8))
+        d = folder / f"dev{points % 3}" / f"{4 << (points % 4)}k"
+        d.mkdir(parents=True, exist_ok=True)
+        stem = f"randread-iodepth-{qd}-numjobs-{nj}-{points}"
+        obj = json.loads(json.dumps(base))
+        opts = obj["jobs"][0]["job options"]
+        opts.update({"numjobs": str(nj), "iodepth": str(qd), "log_avg_msec": str(avg), "group_reporting": "1",
+                     **{k: str(d / stem) for k in ("write_bw_log", "write_iops_log", "write_lat_log")}})
+        obj["jobs"][0]["read"].update({"runtime": runtime_s * 1000, "io_bytes": 4096 * 20000 * runtime_s * nj,
+                                       "total_ios": 20000 * runtime_s * nj})
+        (d / f"randread-{qd}-{nj}-{points}.json").write_text(json.dumps(obj, indent=2))
+        n = runtime_s * 1000 // avg
+        for job in range(1, nj + 1):
+            t = np.arange(1, n + 1) * avg + rng.integers(0, 4, n)
+            late = rng.random(n) < 0.02
+            t[late] += rng.integers(1, avg // 2, late.sum())
+            dup = np.flatnonzero(rng.random(n) < 0.01)
+            t = np.sort(np.r_[t, t[dup] + rng.integers(1, 5, len(dup))])
+            for kind in LOG_KINDS:
+                v = rng.integers(1000, 90000 if kind in ("bw", "iops") else 900000, len(t))
+                (d / f"{stem}_{kind}.{job}.log").write_text("".join(f"{a}, {b}, 0, 0, 0\n" for a, b in zip(t, v)))
+                files += 1
+        points += 1
+    return points, files
+
+
+LOG_BASELINE = r"""
+import sys, time
+from pathlib import Path
+
+import pandas as pd
+t = time.perf_counter()
+frames = []
+for f in sorted(Path(sys.argv[1]).rglob("*.log")):
+    df = pd.read_csv(f, header=None, names=["time_ms", "value", "direction", "bs", "offset"])
+    df["file"] = str(f)
+    frames.append(df)
+df = pd.concat(frames, ignore_index=True)
+df.to_parquet(sys.argv[2])
+print(time.perf_counter() - t, len(df))
+"""
+
+LOG_FLOOR = r"""
+import sys, time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+t = time.perf_counter()
+blobs = [f.read_bytes() for f in sorted(Path(sys.argv[1]).rglob("*.log"))]
+table = pacsv.read_csv(pa.py_buffer(b"".join(blobs)), read_options=pacsv.ReadOptions(autogenerate_column_names=True,
+                                                                                      block_size=1 << 24))
+print(time.perf_counter() - t, table.num_rows)
+"""
+
+LOG_OURS = r"""
+import sys, time
+from pathlib import Path
+
+from helpers.ingest.timeseries import ingest_timeseries
+t = time.perf_counter()
+rows = ingest_timeseries([Path(sys.argv[1])], "bench", Path(sys.argv[2]))
+print(time.perf_counter() - t, rows)
+"""
+
+
 def warm(folder: Path) -> None:
     """Read every file once, so each measurement starts with the same (warm) page cache."""
-    for f in folder.rglob("*.json"):
-        f.read_bytes()
+    for f in folder.rglob("*"):
+        if f.is_file():
+            f.read_bytes()
 
 
 def run_once(code: str, src: Path, out: Path) -> tuple[float, int, float]:
@@ -206,59 +292,95 @@ def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} CPUs)"
 
 
+def json_corpora(args, tmp: Path) -> None:
+    big, small = tmp / "big", tmp / "small"
+    big.mkdir(), small.mkdir()
+    t = time.perf_counter()
+    build(big, args.files)
+    build(small, args.files // 3)
+    size = sum(f.stat().st_size for f in big.rglob("*.json")) / 2**20
+    print(f"built {args.files} files ({size:.0f} MiB; {len(SOURCES)} real outputs, 1 in "
+          f"{len(SOURCES)} json+ with bins, values varied) in {time.perf_counter() - t:.1f} s")
+    print(f"before: {load()}")
+    ours_small = best([run_once(OURS, small, tmp / "o-small") for _ in range(args.repeat)])
+    runs = interleaved({"ours": (OURS, big, tmp / "o-big"), "base": (BASELINE, big, tmp / "base.parquet")},
+                       args.repeat)
+    ours, base = best(runs["ours"]), best(runs["base"])
+    print(f"after: {load()}")
+    print(f"every run, in turns: ours {times(runs['ours'])}; baseline {times(runs['base'])}")
+    print(f"baseline (json.load + json_normalize + concat + to_parquet): {base[0]:.2f} s, "
+          f"{base[1]} rows, peak RSS {base[2]:.0f} MiB (best of {args.repeat})")
+    print(f"ours (helpers.ingest.core, batches of at most {BATCH_FILES} files): "
+          f"{ours[0]:.3f} s, {ours[1]} rows, peak RSS {ours[2]:.0f} MiB "
+          f"({args.files // 3} files: {ours_small[0]:.3f} s, peak RSS {ours_small[2]:.0f} MiB; best of {args.repeat})")
+    print(f"ratio: ours is {base[0] / ours[0]:.1f}x faster than the baseline (goal >= 40x)")
+    arch = tmp / "archive"
+    arch.mkdir()
+    t = time.perf_counter()
+    entries = build_archive(arch, args.archive_files)
+    size = sum(f.stat().st_size for f in arch.rglob("*.json")) / 2**20
+    print(f"archive: built {args.archive_files} files ({size:.0f} MiB, {entries} per-job entries, 1-64 per "
+          f"file; json+ with bins on 1 in 8) in {time.perf_counter() - t:.1f} s")
+    floor, a_ours, a_base = three_sides(tmp, arch, (FLOOR, OURS, BASELINE), "arch", args.repeat)
+    n = args.archive_files
+    print(f"archive baseline: {a_base[0]:.2f} s, {a_base[1]} rows, peak RSS {a_base[2]:.0f} MiB")
+    print(f"archive ours: {a_ours[0]:.3f} s, {a_ours[1]} rows, peak RSS {a_ours[2]:.0f} MiB; "
+          f"{n / a_ours[0]:.0f} files/s")
+    print(f"archive floor (read + orjson.loads only, one process): {floor[0]:.3f} s, {n / floor[0]:.0f} files/s")
+    print(f"archive ratio: ours is {a_base[0] / a_ours[0]:.1f}x faster than the baseline (goal >= 40x); "
+          f"ours runs at {floor[0] / a_ours[0]:.2f} of the floor's files/s (goal >= 0.33)")
+
+
+def three_sides(tmp: Path, src: Path, codes: tuple[str, str, str], tag: str, repeat: int):
+    """Floor, ours and baseline on ``src``, in turns, with the load average before and after; their bests."""
+    print(f"before: {load()}")
+    runs = interleaved({"floor": (codes[0], src, tmp / "unused"), "ours": (codes[1], src, tmp / f"o-{tag}"),
+                        "base": (codes[2], src, tmp / f"base-{tag}.parquet")}, repeat)
+    print(f"after: {load()}")
+    print(f"every run, in turns: floor {times(runs['floor'])}; ours {times(runs['ours'])}; baseline {times(runs['base'])}")
+    return best(runs["floor"]), best(runs["ours"]), best(runs["base"])
+
+
+def log_archive(args, tmp: Path) -> None:
+    """Issue 21 point 4: fio logs of a fio-plot-shaped archive -> the timeseries dataset, against a naive
+    baseline (per file pandas.read_csv, concat, to_parquet) and a floor (the same bytes read and parsed by
+    pyarrow.csv in one pass), in turns, each in a fresh subprocess."""
+    logs = tmp / "logs"
+    logs.mkdir()
+    t = time.perf_counter()
+    points, files = build_log_archive(logs, args.log_files)
+    size = sum(f.stat().st_size for f in logs.rglob("*.log")) / 2**20
+    print(f"log archive: built {files} log files ({size:.0f} MiB) of {points} points (numjobs 1-16, 5 logs per "
+          f"clone, log_avg_msec 250/500/1000, 60 s each) in {time.perf_counter() - t:.1f} s")
+    floor, ours, base = three_sides(tmp, logs, (LOG_FLOOR, LOG_OURS, LOG_BASELINE), "logs", args.repeat)
+    print(f"logs baseline (per file pandas.read_csv + concat + to_parquet): {base[0]:.2f} s, {base[1]:,} rows, "
+          f"peak RSS {base[2]:.0f} MiB")
+    print(f"logs floor (read every file, pyarrow.csv on the bytes in one pass, nothing else): {floor[0]:.3f} s, "
+          f"{floor[1]:,} rows, peak RSS {floor[2]:.0f} MiB")
+    print(f"logs ours (helpers.ingest.timeseries.ingest_timeseries: match to JSON, windows, Parquet): {ours[0]:.3f} s, "
+          f"{ours[1]:,} rows, peak RSS {ours[2]:.0f} MiB; {files / ours[0]:,.0f} files/s")
+    print(f"logs ratio: ours is {base[0] / ours[0]:.1f}x faster than the baseline (goal >= 5x) and "
+          f"{ours[0] / floor[0]:.2f}x the floor's time (goal <= 3x)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=3000, help="files in the small corpus")
     ap.add_argument("--archive-files", type=int, default=2000, help="files in the archive-shaped corpus")
     ap.add_argument("--repeat", type=int, default=2, help="runs per side; the best time counts")
+    ap.add_argument("--log-files", type=int, default=24000,
+                    help="log files in the fio-plot-shaped log archive (0: skip it)")
+    ap.add_argument("--only-logs", action="store_true", help="run only the log archive part")
     ap.add_argument("--dir", default=default_dir(),
                     help="where the corpora and outputs go (default: /dev/shm when it exists, else build/)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-ingest-", dir=args.dir) as tmp:
         tmp = Path(tmp)
         print(f"corpora and outputs in {tmp} ({'RAM-backed tmpfs' if is_tmpfs(tmp) else 'page cache of a disk'})")
-        big, small = tmp / "big", tmp / "small"
-        big.mkdir(), small.mkdir()
-        t = time.perf_counter()
-        build(big, args.files)
-        build(small, args.files // 3)
-        size = sum(f.stat().st_size for f in big.rglob("*.json")) / 2**20
-        print(f"built {args.files} files ({size:.0f} MiB; {len(SOURCES)} real outputs, 1 in "
-              f"{len(SOURCES)} json+ with bins, values varied) in {time.perf_counter() - t:.1f} s")
-        print(f"before: {load()}")
-        ours_small = best([run_once(OURS, small, tmp / "o-small") for _ in range(args.repeat)])
-        runs = interleaved({"ours": (OURS, big, tmp / "o-big"), "base": (BASELINE, big, tmp / "base.parquet")},
-                           args.repeat)
-        ours, base = best(runs["ours"]), best(runs["base"])
-        print(f"after: {load()}")
-        print(f"every run, in turns: ours {times(runs['ours'])}; baseline {times(runs['base'])}")
-        print(f"baseline (json.load + json_normalize + concat + to_parquet): {base[0]:.2f} s, "
-              f"{base[1]} rows, peak RSS {base[2]:.0f} MiB (best of {args.repeat})")
-        print(f"ours (helpers.ingest.core, batches of at most {BATCH_FILES} files): "
-              f"{ours[0]:.3f} s, {ours[1]} rows, peak RSS {ours[2]:.0f} MiB "
-              f"({args.files // 3} files: {ours_small[0]:.3f} s, peak RSS {ours_small[2]:.0f} MiB; best of {args.repeat})")
-        print(f"ratio: ours is {base[0] / ours[0]:.1f}x faster than the baseline (goal >= 40x)")
-        arch = tmp / "archive"
-        arch.mkdir()
-        t = time.perf_counter()
-        entries = build_archive(arch, args.archive_files)
-        size = sum(f.stat().st_size for f in arch.rglob("*.json")) / 2**20
-        print(f"archive: built {args.archive_files} files ({size:.0f} MiB, {entries} per-job entries, 1-64 per "
-              f"file; json+ with bins on 1 in 8) in {time.perf_counter() - t:.1f} s")
-        print(f"before: {load()}")
-        runs = interleaved({"floor": (FLOOR, arch, tmp / "unused"), "ours": (OURS, arch, tmp / "o-arch"),
-                            "base": (BASELINE, arch, tmp / "base-arch.parquet")}, args.repeat)
-        floor, a_ours, a_base = best(runs["floor"]), best(runs["ours"]), best(runs["base"])
-        print(f"after: {load()}")
-        print(f"every run, in turns: floor {times(runs['floor'])}; ours {times(runs['ours'])}; "
-              f"baseline {times(runs['base'])}")
-        n = args.archive_files
-        print(f"archive baseline: {a_base[0]:.2f} s, {a_base[1]} rows, peak RSS {a_base[2]:.0f} MiB")
-        print(f"archive ours: {a_ours[0]:.3f} s, {a_ours[1]} rows, peak RSS {a_ours[2]:.0f} MiB; "
-              f"{n / a_ours[0]:.0f} files/s")
-        print(f"archive floor (read + orjson.loads only, one process): {floor[0]:.3f} s, {n / floor[0]:.0f} files/s")
-        print(f"archive ratio: ours is {a_base[0] / a_ours[0]:.1f}x faster than the baseline (goal >= 40x); "
-              f"ours runs at {floor[0] / a_ours[0]:.2f} of the floor's files/s (goal >= 0.33)")
+        if not args.only_logs:
+            json_corpora(args, tmp)
+        if args.log_files:
+            log_archive(args, tmp)
     return 0
 
 

@@ -85,3 +85,30 @@ def test_consistency_table_names_points_readably_in_numeric_order():
                                    "4k randrw read QD16 70 % read"]
     assert "run_id" not in t.columns and t["iops_median"].tolist() == [1000.0] * 4
     assert t["settled"].tolist() == ["yes"] * 4 and t["settle_reason"].str.len().min() > 10
+
+
+def test_a_narrow_final_window_is_left_out_of_the_statistics_and_said():
+    """A job's final partial window (here 10 ms with 10 IOPS: one I/O) is not a stall nor the worst window."""
+    ts = frame([1000.0] * 8)
+    tail = ts.iloc[[-1]].assign(window_start_s=8.0, window_end_s=8.01, iops=10.0, from_json=True, t_ms=8010)
+    ts = pd.concat([ts, tail], ignore_index=True)
+    r = an.consistency(ts).iloc[0]
+    assert r["windows"] == 8 and r["stalls"] == 0 and r["worst_iops"] == 1000
+    assert "1 window narrower than 0.5 x the typical width left out" in r["summary"]
+    assert an.narrow_windows(ts).tolist() == [False] * 8 + [True]
+
+
+def test_clones_on_one_grid_keep_every_byte():
+    """Two clones tick at their own times (entries 0.3 s apart, one 0.1 s late); on the 1 s grid their rates
+    are split by overlap: a constant 1000 IOPS each gives 2000 per grid window and the byte total is kept."""
+    a = frame([1000.0] * 4, job=0)
+    b = frame([1000.0] * 4, job=1)
+    b["window_start_s"] = [0.0, 1.3, 2.3, 3.3]
+    b["window_end_s"] = [1.3, 2.3, 3.3, 4.3]
+    ts = pd.concat([a, b], ignore_index=True)
+    s = an.point_series(ts)
+    rate = s[s["iops"].notna()]
+    assert rate["window_end_s"].tolist() == [1.0, 2.0, 3.0, 4.0, 4.3]
+    np.testing.assert_allclose(rate["iops"].iloc[:4], 2000.0)
+    total = (ts["bytes_per_s"] * (ts["window_end_s"] - ts["window_start_s"])).sum()
+    assert (rate["bytes_per_s"] * (rate["window_end_s"] - rate["window_start_s"])).sum() == pytest.approx(total)

@@ -48,3 +48,14 @@ def test_long_point_is_reduced_for_display_only():
 def test_no_logs_is_one_sentence():
     fig = fts.timeseries_figure(pd.DataFrame())
     assert len(fig.layout.annotations) == 1 and "no fio time-series logs" in fig.layout.annotations[0].text
+
+
+def test_time_no_window_covers_is_drawn_at_zero():
+    """After a stall in which fio ticked and no I/O completed, the next entry covers one tick: the uncovered time
+    is drawn at 0 IOPS (not a line from the last window before the stall); a hidden narrow window's gap is not."""
+    from helpers.figures.timeseries import _gaps_at_zero
+
+    x, y = _gaps_at_zero(np.array([0.0, 1.0, 3.0, 4.0]), np.array([1.0, 2.0, 4.0, 5.0]), np.array([5.0, 5, 7, 5]))
+    assert x.tolist() == [1.0, 2.0, 2.0, 3.0, 4.0, 5.0] and y.tolist() == [5, 5, 0, 0, 7, 5]
+    x, _ = _gaps_at_zero(np.array([0.0, 1.05, 2.0]), np.array([1.0, 2.0, 3.0]), np.array([5.0, 5, 5]))
+    assert x.tolist() == [1.0, 2.0, 3.0]

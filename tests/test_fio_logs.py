@@ -105,3 +105,22 @@ def test_percentile_rows_known_answers():
     # unsorted bins are sorted with their counts
     np.testing.assert_array_equal(histogram.percentile_rows(bins[::-1], counts[:, ::-1], [50])[:, 0],
                                   [10, np.nan, 30, 40])
+
+
+def test_many_value_logs_in_one_pass_match_file_by_file(logged_run, tmp_path):
+    """read_value_logs parses files of one width together; each file's arrays are what it alone gives, and a
+    file that is not a fio log (or is missing) is left out alone, the others of its batch still read."""
+    files = sorted(logged_run.glob("job_[bil]*.log")) + sorted(logged_run.glob("job_[cs]lat.1.log"))
+    bad = tmp_path / "bad_bw.1.log"
+    bad.write_text("1000, 5, 0, 0, 0\nnot, a, log, line, x\n")
+    four = tmp_path / "old_iops.1.log"  # fio 3.1-era lines: time, value, direction, bs
+    four.write_text("250, 10, 0, 4096\n500, 12, 1, 4096\n")
+    empty = tmp_path / "empty_lat.1.log"
+    empty.write_text("")
+    got = logs.read_value_logs([*files, bad, four, empty, tmp_path / "missing_bw.1.log"])
+    for f, g in zip(files, got):
+        one = logs.read_value_arrays(logs.read_text(f))
+        assert set(g) == set(one) and all(np.array_equal(g[k], one[k]) for k in one), f.name
+    assert isinstance(got[len(files)], ValueError) and isinstance(got[-1], OSError)
+    assert got[len(files) + 1]["time_ms"].tolist() == [250, 500] and got[len(files) + 1]["direction"].tolist() == [0, 1]
+    assert len(got[len(files) + 2]["time_ms"]) == 0

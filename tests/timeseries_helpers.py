@@ -15,7 +15,8 @@ def frame(iops, point="p", direction="read", job=0, window_s=1.0, **cols) -> pd.
     iops = np.asarray(iops, dtype=float)
     data = {"run_id": "r", "point_id": point, "source_file": f"{point}.json", "run_index": 0, "job_index": 0,
             "log_job": job + 1,
-            "direction": direction, "window_start_s": end - window_s, "window_end_s": end, "ramp_s": 1.0,
+            "direction": direction, "log": "iops,bw", "t_ms": np.rint(end * 1000).astype(np.int64),
+            "window_start_s": end - window_s, "interval_s": window_s, "from_json": False, "window_end_s": end, "ramp_s": 1.0,
             "iops": iops, "bytes_per_s": iops * 4096, "lat_mean_us": 100.0, "clat_mean_us": np.nan,
             "slat_mean_us": np.nan, "hist_ios": pd.NA, "clat_p50_us": np.nan, "clat_p99_us": np.nan,
             "clat_p99_9_us": np.nan, "unreliable_percentiles": "", "flag_few_ios": False, **cols}

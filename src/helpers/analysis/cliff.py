@@ -112,13 +112,21 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) 
 
 
 def gb_written(series: pd.DataFrame) -> pd.Series:
-    """GB (10^9 bytes) written by the end of each window of one point's write series: bytes/s x the time
-    since the previous window's end (a window fio did not log is credited at the next window's rate),
-    cumulative, in window order."""
-    s = series.sort_values("window_end_s")
-    end = s["window_end_s"].astype(float)
-    width = end.diff().fillna(end - s["window_start_s"].astype(float))
+    """GB (10^9 bytes) written by the end of each window of one point's write series: each window's bytes/s x
+    its own width (``window_end_s - window_start_s``), cumulative, in window order (rows without bytes/s, e.g.
+    latency log entries, count 0).
+
+    The widths are the ones :mod:`helpers.ingest.timeseries` gives fio's entries: the time each entry's rate
+    covers, a gap in which fio ticked and no I/O completed counting nothing and a late entry its whole gap,
+    plus the job's final partial window from the JSON; so the last value is the JSON's io_bytes."""
+    s = series.sort_values("window_end_s", kind="stable")
+    width = s["window_end_s"].astype(float) - s["window_start_s"].astype(float)
     return (s["bytes_per_s"].astype(float).fillna(0.0) * width).cumsum() / 1e9
+
+
+def rate_rows(series: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a (point_)series that carry bytes/s (the bw log's entries), in window order."""
+    return series[series["bytes_per_s"].notna()].sort_values("window_end_s", kind="stable")
 
 
 def sustained_write_cliffs(series: pd.DataFrame) -> pd.DataFrame:
@@ -130,7 +138,7 @@ def sustained_write_cliffs(series: pd.DataFrame) -> pd.DataFrame:
     w = series[series["point_id"].astype(str).str.startswith(SUSTAINED_GROUP) & (series["direction"] == "write")]
     rows = []
     for (run, point), g in w.groupby(["run_id", "point_id"], sort=True):
-        g = g.sort_values("window_end_s")
+        g = rate_rows(g)
         c = find_write_cliff(gb_written(g), g["bytes_per_s"])
         rows.append((run, point, c.cliff_gb, c.before_bytes_per_s, c.after_bytes_per_s, c.total_gb, c.reason))
     return pd.DataFrame(rows, columns=cols)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from helpers.analysis.cliff import gb_written
+from helpers.analysis.cliff import gb_written, rate_rows
 
 NO_MANIFEST = "no SMART/health data: no sweep manifest was found for this run."
 BEFORE_HEALTH = "no SMART/health data: this run was recorded before the lab read the device's health."
@@ -108,7 +108,7 @@ def temperature_at_gb(temps: pd.DataFrame, write_series: pd.DataFrame) -> np.nda
     0 GB at the end of the ramp and before it, the total after the last window."""
     if temps.empty or write_series.empty:
         return np.zeros(len(temps))
-    s = write_series.sort_values("window_end_s")
+    s = rate_rows(write_series)
     end = np.r_[0.0, s["window_end_s"].to_numpy(dtype=float)]
     gb = np.r_[0.0, gb_written(s).to_numpy(dtype=float)]
     return np.interp(temps["time_s"].to_numpy(dtype=float), end, gb)

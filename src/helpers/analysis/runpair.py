@@ -47,6 +47,7 @@ import pandas as pd
 from helpers.analysis.flags import flag_sentences, flagged_rows
 from helpers.analysis.points import point_label
 from helpers.analysis.samples import DRIFT_ASSUMED, DRIFT_HISTORY, compare_samples, run_variance
+from helpers.analysis.timeseries import narrow_windows, on_grid
 from helpers.fio import histogram
 from helpers.fio.latency import latency_label
 from helpers.fio.units import format_bytes
@@ -179,18 +180,25 @@ def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None
 
 
 def interval_samples(timeseries: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """Per-interval samples from a ``timeseries`` table (one row per run, file, job entry, direction
-    and time window): IOPS and bandwidth summed over the file's job entries per window, mean total
-    latency IOPS-weighted; the configuration comes from the results rows of the same file and job
-    entry.  Samples are named ``<source_file>@<window_start_s>``; their time is the file's fio timestamp
+    """Per-interval samples from a ``timeseries`` table (fio's log entries, put on one grid of the log
+    interval per point by :func:`helpers.analysis.timeseries.on_grid`; a last grid window narrower than half
+    the interval left out): IOPS and bandwidth summed over the
+    file's jobs per window, mean total latency IOPS-weighted; the configuration comes from the results rows
+    of the same file and job entry.  Samples are named ``<source_file>@<window_start_s>``; their time is the file's fio timestamp
     (the end of the run) minus the measured runtime plus the window's start."""
     if timeseries is None or timeseries.empty or results is None or results.empty:
         return _empty_samples()
     keys = ["run_id", *_keys_present(results, MATCH_KEYS)]
     join = _join(timeseries, results)
     res = results.assign(_start=_time(results) - _num(results, "runtime_s"))
-    t = timeseries.merge(res[list(dict.fromkeys([*join, *MATCH_KEYS, "_start"]))].drop_duplicates(join), on=join,
-                         how="inner")
+    grid = on_grid(timeseries)
+    grid = grid[~narrow_windows(grid)]  # a final partial grid window is a rate over a few ms, not a sample
+    if grid.empty:
+        return _empty_samples()
+    by = grid.groupby([*join, "log_job", "window_start_s"], sort=False, dropna=False)
+    per_job = by[["iops", "bytes_per_s"]].sum(min_count=1).join(by["lat_mean_us"].mean()).reset_index()
+    t = per_job.merge(res[list(dict.fromkeys([*join, *MATCH_KEYS, "_start"]))].drop_duplicates(join), on=join,
+                      how="inner")
     t["_t"] = t["_start"] + pd.to_numeric(t["window_start_s"], errors="coerce").astype(float)
     t["_w"] = pd.to_numeric(t["iops"], errors="coerce").astype(float)
     t["_wl"] = t["_w"] * pd.to_numeric(t["lat_mean_us"], errors="coerce").astype(float)

@@ -15,8 +15,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.analysis.cliff import SUSTAINED_GROUP, find_write_cliff, gb_written
+from helpers.analysis.cliff import SUSTAINED_GROUP, find_write_cliff, gb_written, rate_rows
 from helpers.analysis.health import temperature_at_gb, temperature_series
+from helpers.analysis.timeseries import NARROW_FRACTION, narrow_windows
 from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, latency_log_axis, message_figure, natural_key
 from helpers.fio.latency import latency_label
 
@@ -77,6 +78,28 @@ def display_reduce(x, y, max_windows: int = DISPLAY_MAX_WINDOWS) -> tuple[np.nda
     return np.array(xs), np.array(ys), True
 
 
+def _gaps_at_zero(start: np.ndarray, end: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) of windows drawn at their ends, with 0 across the time no window covers: fio ticked there and no
+    I/O completed (helpers.ingest.timeseries gives each entry only the time its rate covers).  Only gaps of at
+    least half the typical width: a hidden narrow window leaves a smaller one."""
+    xs, ys, prev = [], [], 0.0
+    least = 0.5 * float(np.median(end - start)) if len(end) else 0.0
+    for a, b, v in zip(start, end, y):
+        if a > prev + least:
+            xs += [prev, a]
+            ys += [0.0, 0.0]
+        xs.append(b)
+        ys.append(v)
+        prev = b
+    return np.array(xs), np.array(ys)
+
+
+def _narrow_note(n: int) -> str:
+    return (f"{n:,} window{'s' if n != 1 else ''} narrower than {NARROW_FRACTION:g} x the log interval not drawn (a "
+            "job's final partial window, a second entry in one interval: a rate over a few ms); every analysis "
+            "counts them.")
+
+
 def _label(key, multi_run: bool) -> str:
     run, point, _ = key
     return f"{run}: {point}" if multi_run else str(point)
@@ -106,18 +129,26 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
     if summary is not None and not summary.empty:
         for r in summary.itertuples():
             notes.setdefault((r.run_id, r.point_id, r.source_file), []).append(f"{r.direction}: {r.summary}")
-    for pi, (_, g) in enumerate(points):
+    for pi, (key, g) in enumerate(points):
+        hidden = narrow_windows(g)
+        if hidden.any():
+            notes.setdefault(key, []).append(_narrow_note(int(hidden.sum())))
+        g = g[~hidden]
         for di, (direction, s) in enumerate(g.groupby("direction", sort=True)):
             s = s.sort_values("window_end_s")
             c = color(di)
-            x, y, red = display_reduce(s["window_end_s"], s["iops"], max_windows)
+            r = s[s["iops"].notna()]
+            x, y, red = display_reduce(r["window_end_s"], r["iops"], max_windows)
+            if not red:
+                x, y = _gaps_at_zero(r["window_start_s"].to_numpy(dtype=float), x, y)
             reduced_any |= red
             fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{direction} IOPS", line={"color": c},
                                      legendgroup=direction,
                                      hovertemplate=f"{direction}: %{{y:,.0f}} IOPS in the window ending at "
                                                    "%{x:g} s<extra></extra>"), row=1, col=1)
             owner.append(pi)
-            x, y, red = display_reduce(s["window_end_s"], s["lat_mean_us"], max_windows)
+            r = s[s["lat_mean_us"].notna()]
+            x, y, red = display_reduce(r["window_end_s"], r["lat_mean_us"], max_windows)
             fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=f"{direction} {latency_label('lat', 'mean', '')}",
                                      line={"color": c, "width": 1}, legendgroup=direction,
                                      hovertemplate=f"{direction} mean total latency: %{{y:,.1f}} µs at %{{x:g}} s"
@@ -212,10 +243,11 @@ def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WIND
     multi_run = w["run_id"].nunique() > 1
     owner, layouts = [], []
     for i, ((run, point), g) in enumerate(groups):
-        g = g.sort_values("window_end_s")
+        g = rate_rows(g)
         gb = gb_written(g).to_numpy()
         c = find_write_cliff(gb, g["bytes_per_s"])
-        x, y, red = display_reduce(gb, g["bytes_per_s"].to_numpy() / 1e6, max_windows)
+        shown = ~narrow_windows(g).to_numpy()
+        x, y, red = display_reduce(gb[shown], g["bytes_per_s"].to_numpy()[shown] / 1e6, max_windows)
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name="throughput per window", line={"color": color(0)},
                                  hovertemplate="%{y:,.0f} MB/s after %{x:.3g} GB<extra></extra>"))
         owner.append(i)
@@ -238,7 +270,8 @@ def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WIND
             owner.append(i)
         label = f"{run}: {point}" if multi_run else str(point)
         note = " (drawn as min/max per bucket; analysis uses every window)" if red else ""
-        missing = _missing_temperature(has_temp, temps, health_note)
+        missing = "<br>".join(x for x in (_narrow_note(int((~shown).sum())) if not shown.all() else "",
+                                          _missing_temperature(has_temp, temps, health_note)) if x)
         layouts.append({"shapes": shapes, "title": {"text": f"{label}: {c.reason}{note}"}, "yaxis2.visible": has_temp,
                         "annotations": [{"text": missing, "x": 0, "xref": "paper", "y": -0.25, "yref": "paper",
                                          "showarrow": False, "xanchor": "left", "font": {"size": 11}}] if missing else []})

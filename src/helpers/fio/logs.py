@@ -19,14 +19,21 @@ the I/O counts of its window only (fio writes the difference to the previous sna
 ``hist_sum``).  The bin index -> latency conversion is fio's stat.c ``plat_idx_to_val``; percentiles of a
 window use :func:`helpers.fio.histogram.percentile_rows`, fio's own rule.
 
-Measured on fio 3.33 here: logs start when ``ramp_time`` ends (times count from there), and the last,
-partial window is often missing from the bw/iops/histogram logs.
+Measured on fio 3.33 here: logs start when ``ramp_time`` ends (times count from there); the bw/iops logs
+(written by fio's helper thread, stat.c ``__add_samples``) never hold the job's last, partial window, while
+the lat/clat/slat and histogram logs (written at I/O completions) flush it at the job's end.
+
+Many logs at once: :func:`read_value_logs` parses a list of files in one pass (files with the same number of
+columns concatenated and parsed together), so an archive of 100k small logs costs its bytes, not 100k
+parser start-ups.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
+import os
 import re
 import warnings
 from dataclasses import dataclass
@@ -34,6 +41,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
 
 FIO_IO_U_PLAT_BITS = 6
 FIO_IO_U_PLAT_VAL = 1 << FIO_IO_U_PLAT_BITS  # 64 bins per power of two
@@ -43,7 +52,7 @@ HIST_KINDS = ("clat_hist", "lat_hist")
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
 _SMALL = 1 << 20  # below this many bytes a log is split in Python (faster than pandas' parser start-up)
 
-_NAME_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat|clat_hist|lat_hist)"
+LOG_NAME_RE = _NAME_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat|clat_hist|lat_hist)"
                       r"(?:\.(?P<job>\d+))?\.log(?P<gz>\.gz)?$")
 
 
@@ -58,9 +67,10 @@ class LogName:
         return self.kind in HIST_KINDS
 
 
+@functools.lru_cache(maxsize=1 << 17)  # an archive's ingest asks about each of its files more than once
 def parse_log_name(name: str) -> LogName | None:
     """``'p_clat_hist.2.log.gz'`` -> LogName('p', 'clat_hist', 2); None for other files."""
-    m = _NAME_RE.match(Path(name).name)
+    m = _NAME_RE.match(os.path.basename(os.fspath(name)))
     if not m:
         return None
     return LogName(m["prefix"], m["kind"], int(m["job"] or 1))
@@ -108,15 +118,82 @@ def _matrix(text: str) -> np.ndarray:
 def read_value_arrays(text: str) -> dict[str, np.ndarray]:
     """A bw/iops/lat/clat/slat log -> arrays time_ms (int64), value (float64, the log's own unit),
     direction (0/1/2) and bs_bytes (int64; 0 in averaged logs)."""
-    a = _matrix(text)
-    if a.size == 0:
-        e = np.empty(0, dtype=np.int64)
-        return {"time_ms": e, "value": np.empty(0), "direction": e, "bs_bytes": e}
-    if a.shape[1] < 3:
-        raise ValueError(f"not a fio value log: {a.shape[1]} columns (time, value, direction, ... expected).")
-    bs = a[:, 3] if a.shape[1] > 3 else np.zeros(len(a))
-    return {"time_ms": a[:, 0].astype(np.int64), "value": a[:, 1], "direction": a[:, 2].astype(np.int64),
-            "bs_bytes": bs.astype(np.int64)}
+    return _arrays(_matrix(text))
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """A log file's bytes (``.gz`` decompressed)."""
+    path = os.fspath(path)
+    if path.endswith(".gz"):
+        with gzip.open(path, "rb") as f:
+            return f.read()
+    with open(path, "rb") as f:
+        return f.read()
+
+
+_EMPTY_VALUES = {"time_ms": np.empty(0, dtype=np.int64), "value": np.empty(0), "direction": np.empty(0, dtype=np.int64),
+                 "bs_bytes": np.empty(0, dtype=np.int64)}
+
+
+def _arrays(a) -> dict[str, np.ndarray]:
+    """A 2-D array, or a list of its columns, -> the value-log arrays."""
+    cols = list(a.T) if isinstance(a, np.ndarray) and a.ndim == 2 else a
+    if isinstance(a, np.ndarray) and a.size == 0 or not len(cols) or not len(cols[0]):
+        return dict(_EMPTY_VALUES)
+    if len(cols) < 3:
+        raise ValueError("not a fio value log: fewer than 3 columns (time, value, direction, ... expected).")
+    bs = cols[3] if len(cols) > 3 else np.zeros(len(cols[0]))
+    return {"time_ms": cols[0].astype(np.int64), "value": cols[1].astype(np.float64),
+            "direction": cols[2].astype(np.int64), "bs_bytes": bs.astype(np.int64)}
+
+
+def _bulk_columns(blob: bytes, width: int) -> list[np.ndarray] | None:
+    """Comma-separated lines of ``width`` numeric fields -> their columns, float64 (pyarrow's multi-threaded CSV
+    reader); None when the text is not that (ragged rows, stray text: callers fall back file by file)."""
+    try:
+        table = pacsv.read_csv(pa.py_buffer(blob), read_options=pacsv.ReadOptions(
+            autogenerate_column_names=True, block_size=1 << 24), convert_options=pacsv.ConvertOptions(
+            column_types={f"f{i}": pa.float64() for i in range(width)}))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if table.num_columns != width:
+        return None
+    return [c.to_numpy() for c in table.columns]
+
+
+def read_value_logs(paths: list[Path]) -> list[dict[str, np.ndarray] | Exception]:
+    """Many bw/iops/lat/clat/slat logs -> :func:`read_value_arrays` per file (in order), or the exception that
+    file raised (unreadable, not a fio log).  Files with the same number of columns are parsed in one pass."""
+    out: list = [None] * len(paths)
+    by_width: dict[int, list[tuple[int, bytes]]] = {}
+    for i, p in enumerate(paths):
+        try:
+            b = read_bytes(p).strip()
+        except (OSError, EOFError) as exc:
+            out[i] = exc
+            continue
+        if not b:
+            out[i] = dict(_EMPTY_VALUES)
+            continue
+        nl = b.find(b"\n")
+        by_width.setdefault((b[:nl] if nl >= 0 else b).count(b",") + 1, []).append((i, b))
+    for width, items in by_width.items():
+        blob = b"\n".join(b for _, b in items) + b"\n"
+        counts = np.fromiter((b.count(b"\n") + 1 for _, b in items), dtype=np.int64, count=len(items))
+        cols = _bulk_columns(blob, width) if width >= 3 else None
+        if cols is not None and len(cols[0]) == int(counts.sum()):
+            ends = np.cumsum(counts)
+            t, v, d = cols[0].astype(np.int64), cols[1], cols[2].astype(np.int64)
+            bs = cols[3].astype(np.int64) if width > 3 else np.zeros(len(t), dtype=np.int64)
+            for (i, _), lo, hi in zip(items, ends - counts, ends):
+                out[i] = {"time_ms": t[lo:hi], "value": v[lo:hi], "direction": d[lo:hi], "bs_bytes": bs[lo:hi]}
+            continue
+        for i, b in items:  # one file spoils the batch: each on its own, so only the bad one is left out
+            try:
+                out[i] = read_value_arrays(b.decode("utf-8", errors="replace"))
+            except ValueError as exc:
+                out[i] = exc
+    return out
 
 
 def read_value_log(text: str) -> pd.DataFrame:

@@ -126,13 +126,25 @@ TIMESERIES_COLUMNS: list[tuple[str, str, str]] = [
     ("log_job", "int64", "fio's job number in the log file name (PREFIX_iops.N.log): every numjobs clone writes "
      "its own logs, so a grouped entry has one series per clone."),
     ("direction", "string", "read, write or trim."),
-    ("window_start_s", "float64", "Start of the window in seconds since the end of the ramp (fio starts its logs "
-     "when ramp_time ends): window end minus the log interval, never before 0."),
-    ("window_end_s", "float64", "End of the window in seconds since the end of the ramp: fio's log time stamp "
-     "rounded to the log interval (log_avg_msec; 1 s windows for logs written per I/O)."),
+    ("log", "string", "The fio log(s) the row's values come from: 'iops,bw' (written together at one tick of "
+     "fio's helper thread), 'lat,clat,slat' (at one completion), 'clat_hist', or one of them alone when its "
+     "entries do not pair up one to one with the others' time stamps."),
+    ("t_ms", "int64", "fio's own time stamp of the log entry, as written (ms since the end of the ramp, or Unix ms "
+     "with log_unix_epoch=1); for logs written per I/O, the end of the aggregated window; for a from_json row, "
+     "the JSON's runtime."),
+    ("window_start_s", "float64", "Start of the time the entry covers, seconds since the end of the ramp (fio "
+     "starts its logs when ramp_time ends): the previous entry of the same log, job and direction (0 for the "
+     "first); after a bw/iops gap at which fio ticked without logging (no I/O completed) one tick before the "
+     "entry (helpers.ingest.timeseries)."),
+    ("window_end_s", "float64", "End of the time the entry covers: the entry's time stamp in seconds since the end "
+     "of the ramp.  Windows are not on a grid: a late entry, two entries in one interval and the job's final "
+     "partial window keep their own widths (window_end_s - window_start_s)."),
+    ("interval_s", "float64", "The log's interval in seconds (log_avg_msec or log_hist_msec; 1 s for logs "
+     "written per I/O, aggregated into 1 s windows): the width a window normally has."),
+    ("from_json", "bool", "True for the job's final partial bw/iops window, which fio does not log: the JSON's "
+     "io_bytes / total_ios minus what the log entries hold, over [last entry, the JSON's runtime]."),
     ("ramp_s", "float64", "The point's ramp_time in seconds (not in the logs; views shade it before 0)."),
-    ("iops", "float64", "I/O operations per second in the window (fio iops log; NaN when the window is only "
-     "in other logs)."),
+    ("iops", "float64", "I/O operations per second in the window (fio iops log; NaN in rows of other logs)."),
     ("bytes_per_s", "float64", "Bytes per second in the window (fio bw log, KiB/s x 1024)."),
     ("lat_mean_us", "float64", "Mean TOTAL latency (submission + completion, fio lat log) in the window, µs."),
     ("clat_mean_us", "float64", "Mean completion latency (fio clat log) in the window, µs."),
@@ -232,11 +244,15 @@ def document() -> str:
         "",
         markdown(QUARANTINE_COLUMNS),
         "",
-        "## timeseries (fio's per-window logs: one row per point, job, direction and window)",
+        "## timeseries (fio's logs: one row per point, job, direction and log entry)",
         "",
         "From the `*_bw/_iops/_lat/_clat/_slat.N.log` and `*_clat_hist.N.log` files next to a point's JSON "
         "(lab sweeps record them with every point; foreign trees are matched to their JSON by name or by the "
-        "`write_*_log` option in the JSON). Every window is kept: nothing is downsampled here.",
+        "`write_*_log` option in the JSON). Every entry fio wrote is a row with fio's own time stamp (`t_ms`) "
+        "and the time it covers (`window_start_s`-`window_end_s`, not on a grid); the job's final partial "
+        "bw/iops window, which fio does not log, is added from the JSON (`from_json`), so for every point "
+        "sum(bytes_per_s x window width) = the JSON's io_bytes. Logs written per I/O are aggregated into 1 s "
+        "windows. Nothing is downsampled here.",
         "",
         markdown(TIMESERIES_COLUMNS),
         "",
