@@ -362,7 +362,7 @@ def test_tick_starts_known_answers():
 
 def test_the_stored_partition_is_the_frame(bench_logs, tmp_path):
     """ingest_timeseries writes Arrow tables built from the arrays (no frame): store.load gives timeseries_frame."""
-    n = ts.ingest_timeseries([bench_logs["root"]], "bench", tmp_path)
+    logs, n = ts.ingest_timeseries([bench_logs["root"]], "bench", tmp_path)
     got = store.load(tmp_path, config.TIMESERIES_DATASET, "bench")
-    assert n == len(bench_logs["ts"]) > 0
+    assert n == len(bench_logs["ts"]) > 0 and logs == bench_logs["ts"].attrs["log_files"] == 20
     pd.testing.assert_frame_equal(got.reset_index(drop=True), bench_logs["ts"])
