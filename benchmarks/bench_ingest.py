@@ -225,7 +225,7 @@ from pathlib import Path
 
 from helpers.ingest.timeseries import ingest_timeseries
 t = time.perf_counter()
-rows = ingest_timeseries([Path(sys.argv[1])], "bench", Path(sys.argv[2]))
+_, rows = ingest_timeseries([Path(sys.argv[1])], "bench", Path(sys.argv[2]))
 print(time.perf_counter() - t, rows)
 """
 
