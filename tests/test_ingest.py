@@ -446,7 +446,7 @@ def test_archive_shaped_corpus_matches_the_naive_reading(tmp_path, monkeypatch):
 SEEDS = [(CORPUS / r).read_bytes() for r in ("json/randread-qd4.json", "text/status-interval.json",
                                               "clientserver/two-clients.json")]
 SEED_OBJ = json.loads(SEEDS[0])
-PROPS = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+PROPS = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def assert_never_raises(data: bytes) -> None:
