@@ -432,14 +432,6 @@ def _final_windows(sets_by_job: dict[int, list[dict]], job_entry: dict[int, int]
             s["from_json"] = np.r_[np.zeros(n, dtype=bool), True]
 
 
-def _point_block(json_path: Path, log_files: list[Path], parsed_values: dict[Path, object] | None = None,
-                 parsed_json: dict | None = None) -> list[dict] | None:
-    """Row sets of one raw JSON's log entries, or None when nothing is usable.  ``parsed_values``: value
-    logs already read (:func:`helpers.fio.logs.read_value_logs`), by path; ``parsed_json``: JSON already parsed."""
-    prep = _point_logs(json_path, log_files, parsed_values, parsed_json)
-    return None if prep is None else _point_segments(prep, _averaged_batch(_averaged_items(prep)))
-
-
 def _averaged_items(prep: dict) -> list[tuple[dict, int, float]]:
     """The jobs of a prepared point whose value logs are averaged (for :func:`_averaged_batch`), in job order."""
     if prep["avg_ms"] <= 0:
@@ -563,16 +555,6 @@ def _assemble(segments: list[dict]) -> dict:
         if g["from_json"] is not None:
             b["from_json"][lo:hi] = g["from_json"]
     return b
-
-
-def point_timeseries(json_path: Path, log_files: list[Path], run_id: str, source_file: str) -> pd.DataFrame:
-    """The timeseries rows of one raw JSON's log files (empty when nothing in them is usable)."""
-    segments = _point_block(json_path, log_files)
-    if segments is None:
-        return empty_frame()
-    for g in segments:
-        g["source_file"] = source_file
-    return _finish(_assemble(segments), run_id)
 
 
 def _strings(uniq: list[str], codes: np.ndarray) -> pd.Series:
