@@ -35,15 +35,6 @@ SUMMARY_COLUMNS = ["run_id", "point_id", "source_file", "direction", "windows", 
                    "stalls", "stall_s", "unstable", "settle_reason", "summary"]
 
 
-def _wmean(values: pd.Series, weights: pd.Series) -> float:
-    v, w = values.to_numpy(dtype=float), weights.to_numpy(dtype=float)
-    ok = ~np.isnan(v) & ~np.isnan(w) & (w > 0)
-    if not ok.any():
-        ok = ~np.isnan(v)
-        return float(v[ok].mean()) if ok.any() else np.nan
-    return float(np.average(v[ok], weights=w[ok]))
-
-
 RATE_COLUMNS = ["iops", "bytes_per_s"]
 MEAN_COLUMNS = ["lat_mean_us", "clat_mean_us", "slat_mean_us"]
 SERIES_KEY = POINT_KEY + ["log_job", "log"]
