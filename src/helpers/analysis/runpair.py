@@ -213,8 +213,7 @@ def interval_samples(timeseries: pd.DataFrame, results: pd.DataFrame) -> pd.Data
 def _join(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
     """The keys joining a histograms or timeseries table to results: run_id, source_file, run_index (when
     both have it: the fio run of the file), job_index, direction."""
-    return [k for k in ("run_id", "source_file", "run_index", "job_index", "direction")
-            if k != "run_index" or (k in a.columns and k in b.columns)]
+    return [k for k in histogram.KEY if k != "run_index" or (k in a.columns and k in b.columns)]
 
 
 def _num(df: pd.DataFrame, col: str) -> pd.Series:

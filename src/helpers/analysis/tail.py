@@ -112,8 +112,7 @@ def latency_distribution(hist: pd.DataFrame, results: pd.DataFrame | None = None
     h["exceedance"] = np.clip(1.0 - h["cdf"], 0.0, None)
     if results is not None and not results.empty:
         meta = labelled(results)
-        join = [k for k in ("run_id", "source_file", "run_index", "job_index", "direction")
-                if k in h.columns and k in meta.columns]
+        join = [k for k in histogram.KEY if k in h.columns and k in meta.columns]
         if "source_file" not in join:
             join = [k for k in ("run_id", "point_id", "direction") if k in h.columns]
         extra = [c for c in ("label", "rw", "bs_bytes", "iodepth", "rwmixread_pct", "flagged", "flag_reasons")

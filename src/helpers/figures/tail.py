@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from helpers.analysis.tail import HIST_KEYS
 from helpers.figures.common import (
     COMPLETION_LATENCY,
     TEMPLATE,
@@ -83,8 +84,7 @@ def latency_distribution_figure(dist: pd.DataFrame, message: str = "",
         return message_figure(message or "This run has no latency histogram (fio json+ bins were not ingested).")
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
                         subplot_titles=("Histogram: share of I/Os per bin", "Tail: share of I/Os slower than x"))
-    keys = [k for k in ("run_id", "source_file", "run_index", "point_id", "job_name", "job_index", "direction")
-            if k in dist.columns]
+    keys = [k for k in HIST_KEYS if k in dist.columns]
     groups: list[int] = []
     has_qd = "iodepth" in dist.columns and dist["iodepth"].notna().any()
     grouped = sorted(dist.groupby(keys, sort=False, dropna=False), key=lambda kv: natural_key(kv[1]["label"].iloc[0]))
