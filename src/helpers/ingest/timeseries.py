@@ -15,17 +15,14 @@ completion) share a row when their entries pair up one to one with the same time
 column names them.  Nothing is snapped to a grid, averaged or dropped: a late entry, two entries in one interval and
 the job's final partial entry each keep their own row.
 
-Windows.  An entry's window is ``[previous entry of the same log, job and direction, this entry]``; the
-first starts at 0 (the end of the ramp: fio starts its samples there, ``bw_sample_time = epoch``).  One
-exception, from how fio writes bw/iops logs (fio 3.33 ``stat.c`` ``__add_samples``): the helper thread
-ticks every interval and a tick at which no I/O completed writes no entry (``if (!delta) continue;``) but
-moves the tick on, so after a stall the next entry's rate covers its last tick only.  Such a gap is
-recognised by its length, a whole number (>= 2) of the log's tick spacing (the median spacing) within
-max(3 ms, 2 %), and, when the job has a lat/clat/slat log, by no latency entry inside it (each is written at
-a completion, which would have made a tick log); its entry gets one tick (``[t - spacing, t]``) and the gap
-wrote nothing.  A helper thread that did not tick (fio stopped or starved of CPU) covers the whole gap:
-seen here with fio SIGSTOPped, the entry after the stop sat on the tick rhythm while the lat log showed I/O
-completing throughout, which is why the latency entries decide.
+Windows.  An entry's window is the time since fio's previous call for its job: fio >= 3.18 (``stat.c``
+``__add_samples``: ``*parent_tv = *t``) computes each bw/iops rate over that time, and a call at which no
+I/O of a direction completed writes no entry for it but still moves on.  Usually that is the previous entry
+of the same log, job and direction (the first starts at 0, the end of the ramp: fio starts its samples
+there, ``bw_sample_time = epoch``); the exceptions (the job's other direction logged in between, a stall
+fio called through, a helper thread that did not call) are :func:`tick_starts`'s.  fio before 3.18 moved
+its sample time on by exactly the interval at each call instead; the same rule reads those logs
+approximately (exactly where fio called on time).
 
 The final partial window.  fio never writes the bw/iops entry of the time after its last tick (it ends
 the job without a last ``__add_samples``), so the JSON's ``io_bytes``/``total_ios`` minus what the logs
@@ -204,32 +201,96 @@ def _point_info(json_path: Path, parsed_json: dict | None = None) -> dict | None
             "totals": totals, "run_index": len(runs) - 1}
 
 
+CALL_MS = 2.0  # one fio call's entries: time stamps taken apart by up to LOG_MSEC_SLACK (1-2 ms)
 PAIR_MS = 0  # entries of logs written together share a row only when fio gave them the same time stamps
 FAMILIES = {"iops": "rate", "bw": "rate", "lat": "lat", "clat": "lat", "slat": "lat"}
 _NUMERIC = ["iops", "bytes_per_s", "lat_mean_us", "clat_mean_us", "slat_mean_us", "hist_ios",
             *HIST_PERCENTILES.values()]
 
 
-def tick_starts(t: np.ndarray, interval_ms: float, completions: np.ndarray | None = None) -> np.ndarray:
-    """Window starts (ms) of one bw/iops log's entries ``t`` (ms, ascending): the previous entry (0 for the
-    first), or one tick before the entry when fio ticked in the gap without logging (see the module text):
-    the gap is a whole number >= 2 of the log's tick spacing and no I/O completed in it before the last tick
-    -- ``completions``: time stamps of the same job and direction's lat/clat/slat entries, each written at a
-    completion; a completion there would have made that tick log, so the helper thread was not ticking."""
+def _quiet_ms(done: np.ndarray, interval_ms: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """How long, within each (lo, hi), no I/O completed by the lat log's own evidence: fio writes an averaged
+    lat entry at the first completion at least a window after the previous entry's window (``avg_last``, the
+    previous entry's time rounded down to the interval), so between entries w and w' nothing completed in
+    (floor(w / interval) interval + interval, w')."""
+    w = np.unique(done)
+    b = np.floor(w[:-1] / interval_ms) * interval_ms + interval_ms + CALL_MS
+    e = w[1:] - CALL_MS
+    keep = e > b
+    b, e = b[keep], e[keep]  # disjoint and in order (each b is past the entry that ends the interval before)
+    if not len(b):
+        return np.zeros(len(lo))
+    upto = np.r_[0.0, np.cumsum(e - b)]
+
+    def quiet_before(x: np.ndarray) -> np.ndarray:  # quiet time in (-inf, x)
+        k = np.searchsorted(b, x, side="right")  # intervals starting before x
+        return upto[k] - np.clip(e[np.maximum(k - 1, 0)] - x, 0.0, None) * (k > 0)
+
+    return quiet_before(np.asarray(hi, dtype=np.float64)) - quiet_before(np.asarray(lo, dtype=np.float64))
+
+
+def tick_starts(t: np.ndarray, interval_ms: float, values: np.ndarray | None = None,
+                completions: np.ndarray | None = None, calls: np.ndarray | None = None) -> np.ndarray:
+    """Window starts (ms) of one bw/iops log's entries ``t`` (ms, ascending; ``values``: their rates).
+
+    fio (>= 3.18, ``stat.c`` ``__add_samples``) computes an entry's rate over the time since its previous
+    *call* (``*parent_tv = *t``), and a call logs nothing for a direction in which no I/O completed.  Known
+    calls: this log's entries and ``calls``, the same job's entries in its other directions (one call logs
+    every direction that moved).  An entry whose last known call q is less than 1.5 ticks back (c: the
+    median spacing) starts at q.  After a longer gap it depends on calls fio made without logging, decided
+    by the same job and direction's lat/clat/slat entries (``completions``, each written at a completion):
+
+    - I/O completed in (q, t - c) (an entry there): any call after it would have logged, so there was none:
+      the start is q (fio's helper thread was stopped or starved: seen with SIGSTOP), or the last tick on the
+      rhythm before that completion when the lat log shows nothing completed from q till that tick;
+    - otherwise a stall (fio called every tick, nothing completed, the entry covers its last tick, t - c) or a
+      helper thread that did not call (q).  The lat log also tells where nothing completed
+      (:func:`_quiet_ms`): the entry's bytes must have completed in the rest of the window, and the
+      hypothesis that needs more than 1.5 x the log's 90th-percentile rate for that is dropped (a 0.6 s
+      thinktime: the whole gap would need 68 MB/s from a job limited to 32 MiB/s);
+    - with no lat evidence either way: a gap of k ticks within k x max(3 ms, 2 %) is a stall, any other
+      length a helper thread that did not call."""
     t = np.asarray(t, dtype=np.float64)
     prev = np.r_[0.0, t[:-1]]
     gap = t - prev
     steady = np.sort(gap[(gap > 0.5 * interval_ms) & (gap < 1.5 * interval_ms)])
     m = len(steady)
     c = float(steady[m // 2] + steady[(m - 1) // 2]) / 2.0 if m else float(interval_ms)  # the median
-    k = np.rint(gap / c)
-    ticked = (gap > 1.5 * c) & (np.abs(gap - k * c) <= max(3.0, 0.02 * c))
-    if completions is not None and len(completions) and ticked.any():
-        done = np.sort(np.asarray(completions, dtype=np.float64))
-        lo = np.searchsorted(done, prev + 2.0, side="right")
-        hi = np.searchsorted(done, t - c - 2.0, side="left")
-        ticked &= hi <= lo  # no completion inside (prev, last tick)
-    return np.where(ticked, t - c, prev)
+    start = prev.copy()
+    wide = np.flatnonzero(gap > 1.5 * c)  # a shorter gap cannot hold a call (each is >= a tick after the last)
+    if not len(wide):
+        return start
+    tw, qw = t[wide], prev[wide]
+    if calls is not None and len(calls):  # the latest call another direction logged, inside the gap
+        known = np.sort(np.asarray(calls, dtype=np.float64))
+        i = np.searchsorted(known, tw - CALL_MS, side="left") - 1
+        y = np.where(i >= 0, known[np.maximum(i, 0)], -np.inf)
+        qw = np.where(y > qw + CALL_MS, y, qw)
+    k = np.rint((tw - qw) / c)
+    stall = np.abs(tw - qw - k * c) <= k * max(3.0, 0.02 * c)  # on the rhythm: the default without evidence
+    ticks = np.zeros(len(wide))
+    if completions is not None and len(completions):
+        done = np.asarray(completions, dtype=np.float64)
+        j = np.searchsorted(done, qw + CALL_MS, side="right")
+        first = np.where(j < len(done), done[np.minimum(j, len(done) - 1)], np.inf)
+        before = first < tw - c - CALL_MS  # I/O completed before the last tick: no call after it
+        ticks = np.where(before, np.floor((first - qw + CALL_MS) / c), 0.0)
+        if (ticks >= 1).any():  # fio ticked on before that completion only if nothing completed till then
+            quiet = _quiet_ms(done, interval_ms, qw, qw + ticks * c)
+            ticks = np.where(quiet >= ticks * c - 4 * CALL_MS, ticks, 0.0)
+        stall &= ~before
+        if values is not None and len(values) and (~before).any():
+            v = np.asarray(values, dtype=np.float64)
+            ceiling = 1.5 * float(np.percentile(v, 90))
+            vw = v[wide]
+            busy_whole = np.maximum((tw - qw) - _quiet_ms(done, interval_ms, qw, tw), 1.0)
+            busy_tick = np.maximum(c - _quiet_ms(done, interval_ms, tw - c, tw), 1.0)
+            whole_ok = vw * (tw - qw) / busy_whole <= ceiling
+            tick_ok = vw * c / busy_tick <= ceiling
+            stall = np.where(~before & (whole_ok != tick_ok), tick_ok, stall)
+    still = tw - qw > 1.5 * c
+    start[wide] = np.where(still & stall, tw - c, np.where(still & (ticks >= 1), qw + ticks * c, qw))
+    return start
 
 
 def _directions(d: np.ndarray) -> list[int]:
@@ -304,14 +365,16 @@ def _averaged_batch(items: list[tuple[dict, int, float]]) -> list[list[dict]]:
     wide = (T - prev > 1.4 * avg[item_of]) & is_rate_lead[row_series]
     start = prev
     late = np.unique(row_series[wide])
-    lat_series: dict[int, list[int]] = defaultdict(list)
+    by_job: dict[tuple[int, int], list[int]] = defaultdict(list)  # (job, family) -> its series
     if len(late):
-        for j in np.flatnonzero(_FAMILY[s_kind] == 1).tolist():
-            lat_series[int(s_item[j] * 3 + s_dir[j])].append(j)
+        for j in range(n_series):
+            by_job[(int(s_item[j]), int(_FAMILY[s_kind[j]]))].append(j)
     for i in late.tolist():
-        done = [T[starts[j]:ends[j]] for j in lat_series.get(int(s_item[i] * 3 + s_dir[i]), [])]
-        start[starts[i]:ends[i]] = tick_starts(T[starts[i]:ends[i]], avg[s_item[i]],
-                                               np.concatenate(done) if done else None)
+        done = [T[starts[j]:ends[j]] for j in by_job[(int(s_item[i]), 1)] if s_dir[j] == s_dir[i]]
+        calls = [T[starts[j]:ends[j]] for j in by_job[(int(s_item[i]), 0)] if s_dir[j] != s_dir[i]]
+        start[starts[i]:ends[i]] = tick_starts(T[starts[i]:ends[i]], avg[s_item[i]], V[starts[i]:ends[i]],
+                                               np.sort(np.concatenate(done)) if done else None,
+                                               np.concatenate(calls) if calls else None)
     sets: dict[int, dict] = {}
     for i, lo, hi, it, kd, dr, ld in zip(range(n_series), starts.tolist(), ends.tolist(), s_item.tolist(),
                                          s_kind.tolist(), s_dir.tolist(), leader.tolist()):
