@@ -86,6 +86,17 @@ def test_a_catch_up_burst_is_not_the_cliff(burst_at):
     assert c.cliff_gb == pytest.approx(float(x[-1])) and c.after_bytes_per_s == pytest.approx(16 * 2**20)
 
 
+def test_a_phase_rate_is_its_bytes_over_its_time():
+    """Windows of unequal time (fio's entries: a late one covers more): 100 MB/s for 0.05 s, then 50 MB/s for
+    0.2 s, repeated, wrote 15 MB every 0.25 s: 60 MB/s (the windows' plain mean would say 75); then 10 MB/s."""
+    rate = np.r_[np.tile([100e6, 50e6], 40), np.full(30, 10e6)]
+    secs = np.r_[np.tile([0.05, 0.2], 40), np.full(30, 0.25)]
+    x = np.cumsum(rate * secs) / 1e9
+    c = find_write_cliff(x, rate)
+    assert c.cliff_gb == pytest.approx(x[79])
+    assert c.before_bytes_per_s == pytest.approx(60e6) and c.after_bytes_per_s == pytest.approx(10e6)
+
+
 def test_recovery_is_reported():
     x, y = series([(30.0, 3.0e9), (40.0, 0.6e9), (30.0, 2.4e9)], cv=0.05)
     c = find_write_cliff(x, y)

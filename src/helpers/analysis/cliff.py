@@ -9,8 +9,10 @@ whose means differ by less than ``MERGE_PCT`` are merged (noise), then the cliff
 where the mean falls below ``CLIFF_RATIO`` x the mean of the phase before it and of every window before it,
 for at least 3 windows and 2 % of the series (or to the end), after at least as many windows: shorter dips
 are stalls, not the cache running out, and a short burst at the start is fio catching up; later segments well above the
-post-cliff rate are reported as recovery phases (e.g. the cache freed by idle garbage collection).  The rate
-before the cliff is the mean of all windows before it (the GB the sentence names were written at that rate).
+post-cliff rate are reported as recovery phases (e.g. the cache freed by idle garbage collection).  A phase's
+rate is the bytes it wrote over the time it took (windows weighted by their time, not one vote each: a
+catch-up burst of two 50 ms windows weighs 0.1 s); the rate before the cliff is that of every window before
+it (the GB the sentence names were written at that rate).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ SUSTAINED_GROUP = "sustained"  # point ids of the sustained-write profile start 
 @dataclass
 class WriteCliff:
     cliff_gb: float | None  # GB written when the throughput dropped (None: no cliff)
-    before_bytes_per_s: float | None  # the mean of every window before the cliff
+    before_bytes_per_s: float | None  # the rate of every window before the cliff (bytes / time)
     after_bytes_per_s: float | None  # the mean of the phase after it
     reason: str
     total_gb: float = 0.0
@@ -79,34 +81,47 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) 
         pen=3 * sigma**2 * np.log(n))
     bounds = [0, *bkps]
     segs = [[a, b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    dx = np.diff(np.r_[0.0, x])  # GB each window wrote
+    pos = y > 0
+
+    def rate(a: int, b: int) -> float:
+        """Windows a..b's rate: the bytes they wrote over the time they took (each window's bytes / its rate),
+        the arithmetic mean where a window wrote nothing (its time is not known)."""
+        if b <= a:
+            return float("nan")
+        d = dx[a:b]
+        if not pos[a:b].all() or not d.sum() > 0:
+            return float(y[a:b].mean())
+        return float(d.sum() / (d / y[a:b]).sum())
+
     merged = True
     while merged and len(segs) > 1:  # merge neighbours whose means are within MERGE_PCT
         merged = False
         for i in range(len(segs) - 1):
-            m1, m2 = y[segs[i][0]:segs[i][1]].mean(), y[segs[i + 1][0]:segs[i + 1][1]].mean()
+            m1, m2 = rate(*segs[i]), rate(*segs[i + 1])
             if abs(m1 - m2) <= MERGE_PCT / 100 * max(m1, m2):
                 segs[i] = [segs[i][0], segs[i + 1][1]]
                 del segs[i + 1]
                 merged = True
                 break
     phases = [{"start_gb": float(x[a - 1]) if a else 0.0, "end_gb": float(x[b - 1]),
-               "mean_bytes_per_s": float(y[a:b].mean()), "windows": b - a} for a, b in segs]
+               "mean_bytes_per_s": rate(a, b), "windows": b - a} for a, b in segs]
     # a cliff is a lasting drop: a phase of a few windows below the rate before it is a stall, not a cliff
     # and so is a burst before it (fio's rate limiter catching up after a stall: 116 MB/s for two 50 ms windows
-    # against 64 MiB/s, seen beside busy CPU loops): the drop is measured against the mean of every window
+    # against 64 MiB/s, seen beside busy CPU loops): the drop is measured against the rate of every window
     # before it (the rate the sentence names), which must span as many windows
     lasting = max(MIN_CLIFF_WINDOWS, n // 50)
     cliff = next((i for i in range(1, len(phases))
                   if phases[i]["mean_bytes_per_s"] < cliff_ratio * phases[i - 1]["mean_bytes_per_s"]
-                  and phases[i]["mean_bytes_per_s"] < cliff_ratio * float(y[:segs[i][0]].mean())
+                  and phases[i]["mean_bytes_per_s"] < cliff_ratio * rate(0, segs[i][0])
                   and segs[i][0] >= lasting
                   and (phases[i]["windows"] >= lasting or i == len(phases) - 1 and phases[i]["windows"] >= 2)), None)
     if cliff is None:
         return WriteCliff(None, None, None, f"no write cliff detected over {_gb(total)} "
                           f"({_mb(med)} median throughout).", total, phases)
-    # "X GB at Y MB/s": Y is the mean of every window before the cliff, not only of the phase right before it,
+    # "X GB at Y MB/s": Y is the rate of every window before the cliff, not only of the phase right before it,
     # which can be a short burst (fio's rate limiter catching up after a stall read 93 MB/s against 64 MiB/s)
-    before, after = float(y[:segs[cliff][0]].mean()), phases[cliff]["mean_bytes_per_s"]
+    before, after = rate(0, segs[cliff][0]), phases[cliff]["mean_bytes_per_s"]
     cliff_gb = phases[cliff]["start_gb"]
     recoveries = [p for p in phases[cliff + 1:] if p["mean_bytes_per_s"] > RECOVERY_RATIO * after]
     reason = (f"≈ {_gb(cliff_gb)} at {_mb(before)} before the write cache ran out, then {_mb(after)} "
