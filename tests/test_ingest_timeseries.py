@@ -46,6 +46,13 @@ def lab_point(tmp_path_factory, scratch_dir, fio_path):
             "ts": store.load(out, config.TIMESERIES_DATASET, "ts-run")}
 
 
+def _achieved(lab_point) -> dict[str, float]:
+    """I/Os per second per clone and direction that fio achieved over the point (its JSON: total_ios / runtime of
+    the group of numjobs clones)."""
+    res, n = lab_point["results"], lab_point["point"].numjobs
+    return {d: float(res.loc[res["direction"] == d, "iops"].sum()) / n for d in ("read", "write")}
+
+
 def test_lab_point_windows(lab_point):
     df, point = lab_point["ts"], lab_point["point"]
     assert list(df.columns) == schema.column_names(schema.TIMESERIES_COLUMNS)
@@ -69,10 +76,14 @@ def test_lab_point_windows(lab_point):
     assert width.between(0.8, 1.3).all() and abs(width.median() - 1.0) <= 0.02, width.tolist()
     iops = logged.dropna(subset=["iops"])
     assert len(iops) >= 2 * 2 * 2
-    # the known answer is the offered rate: the typical window carries it; a single window may fall short when
-    # the machine stalls fio for a moment (429 of 500 seen once under make test's two workers)
-    assert abs(iops["iops"].median() - RATE) <= 0.02 * RATE
-    np.testing.assert_allclose(iops["iops"], RATE, rtol=0.2)
+    # the known answer is the rate fio achieved over the point (the JSON: the offered rate on a quiet machine,
+    # 472 of 500 a window at load 6-7): the typical window carries it; a single window may fall short when the
+    # machine stalls fio for a moment (429 of 500 seen once under make test's two workers)
+    got = _achieved(lab_point)
+    want = iops["direction"].map(got).to_numpy(dtype=float)
+    assert all(abs(v - RATE) <= 0.3 * RATE for v in got.values()), got
+    assert abs(float(np.median(iops["iops"] / want)) - 1) <= 0.02
+    np.testing.assert_allclose(iops["iops"], want, rtol=0.2)
     both = logged.dropna(subset=["iops", "bytes_per_s"])
     np.testing.assert_allclose(both["bytes_per_s"], both["iops"] * 4096, rtol=0.02)
     # the final partial window (fio does not log it) from the JSON: every byte fio counted is in a window
@@ -95,9 +106,11 @@ def test_lab_point_percentiles_and_few_ios(lab_point):
     assert len(h) >= 4
     # fio's log windows jitter by a few ms, so neighbouring windows trade I/Os (521, 498, ... seen on a busy box),
     # and a stall of the machine can leave one window short (437 seen once)
-    np.testing.assert_allclose(h["hist_ios"].astype(float), RATE, rtol=0.2)
-    assert abs(h["hist_ios"].astype(float).median() - RATE) <= 0.02 * RATE
-    assert abs(h["hist_ios"].astype(float).mean() - RATE) <= 0.05 * RATE
+    # (I/Os per 1 s window: the rate fio achieved, _achieved)
+    want = h["direction"].map(_achieved(lab_point)).to_numpy(dtype=float)
+    ratio = h["hist_ios"].to_numpy(dtype=float) / want
+    np.testing.assert_allclose(ratio, 1.0, rtol=0.2)
+    assert abs(float(np.median(ratio)) - 1) <= 0.02 and abs(float(ratio.mean()) - 1) <= 0.05
     assert (h["clat_p50_us"] <= h["clat_p99_us"]).all() and (h["clat_p99_us"] <= h["clat_p99_9_us"]).all()
     # ~500 I/Os a window: p50 is sound, p99 has 5 beyond it and p99.9 0.5 (flagged, by results' own rule)
     assert (h["unreliable_percentiles"] == "clat_p99_us,clat_p99_9_us").all() and h["flag_few_ios"].all()
@@ -335,10 +348,12 @@ def test_bench_fio_bytes_over_window_widths_are_the_jsons_io_bytes(bench_logs, n
     # KiB/s round: 100.13 % seen with a 2 ms final window; nothing is then left for it)
     assert len(tail) <= rows["log_job"].nunique()
     width = tail["window_end_s"] - tail["window_start_s"]
-    # at most the offered rate, give or take the I/Os in flight (4 x 64 KiB): logged entries credited too little
-    # (a gap wrongly taken for a tick) would pile up here; less is a device that slowed down at the end (a
-    # 48 ms completion in the last 0.15 s seen beside the busy loops)
-    assert (tail["bytes_per_s"] * width <= 1.2 * BENCH_RATE * width + 4 * 65536).all(), tail
+    # at most the offered rate, give or take the I/Os in flight (4 x 64 KiB) and half a tick of I/O: a gap wrongly
+    # taken for a tick would pile up here at least a whole tick's bytes (8.4 MB); within half of that is fio's
+    # rate limiter catching up after the machine held the job back (620 KB in the last 5 ms seen at load 5-7);
+    # less is a device that slowed down at the end (a 48 ms completion in the last 0.15 s beside busy loops)
+    tick_bytes = BENCH_RATE * BENCH_INTERVAL_MS / 1000
+    assert (tail["bytes_per_s"] * width <= 1.2 * BENCH_RATE * width + 4 * 65536 + tick_bytes / 2).all(), tail
 
 
 def test_bench_fio_stall_and_stop_widths(bench_logs):
