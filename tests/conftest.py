@@ -53,7 +53,7 @@ HEAVY_FIXTURES = {"smoke_reports", "sample_reports"}
 FIO_FIXTURES = {"fio_path", "fio_servers", "smoke_run", "smoke_processed", "smoke_reports", "modes_reports"}
 NOTEBOOK_FIXTURES = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports"}  # they execute notebooks
 _background: dict = {}
-# With pytest-xdist (make test runs two workers), nbval's notebook cells and the modules whose tests use one of
+# With pytest-xdist (make test runs three workers), nbval's notebook cells and the modules whose tests use one of
 # these run in the same worker, so each notebook is still executed once per session; other tests are spread a
 # module at a time.
 SESSION_CHAIN = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports"}
@@ -92,7 +92,7 @@ def _uses_chain(item) -> bool:
 
 
 def _xdist_order(item) -> tuple[int, int]:
-    """With two workers: the session chain first (its worker starts at once), then modules that run fio or
+    """With xdist workers: the session chain first (its worker starts at once), then modules that run fio or
     notebooks (long), then the quick unit modules, which fill the gaps at the end.  Within the chain nbval's
     cells come first (the smoke sweep, its ingest, the sample), the browser tests last."""
     if _uses_chain(item):
@@ -132,7 +132,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """``make test`` runs two xdist workers.  Work is handed out a module at a time (module fixtures run once),
+    """``make test`` runs three xdist workers.  Work is handed out a module at a time (module fixtures run once),
     and nbval's notebooks and every module that reads the session's executed notebooks go to one worker as
     one unit, so each notebook is still executed once per session; the modules sharing another session
     fixture (SHARED_UNITS) are one unit too."""

@@ -106,13 +106,15 @@ def test_a_copied_reports_folder_still_works_offline(browser, sample_reports, tm
     shutil.copytree(sample_reports["reports_dir"], copy)
     pages = sorted((copy / sample_reports["run"]).glob("*.html"))
     assert len(pages) == len(pipeline.analysis_notebooks())
+    ctx, page, errors, blocked = offline_page(browser)  # one tab, page to page (errors and requests per page)
     for html in (p for p in pages if p.stem in ("device-card", "block-size")):  # the script path is shared by all
-        ctx, page, errors, blocked = offline_page(browser)
+        errors.clear()
+        blocked.clear()
         page.goto(html.as_uri())
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         assert page.evaluate("() => typeof window.Plotly") == "object", html.name
         assert not errors and not blocked, (html.name, errors, blocked)
-        ctx.close()
+    ctx.close()
 
 
 def test_navigation_bar_and_index_work_by_clicking(browser, reports):
