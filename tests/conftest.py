@@ -51,7 +51,8 @@ def scratch_dir(request) -> Path:
 
 HEAVY_FIXTURES = {"smoke_reports", "sample_reports"}
 FIO_FIXTURES = {"fio_path", "fio_servers", "smoke_run", "smoke_processed", "smoke_reports", "modes_reports"}
-NOTEBOOK_FIXTURES = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports"}  # they execute notebooks
+NOTEBOOK_FIXTURES = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports",
+                     "interrupted_smoke_sweep"}  # they execute notebooks (the last: 00-sweep, by the pipeline)
 _background: dict = {}
 # With pytest-xdist (make test runs three workers), nbval's notebook cells and the modules whose tests use one of
 # these run in the same worker, so each notebook is still executed once per session; other tests are spread a
