@@ -92,13 +92,25 @@ def _uses_chain(item) -> bool:
     return _is_nbval(item) or bool(set(getattr(item, "fixturenames", ())) & SESSION_CHAIN)
 
 
+# The longest units outside the session chain (25-55 s each in make test), longest first: started early, so that
+# no worker begins one of them when the others are nearly done (a scheduling hint only; measured Nov 2026).
+LONGEST_UNITS = ("interrupted-smoke-sweep", "tests/test_pts.py", "tests/test_browser_lab.py",
+                 "tests/test_compare_fio.py", "tests/test_sweep_modes_page.py", "tests/test_ingest.py",
+                 "tests/test_sweep.py", "tests/test_adaptive.py")
+
+
 def _xdist_order(item) -> tuple[int, int]:
-    """With xdist workers: the session chain first (its worker starts at once), then modules that run fio or
-    notebooks (long), then the quick unit modules, which fill the gaps at the end.  Within the chain nbval's
-    cells come first (the smoke sweep, its ingest, the sample), the browser tests last."""
+    """With xdist workers: the session chain first (its worker starts at once), then modules that run fio,
+    notebooks or a browser (long; LONGEST_UNITS first), then the quick unit modules, which fill the gaps at the
+    end.  Within the chain nbval's cells come first (the smoke sweep, its ingest, the sample), the browser tests
+    last."""
     if _uses_chain(item):
         return 0, _heavy(item)
-    return (1 if item.get_closest_marker("fio") or item.get_closest_marker("notebooks") else 2), 0
+    if not any(item.get_closest_marker(m) for m in ("fio", "notebooks", "browser")):
+        return 2, 0
+    module = item.nodeid.split("::")[0]
+    unit = UNIT_OF_FILE.get(module, module)
+    return 1, LONGEST_UNITS.index(unit) if unit in LONGEST_UNITS else len(LONGEST_UNITS)
 
 
 def pytest_collection_modifyitems(config, items):
