@@ -1,6 +1,7 @@
 """A run id is bound to its plan (real fio, smoke profile, 64 MiB: the session's interrupted-and-resumed
 ``pipeline sweep``): the manifest pins target, size, profile content, runtime override, hosts and fio version;
-other settings are refused with one sentence, the same ones resume.  Refusals (a locked target) leave no run folder; a tiny target gets a warning."""
+other settings are refused with one sentence, the same ones resume.  Refusals (a locked target) leave no run
+folder; a tiny target gets a warning."""
 
 from __future__ import annotations
 
