@@ -92,11 +92,14 @@ def _uses_chain(item) -> bool:
     return _is_nbval(item) or bool(set(getattr(item, "fixturenames", ())) & SESSION_CHAIN)
 
 
-# The longest units outside the session chain (25-55 s each in make test), longest first: started early, so that
-# no worker begins one of them when the others are nearly done (a scheduling hint only; measured Nov 2026).
-LONGEST_UNITS = ("interrupted-smoke-sweep", "tests/test_pts.py", "tests/test_browser_lab.py",
-                 "tests/test_compare_fio.py", "tests/test_sweep_modes_page.py", "tests/test_ingest.py",
-                 "tests/test_sweep.py", "tests/test_adaptive.py")
+# The longest units outside the session chain (25-55 s each in make test): started early, so that no worker
+# begins one of them when the others are nearly done (a scheduling hint only; measured Nov 2026).  The fio-bound
+# ones first; JupyterLab (a kernel and a browser, CPU-bound) last, after the session's nbval pass, the suite's
+# busiest minute and a half: beside it, under a busy loop and another suite's load, it failed once (the explorer's
+# figure drawn without data); started after it, it passed in two loaded runs.
+LONGEST_UNITS = ("interrupted-smoke-sweep", "tests/test_pts.py", "tests/test_compare_fio.py",
+                 "tests/test_sweep_modes_page.py", "tests/test_ingest.py", "tests/test_sweep.py",
+                 "tests/test_adaptive.py", "tests/test_browser_lab.py")
 
 
 def _xdist_order(item) -> tuple[int, int]:
