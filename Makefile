@@ -21,6 +21,9 @@ LAB_ARGS ?=
 SCRATCH ?=
 NOTEBOOK ?=
 FORMAT ?= xlsx
+# make test's pytest-xdist workers: 3 on 2 cores -- a worker waits on fio, a kernel or a browser about half the
+# time, so two left a core idle (~1.0 of 2 cores used, 304 s); the session's notebooks stay in one (tests/conftest.py)
+TEST_WORKERS ?= 3
 
 # Jupyter/IPython state stays inside the project (gitignored), not in ~.
 export JUPYTER_CONFIG_DIR := $(CURDIR)/.jupyter/config
@@ -49,6 +52,7 @@ help: ## list the targets and variables (coloured on a terminal only; NO_COLOR=1
 	@echo "           READ_ONLY_ACK (safety overrides, see docs/sweeps.md)"
 	@echo "           LAB_ARGS (extra jupyter lab options) SCRATCH=1 (make clean also removes lab scratch files elsewhere)"
 	@echo "           NOTEBOOK (make test-notebooks: one notebook, e.g. NOTEBOOK=10-queue-depth; default all)"
+	@echo "           TEST_WORKERS (make test, make test-fast: pytest-xdist workers, 3)"
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -94,14 +98,14 @@ browser-deps: ## install Chromium for the browser tests when possible (root + ap
 	    echo "installing chromium with apt-get (browser tests)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || true; \
 	  else echo "chromium is not installed: browser tests will be skipped."; fi; }
 
-test: setup browser-deps ## every test on two workers: unit, real fio, every notebook validated by nbval (its one execution), reports, browser (10 slowest printed)
-	$(BIN)/python -m pytest -q -n 2
+test: setup browser-deps ## every test on TEST_WORKERS (3) workers: unit, real fio, every notebook validated by nbval (its one execution), reports, browser (10 slowest printed)
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 test-notebooks: setup ## validate the notebooks you edited with nbval, as make test does (NOTEBOOK=10-queue-depth: one)
 	$(BIN)/python -m pytest -q --nbval-lax $(if $(NOTEBOOK),notebooks/$(basename $(notdir $(NOTEBOOK))).ipynb,notebooks)
 
 test-fast: setup ## the inner loop: leaves out notebooks, browser and slow tests
-	$(BIN)/python -m pytest -q -n 2 -m "not notebooks and not browser and not slow"
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not notebooks and not browser and not slow"
 
 bench-adaptive: setup ## adaptive QD search (probes end once settled) vs the full 1..1024 grid, 3 rounds (grid, search, grid, ...), on a scratch file (about 4 min)
 	$(BIN)/python benchmarks/bench_adaptive.py

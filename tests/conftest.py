@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -50,15 +51,21 @@ def scratch_dir(request) -> Path:
 
 HEAVY_FIXTURES = {"smoke_reports", "sample_reports"}
 FIO_FIXTURES = {"fio_path", "fio_servers", "smoke_run", "smoke_processed", "smoke_reports", "modes_reports"}
-NOTEBOOK_FIXTURES = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports"}  # they execute notebooks
+NOTEBOOK_FIXTURES = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports",
+                     "interrupted_smoke_sweep"}  # they execute notebooks (the last: 00-sweep, by the pipeline)
 _background: dict = {}
-# With pytest-xdist (make test runs two workers), nbval's notebook cells and the modules whose tests use one of
+# With pytest-xdist (make test runs three workers), nbval's notebook cells and the modules whose tests use one of
 # these run in the same worker, so each notebook is still executed once per session; other tests are spread a
 # module at a time.
-SESSION_CHAIN = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports"}
+SESSION_CHAIN = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports"}
 SESSION_FILES = {"tests/test_notebooks.py", "tests/test_reports.py", "tests/test_runs.py", "tests/test_browser.py"}
 NOTEBOOKS_PREFIX = "notebooks/"  # nbval's items: notebooks/NAME.ipynb::Cell N
 SESSION_GROUP = "session-notebooks"
+# Other session fixtures shared by several modules: those modules are one xdist unit (one worker), so the
+# fixture is made once.  fixture -> (unit, the modules that use it)
+SHARED_UNITS = {"interrupted_smoke_sweep": ("interrupted-smoke-sweep", {"tests/test_pipeline_terminal.py",
+                                                                         "tests/test_sweep_binding.py"})}
+UNIT_OF_FILE = {f: unit for unit, files in SHARED_UNITS.values() for f in files}
 
 
 def sample_notebooks() -> list[Path]:
@@ -85,13 +92,28 @@ def _uses_chain(item) -> bool:
     return _is_nbval(item) or bool(set(getattr(item, "fixturenames", ())) & SESSION_CHAIN)
 
 
+# The longest units outside the session chain (25-55 s each in make test): started early, so that no worker
+# begins one of them when the others are nearly done (a scheduling hint only; measured Nov 2026).  The fio-bound
+# ones first; JupyterLab (a kernel and a browser, CPU-bound) last, after the session's nbval pass, the suite's
+# busiest minute and a half: beside it, under a busy loop and another suite's load, it failed once (the explorer's
+# figure drawn without data); started after it, it passed in two loaded runs.
+LONGEST_UNITS = ("interrupted-smoke-sweep", "tests/test_pts.py", "tests/test_compare_fio.py",
+                 "tests/test_sweep_modes_page.py", "tests/test_ingest.py", "tests/test_sweep.py",
+                 "tests/test_adaptive.py", "tests/test_browser_lab.py")
+
+
 def _xdist_order(item) -> tuple[int, int]:
-    """With two workers: the session chain first (its worker starts at once), then modules that run fio or
-    notebooks (long), then the quick unit modules, which fill the gaps at the end.  Within the chain nbval's
-    cells come first (the smoke sweep, its ingest, the sample), the browser tests last."""
+    """With xdist workers: the session chain first (its worker starts at once), then modules that run fio,
+    notebooks or a browser (long; LONGEST_UNITS first), then the quick unit modules, which fill the gaps at the
+    end.  Within the chain nbval's cells come first (the smoke sweep, its ingest, the sample), the browser tests
+    last."""
     if _uses_chain(item):
         return 0, _heavy(item)
-    return (1 if item.get_closest_marker("fio") or item.get_closest_marker("notebooks") else 2), 0
+    if not any(item.get_closest_marker(m) for m in ("fio", "notebooks", "browser")):
+        return 2, 0
+    module = item.nodeid.split("::")[0]
+    unit = UNIT_OF_FILE.get(module, module)
+    return 1, LONGEST_UNITS.index(unit) if unit in LONGEST_UNITS else len(LONGEST_UNITS)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -109,6 +131,12 @@ def pytest_collection_modifyitems(config, items):
         if stray:
             raise pytest.UsageError(f"{', '.join(stray)} use(s) the session notebooks: add to SESSION_FILES in "
                                     "tests/conftest.py so they run in the worker that builds them, once")
+        for fixture, (_unit, files) in SHARED_UNITS.items():
+            stray = sorted({it.nodeid.split("::")[0] for it in items if fixture in getattr(it, "fixturenames", ())}
+                           - files)
+            if stray:
+                raise pytest.UsageError(f"{', '.join(stray)} use(s) {fixture}: add to SHARED_UNITS in "
+                                        "tests/conftest.py so it is made once, in one worker")
         items.sort(key=_xdist_order)  # stable: file order within each class
         return  # the worker that gets the chain executes what nbval does not (smoke_run / sample_reports)
     items.sort(key=_heavy)  # stable: file order within each class
@@ -120,15 +148,18 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """``make test`` runs two xdist workers.  Work is handed out a module at a time (module fixtures run once),
+    """``make test`` runs three xdist workers.  Work is handed out a module at a time (module fixtures run once),
     and nbval's notebooks and every module that reads the session's executed notebooks go to one worker as
-    one unit, so each notebook is still executed once per session."""
+    one unit, so each notebook is still executed once per session; the modules sharing another session
+    fixture (SHARED_UNITS) are one unit too."""
     from xdist.scheduler import LoadScopeScheduling
 
     class SessionScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            return SESSION_GROUP if module in SESSION_FILES or module.startswith(NOTEBOOKS_PREFIX) else module
+            if module in SESSION_FILES or module.startswith(NOTEBOOKS_PREFIX):
+                return SESSION_GROUP
+            return UNIT_OF_FILE.get(module, module)
 
     config.option.loadscopereorder = False  # keep the order the workers collected (see _xdist_order)
     return SessionScheduling(config, log)
@@ -309,6 +340,34 @@ def fio_servers(tmp_path_factory):
                 pass
 
 
+@pytest.fixture(scope="session")
+def interrupted_smoke_sweep(tmp_path_factory, scratch_dir, fio_path) -> dict:
+    """``pipeline sweep`` of the smoke profile on 64 MiB, as ``make sweep PROFILE=smoke SIZE=64m RUNTIME=1`` runs
+    it (empty make variables passed as empty flags), stopped by Ctrl-C during its third point, then resumed with
+    the command its message prints.  One sweep of 7 points serves the terminal checks of
+    tests/test_pipeline_terminal.py and the run-id binding checks of tests/test_sweep_binding.py (one xdist unit,
+    SHARED_FIXTURE_FILES, so it is made once)."""
+    from helpers.run.lock import pid_alive
+    from sweep_helpers import manifest, pipeline_cli, resume_args, run_pipeline, running_point, wait_for
+
+    base = tmp_path_factory.mktemp("intr")
+    target = scratch_dir / "intr.bin"
+    proc = pipeline_cli(base, "sweep", "--profile=smoke", "--size=64m", "--run=intr", f"--target={target}",
+                        "--runtime=1", "--hosts=", "--dry-run=", start_new_session=True)
+    run_dir = base / "data" / "raw" / "intr"
+    stopped = wait_for(lambda: running_point(run_dir, min_done=2), timeout=120)
+    fio = int(wait_for(lambda: json.loads(Path(run_dir / ".sweep.progress").read_text()).get("pid"), timeout=10))
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the foreground process group
+    out, err = proc.communicate(timeout=60)
+    first = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    at_stop = {"manifest": manifest(run_dir), "fio_alive": pid_alive(fio),
+               "done": {p.name: p.stat().st_mtime_ns for p in run_dir.glob("*.json") if p.name != "manifest.json"}}
+    resume = next((ln for ln in err.splitlines() if ln.startswith("resume with: ")), "")[len("resume with: "):]
+    again = run_pipeline(base, "sweep", *resume_args(resume)) if resume else None
+    return {"base": base, "target": target, "run_dir": run_dir, "raw_dir": base / "data" / "raw", "run_id": "intr",
+            "stopped": stopped, "first": first, "at_stop": at_stop, "resume": resume, "again": again}
+
+
 MODES_RUNS = {"openloop": "modes-openloop", "hosts": "modes-hosts", "steady": "modes-steady", "slo": "modes-slo"}
 
 
@@ -361,6 +420,15 @@ def modes_reports(request, tmp_path_factory, scratch_dir, fio_servers) -> dict:
     page = export.export_html(executed, reports_dir / "modes" / f"{pipeline.report_name(nb)}.html")
     return {"raw_dir": raw, "processed_dir": processed, "manifests": manifests, "executed": executed,
             "page": page, "runs": MODES_RUNS}
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Debian Chromium per worker for the browser tests (tests/browser_helpers.py); skips the test
+    when chromium or python playwright is missing."""
+    from browser_helpers import launch_browser
+
+    yield from launch_browser()
 
 
 def make_fake_fio(directory: Path, script: str) -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -52,6 +53,34 @@ def sweep_cli(args: list[str], **kw) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     return subprocess.Popen([sys.executable, "-m", "helpers.run.sweep", "--quiet", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def pipeline_env(base: Path) -> dict[str, str]:
+    """The environment of ``python -m helpers.report.pipeline`` with its data, reports and locks under ``base``."""
+    return {**os.environ, "PYTHONPATH": str(ROOT / "src"), "SSDLAB_DATA_DIR": str(base / "data"),
+            "SSDLAB_REPORTS_DIR": str(base / "reports"), "SSDLAB_LOCK_DIR": str(base / "locks")}
+
+
+def pipeline_cli(base: Path, *args: str, **kw) -> subprocess.Popen:
+    """``python -m helpers.report.pipeline ARGS`` (what make runs), started."""
+    return subprocess.Popen([sys.executable, "-m", "helpers.report.pipeline", *args], env=pipeline_env(base), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def run_pipeline(base: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    p = pipeline_cli(base, *args)
+    out, err = p.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def resume_args(line: str) -> list[str]:
+    """'make sweep RUN=x TARGET=y ...' -> the pipeline flags the Makefile would pass for those variables."""
+    from helpers.run import options
+
+    words = shlex.split(line)
+    assert words[:2] == ["make", "sweep"]
+    by_var = {o.make_var: o for o in options.MAKE_OPTIONS}
+    return [f"{by_var[w.split('=', 1)[0]].cli_flag}={w.split('=', 1)[1]}" for w in words[2:]]
 
 
 def wait_for(pred, timeout: float = 60.0, step: float = 0.05):

@@ -1,76 +1,24 @@
-"""Real-browser checks (headless Debian Chromium via playwright, networking off):
+"""Real-browser checks of the bundled sample's exported reports (headless Debian Chromium via playwright,
+networking off): every report loads offline with at least one rendered plotly plot and no page errors,
+operating a report's plotly slider changes the plot (screenshots in build/screens/), a copied reports folder
+still works, the navigation bar and index work by clicking, and every table downloads as CSV.
 
-* every exported report loads offline with at least one rendered plotly plot and no page errors,
-  and operating a report's plotly slider changes the plot (screenshots in build/screens/);
-* JupyterLab: the explorer notebook (on two runs) renders its ipywidgets; moving a slider updates the figure and
-  picking another comparison metric redraws the forest plot.
+JupyterLab's explorer is checked in tests/test_browser_lab.py and the sweep-modes page of real runs in
+tests/test_sweep_modes_page.py: neither reads the session's executed notebooks, so they run beside them.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
-from pathlib import Path
 
-import nbformat
 import pandas as pd
 import pytest
 
+from browser_helpers import SCREENS, offline_page
 from helpers.figures.table import format_number
 from helpers.report import export, pipeline
-from sweep_helpers import free_port
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parents[1]
-SCREENS = ROOT / "build" / "screens"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
-
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"{CHROMIUM} is not installed (make browser-deps installs it): browser tests skipped",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed (pip install playwright)")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    home = tempfile.mkdtemp(prefix="pw-home-")
-    env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": f"{home}/.config", "XDG_CACHE_HOME": f"{home}/.cache"}
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, env=env, headless=True)
-        yield b
-        b.close()
-    shutil.rmtree(home, ignore_errors=True)
-
-
-def offline_page(browser, allow_localhost: bool = False):
-    """A page in its own context where every request that is not file:// (or localhost) is aborted."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    blocked: list[str] = []
-
-    def route(r):
-        url = r.request.url
-        local = url.startswith(("file://", "data:", "blob:")) or (
-            allow_localhost and url.startswith(("http://localhost", "http://127.0.0.1", "ws://localhost",
-                                                "ws://127.0.0.1")))
-        if local:
-            r.continue_()
-        else:
-            blocked.append(url)
-            r.abort()
-
-    ctx.route("**/*", route)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return ctx, page, errors, blocked
 
 
 @pytest.fixture(scope="module")
@@ -151,109 +99,6 @@ def test_operating_a_report_slider_changes_the_plot(browser, reports):
     ctx.close()
 
 
-COMPARE_NB = "90-explorer-two-runs.ipynb"
-
-
-@pytest.fixture(scope="module")
-def jupyterlab(tmp_path_factory, sample_reports):
-    """JupyterLab on a copy of the explorer notebook pointed at both bundled sample runs (no token), so one
-    notebook shows the sliders and the comparison section."""
-    tmp = tmp_path_factory.mktemp("lab")
-    processed = sample_reports["processed_dir"]
-    nb_path = pipeline.interactive_notebooks()[0]
-    nb = nbformat.read(nb_path, as_version=4)
-    for c in nb.cells:
-        if "parameters" in c.metadata.get("tags", []):
-            c.source += f'\nrun_id = "sample-grid-vm,sample-quick-vm"\nprocessed_dir = "{processed}"'
-    nbformat.write(nb, tmp / COMPARE_NB)
-    port = free_port()
-    log = open(tmp / "lab.log", "w")  # noqa: SIM115 - closed after the server stops
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--allow-root",
-                             f"--port={port}", "--ServerApp.token=", "--ServerApp.password=",
-                             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={tmp}",
-                             "--LabApp.expose_app_in_browser=True",
-                             "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-                            stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            urllib.request.urlopen(f"{url}/api/status", timeout=1)
-            break
-        except OSError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.5)
-    else:
-        proc.terminate()
-        pytest.fail("JupyterLab did not start: " + (tmp / "lab.log").read_text()[-2000:])
-    yield {"url": url, "notebook": COMPARE_NB}
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-
-
-def run_all_in_jupyterlab(browser, jupyterlab, notebook: str):
-    """(context, page) of ``notebook`` opened in the fixture's JupyterLab with every cell run."""
-    ctx, page, _errors, _ = offline_page(browser, allow_localhost=True)
-    page.goto(f"{jupyterlab['url']}/lab/tree/{notebook}?reset")
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.isEnabled('notebook:run-all-cells')",
-                           timeout=60_000)
-    page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=60_000)  # kernel started
-    page.locator(".jp-Notebook .jp-Cell").first.click()
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    return ctx, page
-
-
-@pytest.fixture(scope="module")
-def lab_explorer(browser, jupyterlab):
-    """The explorer notebook open in JupyterLab with every cell run (one kernel for the slider and the
-    comparison checks)."""
-    ctx, page = run_all_in_jupyterlab(browser, jupyterlab, jupyterlab["notebook"])
-    yield page
-    ctx.close()
-
-
-def test_jupyterlab_explorer_sliders_update_the_figure(lab_explorer):
-    page = lab_explorer
-    slider = page.locator(".widget-slider .noUi-handle").first
-    try:
-        slider.wait_for(timeout=90_000)
-    except Exception:
-        SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / "jupyterlab-explorer-failed.png"), full_page=False)
-        raise
-    page.wait_for_selector(".jp-OutputArea .js-plotly-plot .main-svg", timeout=60_000)
-    title = page.locator(".jp-OutputArea .js-plotly-plot .gtitle").first
-    title.wait_for(timeout=30_000)
-    before = title.text_content()
-    slider.focus()
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function("(b) => { const t = document.querySelector('.jp-OutputArea .js-plotly-plot .gtitle');"
-                           " return t && t.textContent !== b; }", arg=before, timeout=30_000)
-    after = title.text_content()
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / "jupyterlab-explorer.png"), full_page=False)
-    assert before != after and "QD" in after
-
-
-def test_sweep_modes_report_renders_offline(browser, modes_reports):
-    """The open-loop / SLO search / multi-host / steady-state page of real runs draws its four plots offline."""
-    ctx, page, errors, blocked = offline_page(browser)
-    page.goto(modes_reports["page"].as_uri())
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4",
-                           timeout=30_000)
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / "sweep-modes-real-runs.png"), full_page=True)
-    assert not errors, errors
-    assert not [u for u in blocked if u.endswith(".js")], blocked
-    ctx.close()
-
-
 def test_a_copied_reports_folder_still_works_offline(browser, sample_reports, tmp_path):
     """Copy the whole reports folder elsewhere (as a user zipping and mailing it would): every page still
     finds the shared plotly.js by its relative path and draws its plots with nothing fetched."""
@@ -261,37 +106,15 @@ def test_a_copied_reports_folder_still_works_offline(browser, sample_reports, tm
     shutil.copytree(sample_reports["reports_dir"], copy)
     pages = sorted((copy / sample_reports["run"]).glob("*.html"))
     assert len(pages) == len(pipeline.analysis_notebooks())
+    ctx, page, errors, blocked = offline_page(browser)  # one tab, page to page (errors and requests per page)
     for html in (p for p in pages if p.stem in ("device-card", "block-size")):  # the script path is shared by all
-        ctx, page, errors, blocked = offline_page(browser)
+        errors.clear()
+        blocked.clear()
         page.goto(html.as_uri())
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         assert page.evaluate("() => typeof window.Plotly") == "object", html.name
         assert not errors and not blocked, (html.name, errors, blocked)
-        ctx.close()
-
-
-def _wait_or_shoot(page, title_js: str, title: str, timeout: int) -> None:
-    """Wait until a plot title starts with ``title``; on failure keep a screenshot of what the page showed."""
-    try:
-        page.wait_for_function(title_js, arg=title, timeout=timeout)
-    except Exception:
-        SCREENS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENS / "jupyterlab-compare-failed.png"), full_page=False)
-        raise
-
-
-def test_jupyterlab_compare_metric_dropdown_redraws_the_forest_plot(lab_explorer):
-    """The explorer on two runs: the comparison's forest plot is drawn, and picking another metric redraws it."""
-    page = lab_explorer
-    title = ("(s) => [...document.querySelectorAll('.jp-OutputArea .js-plotly-plot .gtitle')]"
-             ".some(t => t.textContent.startsWith(s))")
-    _wait_or_shoot(page, title, "IOPS: sample-quick-vm (new) vs sample-grid-vm (base)", 120_000)
-    metric = page.locator(".widget-dropdown select").last
-    metric.select_option(label="bandwidth")
-    metric.scroll_into_view_if_needed()  # JupyterLab draws only the cells in view
-    _wait_or_shoot(page, title, "bandwidth: sample-quick-vm (new) vs sample-grid-vm (base)", 30_000)
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / "jupyterlab-compare.png"), full_page=False)
+    ctx.close()
 
 
 def test_navigation_bar_and_index_work_by_clicking(browser, reports):

@@ -16,6 +16,7 @@ from helpers.fio.logs import parse_log_name
 from helpers.processed import store
 from helpers.report import pipeline
 from helpers.run.manifest import read_manifest
+from notebook_outputs import outputs_text, plotly_figures
 
 pytestmark = pytest.mark.notebooks
 
@@ -29,11 +30,6 @@ def expected_mimetype(nb_path: Path) -> str:
     if nb_path.name in INTERACTIVE:
         return "application/vnd.jupyter.widget-view+json"
     return "application/vnd.plotly.v1+json"
-
-
-def outputs_text(nb_path: Path) -> str:
-    nb = nbformat.read(nb_path, as_version=4)
-    return json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
 
 
 def test_source_notebooks_are_clean_and_parameterized():
@@ -99,38 +95,6 @@ def test_analysis_notebook_on_bundled_sample_with_default_run_id(nb_path, sample
     assert sample_reports["run"] in outputs_text(executed)
 
 
-def figure_traces(executed: Path) -> list[list[str]]:
-    """The trace names of every plotly figure in an executed notebook, in cell order."""
-    nb = nbformat.read(executed, as_version=4)
-    figs = []
-    for c in nb.cells:
-        for o in c.get("outputs", []):
-            fig = o.get("data", {}).get("application/vnd.plotly.v1+json")
-            if fig:
-                figs.append([t.get("name") or t.get("type") for t in fig.get("data", [])])
-    return figs
-
-
-def test_sweep_modes_page_shows_open_loop_hosts_and_steady_state_from_real_runs(modes_reports):
-    text = outputs_text(modes_reports["executed"])
-    assert '"ename"' not in text
-    assert "No open-loop points" not in text and "No multi-host points" not in text
-    assert "No steady-state rounds" not in text
-    openloop, slo, hosts, steady = figure_traces(modes_reports["executed"])
-    # one line per percentile and series: the open-loop run's loads and the SLO search's steps (also offered
-    # rates) each on their own line, never joined
-    ol, slo_steps = "modes-openloop: randread 4k QD32", "modes-slo: randread 4k QD16"
-    assert {f"{p} {s}" for p in ("p50", "p99", "p99.9") for s in (ol, slo_steps)} <= set(openloop)
-    assert "achieved < 95 % of offered" in openloop
-    assert sorted(hosts[:-1]) == sorted(modes_reports["manifests"]["hosts"]["hosts"]) and hosts[-1] == "all hosts"
-    assert steady[:2] == ["iops", "window average"]
-    # the SLO search and fio's latency_target result, with the verdict sentence built from the manifest's numbers
-    cc = next(iter(modes_reports["manifests"]["slo"]["slo"].values()))["cross_check"]
-    assert slo == ["slo-randread-bs4k-qd16-nj1: SLO search steps",
-                   f"slo-randread-bs4k-qd16-nj1: fio latency_target (QD {cc['depth']})"]
-    assert "No SLO search in this run" not in text and f"{cc['iops']:,.0f} IOPS at QD {cc['depth']} of at most 16" in text
-
-
 def test_sweep_modes_page_says_in_one_sentence_when_a_run_has_none_of_that_data(smoke_reports):
     nb = nbformat.read(smoke_reports["executed"] / "17-sweep-modes.ipynb", as_version=4)
     cells = [json.dumps(c.get("outputs", [])) for c in nb.cells if c.cell_type == "code"]
@@ -148,12 +112,6 @@ def test_compare_page_with_one_run_says_once_that_it_needs_a_second(smoke_report
     headline = plotly_figures(smoke_reports["executed"] / "16-compare.ipynb")[0]
     bars = [t for t in headline["data"] if t["type"] == "bar"]
     assert bars and all(list(t["x"]) == [smoke_reports["run_id"]] for t in bars)
-
-
-def plotly_figures(executed: Path) -> list[dict]:
-    nb = nbformat.read(executed, as_version=4)
-    return [o["data"]["application/vnd.plotly.v1+json"] for c in nb.cells for o in c.get("outputs", [])
-            if "application/vnd.plotly.v1+json" in o.get("data", {})]
 
 
 def test_time_series_pages_say_why_there_is_no_device_temperature(smoke_reports):

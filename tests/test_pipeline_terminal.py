@@ -6,40 +6,17 @@ that leave nothing behind."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shlex
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from helpers.run import options
-from helpers.run.lock import Lock, pid_alive, target_lock_path
-from sweep_helpers import manifest, running_point, wait_for
+from helpers.run.lock import Lock, target_lock_path
+from sweep_helpers import manifest, run_pipeline
 
 pytestmark = pytest.mark.notebooks
-ROOT = Path(__file__).resolve().parents[1]
 PROGRESS_RE = re.compile(r"sweep (\S+): (\d+)/(\d+) points \|.*?\| (\d\d:\d\d) elapsed(.*)")
-
-
-def _env(base: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT / "src"), "SSDLAB_DATA_DIR": str(base / "data"),
-            "SSDLAB_REPORTS_DIR": str(base / "reports"), "SSDLAB_LOCK_DIR": str(base / "locks")}
-
-
-def _pipeline(base: Path, *args: str, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "helpers.report.pipeline", *args], env=_env(base), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-
-
-def _run(base: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    p = _pipeline(base, *args)
-    out, err = p.communicate(timeout=timeout)
-    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def _renders(stderr: str) -> list[tuple[int, int, str, str]]:
@@ -52,35 +29,12 @@ def _renders(stderr: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
-def _resume_args(line: str) -> list[str]:
-    """'make sweep RUN=x TARGET=y ...' -> the pipeline flags the Makefile would pass for those variables."""
-    words = shlex.split(line)
-    assert words[:2] == ["make", "sweep"]
-    by_var = {o.make_var: o for o in options.MAKE_OPTIONS}
-    return [f"{by_var[w.split('=', 1)[0]].cli_flag}={w.split('=', 1)[1]}" for w in words[2:]]
-
-
 @pytest.fixture(scope="module")
-def interrupted(tmp_path_factory, scratch_dir, fio_path):
-    """``pipeline sweep`` of the smoke profile on 64 MiB, as ``make sweep PROFILE=smoke SIZE=64m`` runs it (empty
-    make variables passed as empty flags), stopped by Ctrl-C during its third point, then resumed with the
-    command its message prints.  One sweep of 7 points serves the progress, notebook and Ctrl-C checks."""
-    base = tmp_path_factory.mktemp("intr")
-    target = scratch_dir / "intr.bin"
-    proc = _pipeline(base, "sweep", "--profile=smoke", "--size=64m", "--run=intr", f"--target={target}",
-                     "--runtime=1", "--hosts=", "--dry-run=", start_new_session=True)
-    run_dir = base / "data" / "raw" / "intr"
-    stopped = wait_for(lambda: running_point(run_dir, min_done=2), timeout=120)
-    fio = int(wait_for(lambda: json.loads(Path(run_dir / ".sweep.progress").read_text()).get("pid"), timeout=10))
-    os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the foreground process group
-    out, err = proc.communicate(timeout=60)
-    first = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-    at_stop = {"manifest": manifest(run_dir), "fio_alive": pid_alive(fio),
-               "done": {p.name: p.stat().st_mtime_ns for p in run_dir.glob("*.json") if p.name != "manifest.json"}}
-    resume = next((ln for ln in err.splitlines() if ln.startswith("resume with: ")), "")[len("resume with: "):]
-    again = _run(base, "sweep", *_resume_args(resume)) if resume else None
-    return {"base": base, "target": target, "run_dir": run_dir, "stopped": stopped, "first": first,
-            "at_stop": at_stop, "resume": resume, "again": again}
+def interrupted(interrupted_smoke_sweep):
+    """The session's interrupted-and-resumed ``pipeline sweep`` (tests/conftest.py): one sweep of 7 points
+    serves the progress, notebook and Ctrl-C checks here and the run-id binding checks of
+    tests/test_sweep_binding.py."""
+    return interrupted_smoke_sweep
 
 
 def test_progress_reaches_the_terminal_and_updates_while_fio_runs(interrupted):
@@ -149,14 +103,14 @@ def test_reports_of_a_run_that_does_not_exist_names_the_runs(tmp_path):
     for name in ("20260101-120000-a", "20260102-120000-b"):
         (tmp_path / "data" / "raw" / name).mkdir(parents=True)
         (tmp_path / "data" / "raw" / name / "manifest.json").write_text("{}")
-    line = _one_sentence(_run(tmp_path, "reports", "--run=nope"), "there is no run 'nope'")
+    line = _one_sentence(run_pipeline(tmp_path, "reports", "--run=nope"), "there is no run 'nope'")
     assert line.endswith("the runs there are 20260101-120000-a, 20260102-120000-b.")
     _nothing_created(tmp_path, "nope")
 
 
 @pytest.mark.parametrize("args", [["--run=-x"], ["--run", "-x"], ["--run=.."], ["--run=."]])
 def test_bad_run_ids_are_one_sentence_and_create_nothing(tmp_path, args):
-    line = _one_sentence(_run(tmp_path, "reports", *args), "")
+    line = _one_sentence(run_pipeline(tmp_path, "reports", *args), "")
     assert "run id" in line or "argument --run" in line
     if "run id" in line:  # the rule it states is the rule it applies
         assert "must start with a letter or digit" in line
@@ -168,7 +122,7 @@ def test_a_locked_target_is_refused_before_anything_is_created(tmp_path, scratch
     monkeypatch.setenv("SSDLAB_LOCK_DIR", str(tmp_path / "locks"))  # the lock folder the pipeline will use
     held = Lock(target_lock_path(target), f"target {target}", {"run_id": "holder"}).acquire()
     try:
-        proc = _run(tmp_path, "run-all", "--profile=smoke", "--size=64m", "--run=second", f"--target={target}")
+        proc = run_pipeline(tmp_path, "run-all", "--profile=smoke", "--size=64m", "--run=second", f"--target={target}")
     finally:
         held.release()
     _one_sentence(proc, "is in use by another sweep")

@@ -1,6 +1,7 @@
-"""A run id is bound to its plan (real fio, smoke profile, 64 MiB): the manifest pins target, size, profile
-content, runtime override, hosts and fio version; other settings are refused with one sentence, the same
-ones resume.  Refusals (a locked target) leave no run folder; a tiny target gets a warning."""
+"""A run id is bound to its plan (real fio, smoke profile, 64 MiB: the session's interrupted-and-resumed
+``pipeline sweep``): the manifest pins target, size, profile content, runtime override, hosts and fio version;
+other settings are refused with one sentence, the same ones resume.  Refusals (a locked target) leave no run
+folder; a tiny target gets a warning."""
 
 from __future__ import annotations
 
@@ -26,13 +27,14 @@ def _lock_dir(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def bound(tmp_path_factory, scratch_dir, fio_path):
-    """One real smoke sweep (64 MiB) whose run id the tests try to reuse."""
-    raw = tmp_path_factory.mktemp("bound-raw")
-    target = scratch_dir / "bound.bin"
-    m = sweep.sweep(target=target, profile="smoke", run_id="bound", size="64m", raw_dir=raw, progress=False)
-    assert m["status"] == "complete"
-    return {"raw": raw, "target": target, "run_dir": raw / "bound"}
+def bound(interrupted_smoke_sweep):
+    """The session's real smoke sweep (64 MiB, 1 s points) made by ``pipeline sweep``, interrupted and resumed
+    (tests/conftest.py; tests/test_pipeline_terminal.py checks its terminal): the run id the tests try to reuse.
+    It was started with RUNTIME=1, so its plan pins a runtime override of 1 s."""
+    s = interrupted_smoke_sweep
+    assert manifest(s["run_dir"])["status"] == "complete", s["again"].stderr if s["again"] else s["first"].stderr
+    return {"raw": s["raw_dir"], "target": s["target"], "run_dir": s["run_dir"], "run_id": s["run_id"],
+            "runtime_s": 1.0}
 
 
 def _state(run_dir):
@@ -44,20 +46,20 @@ def test_manifest_pins_the_plan(bound):
     assert plan["target"] == str(bound["target"]) and plan["size_bytes"] == 64 * 1024**2
     assert plan["profile"] == "smoke"
     assert plan["profile_sha256"] == hashlib.sha256(SMOKE_YAML.read_text().encode()).hexdigest()
-    assert plan["runtime_s"] is None and plan["hosts"] == [] and plan["fio_version"].startswith("fio-")
+    assert plan["runtime_s"] == 1.0 and plan["hosts"] == [] and plan["fio_version"].startswith("fio-")
 
 
 def _refusal(bound, **kw) -> str:
     before = _state(bound["run_dir"])
-    args = {"target": bound["target"], "profile": "smoke", "run_id": "bound", "size": "64m",
-            "raw_dir": bound["raw"], **kw}
+    args = {"target": bound["target"], "profile": "smoke", "run_id": bound["run_id"], "size": "64m",
+            "runtime_s": bound["runtime_s"], "raw_dir": bound["raw"], **kw}
     with pytest.raises(LabError) as exc:
         sweep.plan_sweep(**args)
     with pytest.raises(LabError):  # run_sweep with a plan made elsewhere checks again under the lock
         sweep.sweep(**args, progress=False)
     assert _state(bound["run_dir"]) == before  # nothing measured, nothing rewritten
     msg = str(exc.value)
-    assert "\n" not in msg and msg.startswith("run bound was started with other settings")
+    assert "\n" not in msg and msg.startswith(f"run {bound['run_id']} was started with other settings")
     return msg
 
 
@@ -74,14 +76,18 @@ def test_different_profile_content_under_the_same_name_is_refused(bound, tmp_pat
 
 
 def test_a_runtime_override_is_refused(bound):
-    assert "runtime override none then, 2 s now" in _refusal(bound, runtime_s=2)
+    assert "runtime override 1 s then, 2 s now" in _refusal(bound, runtime_s=2)
+    msg = _refusal(bound, runtime_s=None)  # the profile's own runtime is another plan too
+    assert "runtime override 1 s then, none now" in msg
+    assert plan_differences({"runtime_s": None}, {"runtime_s": 2.0}) == ["runtime override none then, 2 s now"]
 
 
 def test_the_same_settings_resume_without_measuring_again(bound):
     before = {name: t for name, t in _state(bound["run_dir"]) if name.endswith(".json") and name != "manifest.json"}
-    m = sweep.sweep(target=bound["target"], profile="smoke", run_id="bound", size="64m", raw_dir=bound["raw"],
-                    progress=False)
-    assert m["status"] == "complete" and m["resumes"]
+    resumes = len(manifest(bound["run_dir"]).get("resumes", []))
+    m = sweep.sweep(target=bound["target"], profile="smoke", run_id=bound["run_id"], size="64m",
+                    runtime_s=bound["runtime_s"], raw_dir=bound["raw"], progress=False)
+    assert m["status"] == "complete" and len(m["resumes"]) == resumes + 1
     after = {name: t for name, t in _state(bound["run_dir"]) if name in before}
     assert after == before and len(before) == 7
 
