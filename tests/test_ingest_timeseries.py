@@ -75,7 +75,10 @@ def test_lab_point_windows(lab_point):
     width = logged["window_end_s"] - logged["window_start_s"]
     assert width.between(0.8, 1.3).all() and abs(width.median() - 1.0) <= 0.02, width.tolist()
     iops = logged.dropna(subset=["iops"])
-    assert len(iops) >= 2 * 2 * 2
+    # fio ticks at ~1 s and ~2 s of this 3 s point in each clone and direction (the third second is the final
+    # window); under load one late tick can cover both (6 entries of 8 seen at load 7)
+    per_series = iops.groupby(["log_job", "direction"]).size()
+    assert len(per_series) == 2 * 2 and (per_series >= 1).all(), per_series
     # the known answer is the rate fio achieved over the point (the JSON: the offered rate on a quiet machine,
     # 472 of 500 a window at load 6-7): the typical window carries it; a single window may fall short when the
     # machine stalls fio for a moment (429 of 500 seen once under make test's two workers)
