@@ -4,6 +4,7 @@ its searches did not measure as "not measured (plateau ≈ X)", never as numbers
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
@@ -13,7 +14,8 @@ from helpers.analysis import grid, search_plateaus
 from helpers.errors import LabError
 from helpers.figures import heatmap_figure
 from helpers.run import sweep
-from helpers.run.profiles import load_profile, parse_profile
+from helpers.run.profiles import Point, load_profile, parse_profile
+from helpers.run.runner import run_point
 from helpers.run.sweep import characterize_phases
 from sweep_helpers import write_profile
 
@@ -121,3 +123,31 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
     pl = search_plateaus(m)
     assert sorted(pl["rw"]) == ["randread", "randwrite"] and (pl["max_qd"] == 4).all()
     assert (pl["last_qd"] <= 4).all() and all(1 in q for q in pl["measured_qds"])
+    # on the same target, a steady (rate-limited) probe with 250 ms windows and a 0.1 s ramp settles at its third
+    # window, about 0.85 s in, before its 1 s runtime: it could not before (its first window was lost)
+    p = Point(group="fw", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=1.0, ramp_s=0.1, settle_windows=3,
+              settle_pct=10.0, settle_window_ms=250, rate_iops=2000, rate_process="linear", log_avg_msec=0,
+              log_hist_msec=0)
+    r = run_point(p, scratch_dir / "characterize.bin", 16 << 20, tmp_path)
+    assert r.status == "ok" and r.settled_s is not None and r.settled_s < 1.0, (r.settled_s, r.device_s)
+
+
+def test_a_first_status_object_one_whole_window_in_starts_its_window_from_nothing(tmp_path):
+    """fio 3.33 with a 0.1 s ramp and 250 ms windows wrote its first status object at 250 ms of runtime (measured
+    2026-11-26; 45 ms with 150 ms windows).  That first window counts: a steady probe settles at its third object,
+    0.1 + 0.75 s in, instead of needing a fourth at 1.0 s, the end of a 1 s probe (where it counted as 'ran in
+    full', unsettled, and never flat).  An object well past one window still starts nothing."""
+    from helpers.run import runner
+
+    def status(ios: int, ms: int) -> str:
+        return json.dumps({"jobs": [{"elapsed": 1, "read": {"total_ios": ios, "runtime": ms}}]})
+
+    out = tmp_path / "status.json"
+    out.write_text("\n".join([status(7_700, 250), status(15_300, 500), status(23_100, 751)]))
+    m = runner.SettleMonitor(out, windows=3, pct=10.0, ramp_s=0.1, window_ms=250)
+    assert m() is True and m.iops == pytest.approx([30_800.0, 30_400.0, 31_075.7], rel=1e-4)
+    assert m.settled_s == pytest.approx(0.851)
+    late = tmp_path / "late.json"  # 1.2 windows in: its start is unknown (earlier objects may have been dropped)
+    late.write_text("\n".join([status(9_000, 300), status(16_500, 550), status(24_000, 800)]))
+    m = runner.SettleMonitor(late, windows=3, pct=10.0, ramp_s=0.1, window_ms=250)
+    assert m() is False and len(m.iops) == 2
