@@ -112,8 +112,9 @@ class SweepPlan:
         hosts = f" on {len(self.hosts)} hosts ({', '.join(self.hosts)})" if self.hosts else ""
         mode = "" if p.mode == "grid" else f" ({p.mode} mode, {len(p.points)} series)"
         if p.mode == "characterize":
-            mode = (f" (characterize mode: {len(p.series)} QD series searched, {len(p.points) - len(p.series)} "
-                    "points; reads, then the sustained write, then writes and mixes on the preconditioned target)")
+            n = len(p.points) - len(p.series)
+            mode = (f" (characterize mode: {len(p.series)} QD series searched, {n} point{'' if n == 1 else 's'} as "
+                    "listed; reads, then the sustained write, then writes and mixes on the preconditioned target)")
         if p.mode == "pts" and p.pts:
             mode = (f" per round (pts mode: {', '.join(p.pts.test_names)}, {p.pts.pts_class} class "
                     f"{p.pts.jobs} jobs x QD{p.pts.qd}, ActiveRange {p.pts.active_range:g} %)")
