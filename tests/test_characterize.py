@@ -60,7 +60,8 @@ def test_unmeasured_cells_say_not_measured_with_the_plateau_never_a_number():
     """A randread 4k search that measured QD 1..32 and stopped on a plateau of 48,000 IOPS, with a refine step at
     QD 11 (so QD 2..32 below its last depth were all measured) and a 16k series still rising at QD 8 (no
     plateau): in the QD-held heatmap, QD 64..1024 of the 4k series read "not measured (plateau ≈ 48,000 IOPS)"
-    with no value; the 16k series past QD 8 "the search stopped before this depth"."""
+    with no value; the 16k series past QD 8 "the search stopped before this depth", at the 4k series' refine
+    depth too (a column of the heatmap)."""
     q4 = [1, 2, 4, 8, 16, 32, 11]
     df = _results([("randread", 4096, q, min(q, 8) * 6000.0) for q in q4] +
                   [("randread", 16384, q, q * 3000.0) for q in (1, 2, 4, 8)])
@@ -77,7 +78,7 @@ def test_unmeasured_cells_say_not_measured_with_the_plateau_never_a_number():
     assert cell.loc[(16, 16384), "note"] == "not measured (the search stopped before this depth)"
     assert cell.loc[(32, 4096), "iops"] == 48000.0 and cell.loc[(32, 4096), "note"] == ""  # measured: a number
     assert (g[g["note"] != ""]["iops"].isna()).all()
-    assert (11, 16384) not in cell.index  # a refine depth of another series is not a cell of this one
+    assert cell.loc[(11, 16384), "note"] == "not measured (the search stopped before this depth)"  # 4k's refine
     fig = heatmap_figure(g)
     at = list(dict.fromkeys(g["held"])).index(1024)
     trace = fig.data[at]

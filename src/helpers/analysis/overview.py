@@ -34,7 +34,7 @@ def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth",
 
     ``plateaus`` (:func:`helpers.analysis.search_plateaus`: the QD series an adaptive search measured) adds a
     row for every (operation, block size, queue depth) cell of a searched series that the search did not measure,
-    over the ladder's depths up to its ``max_qd``: metrics empty, ``note`` "not measured (plateau ≈ X IOPS)"
+    over the ladder's depths up to its ``max_qd`` and the depths other series measured: metrics empty, ``note`` "not measured (plateau ≈ X IOPS)"
     past the depth where it stopped on a plateau, "not measured (the search skipped this depth)" below it, "not
     measured (the search stopped before this depth)" when it ended on no plateau; never a number in a metric."""
     cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons", "percentile_latency", "note"]
@@ -62,10 +62,12 @@ def _unmeasured(g: pd.DataFrame, plateaus: pd.DataFrame, x: str, held: str) -> p
     """The cells of searched series the search did not measure (see :func:`grid`), as rows without metrics."""
     other = x if held == "iodepth" else held  # the series' other coordinate (its block size)
     measured = set(zip(g["held"], g["operation"], g["x"]))
+    shown = {int(q) for q in g["held" if held == "iodepth" else "x"].dropna()}  # depths other series measured
     rows = []
     for _, s in plateaus[plateaus["numjobs"].fillna(1) == 1].iterrows():
         op = operation_label(s["rw"], s["rwmixread_pct"] if s["rwmixread_pct"] is not None else float("nan"))
-        depths = [1 << k for k in range(int(s["max_qd"]).bit_length())]
+        depths = sorted({1 << k for k in range(int(s["max_qd"]).bit_length())} | {q for q in shown if
+                                                                                 q <= s["max_qd"]})
         for qd in depths:
             if qd in s["measured_qds"]:
                 continue
