@@ -34,7 +34,10 @@ re-probes of a dip at QD 256, randwrite 4k 17.0 %); the whole characterize run (
 randwrite 4k (peak 21.3 % low, knee 0.25 steps, QD1 latency 5.9 %): the write series run right after the sustained
 write of the whole file (their preconditioning), the grids' write points after their read series; on this VM's disk
 writes then read lower (the host flushing what the sustained write left).  One round of three series says little;
-the full chain (all 24 series, two rounds, and behind ``--cap-iops``) was not run.
+the full chain (all 24 series, two rounds) was not run.  Behind ``--cap-iops 40000`` (14:12, same subset, one
+round): series device time 10.8 % of the grid's (whole run 11.1 %); randread 4k and randwrite 4k (grids within 0.0 %)
+peak 1.2 and 0.4 % off, knee 0.75 grid steps, QD1 latency 8.5 and 2.9 %; read 128k (below the ceiling, its grids
+20 % apart) 8.5 %, 3 probes.
 """
 
 from __future__ import annotations
