@@ -20,6 +20,7 @@ READ_ONLY_ACK ?=
 LAB_ARGS ?=
 SCRATCH ?=
 NOTEBOOK ?=
+ARGS ?=
 FORMAT ?= xlsx
 # make test's pytest-xdist workers: 3 on 2 cores -- a worker waits on fio, a kernel or a browser about half the
 # time, so two left a core idle (~1.0 of 2 cores used, 304 s); the session's notebooks stay in one (tests/conftest.py)
@@ -41,7 +42,7 @@ SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtim
   --hosts="$(HOSTS)" --dry-run="$(DRY_RUN)" --allow-existing="$(ALLOW_EXISTING)" --destroy-device="$(DESTROY_DEVICE)" \
   --ignore-signature="$(IGNORE_SIGNATURE)" --read-only-ack="$(READ_ONLY_ACK)"
 
-.PHONY: help setup fio run-all sweep ingest reports export lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-ingest
+.PHONY: help setup fio run-all sweep ingest reports export lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-characterize bench-ingest
 
 help: ## list the targets and variables (coloured on a terminal only; NO_COLOR=1 never)
 	@if [ -t 1 ] && [ -z "$$NO_COLOR" ]; then c='\033[36m'; r='\033[0m'; else c=; r=; fi; \
@@ -109,6 +110,9 @@ test-fast: setup ## the inner loop: leaves out notebooks, browser and slow tests
 
 bench-adaptive: setup ## adaptive QD search (probes end once settled) vs the full 1..1024 grid, 3 rounds (grid, search, grid, ...), on a scratch file (about 4 min)
 	$(BIN)/python benchmarks/bench_adaptive.py
+
+bench-characterize: setup ## PROFILE=characterize vs the course grid, chain grid, characterize, grid, ... on a scratch file (ARGS=--quick: 3 series; all 24: about an hour)
+	$(BIN)/python benchmarks/bench_characterize.py $(ARGS)
 
 LINT_VENV := .venv-lint
 LINT_DEPS = $$($(PYTHON) -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["lint"]))')

@@ -151,6 +151,25 @@ def cap_iops(target: Path, iops: int) -> tuple[str, Callable[[], None]]:
     return how, undo
 
 
+def run_chain(run: Callable[[str, int], dict], other: str, rounds: int, work: Path, cap: int) -> tuple[list, list]:
+    """The bench's chain grid, ``other``, grid, ..., grid (``rounds`` runs of ``other``): ``run(kind, n)`` runs one;
+    behind a ceiling of ``cap`` IOPS on ``work``'s disk when ``cap`` > 0 (:func:`cap_iops`, undone at the end).
+    Returns (grids, others)."""
+    undo = None
+    if cap > 0:
+        how, undo = cap_iops(work, cap)
+        print(f"every fio runs behind a ceiling of {cap} IOPS on the scratch file's disk ({how})", flush=True)
+    try:
+        grids, others = [run("grid", 0)], []
+        for r in range(1, rounds + 1):
+            others.append(run(other, r))
+            grids.append(run("grid", r))
+    finally:
+        if undo is not None:
+            undo()
+    return grids, others
+
+
 def knee_of(qd: list[float], iops: list[float]) -> tuple[float | None, str]:
     k = find_knee(qd, iops, S=1.0)
     return k.knee_qd, f"find_knee: {k.reason}"
@@ -304,18 +323,7 @@ def main() -> int:
                   flush=True)
         return out
 
-    undo = None
-    if args.cap_iops > 0:
-        how, undo = cap_iops(work, args.cap_iops)
-        print(f"every fio runs behind a ceiling of {args.cap_iops} IOPS on the scratch file's disk ({how})", flush=True)
-    try:
-        grids, searches = [run("grid", 0)], []
-        for r in range(1, args.rounds + 1):
-            searches.append(run("adaptive", r))
-            grids.append(run("grid", r))
-    finally:
-        if undo is not None:
-            undo()
+    grids, searches = run_chain(run, "adaptive", args.rounds, work, args.cap_iops)
 
     rounds = []
     for r, ad in enumerate(searches, start=1):

@@ -11,7 +11,7 @@ from helpers.analysis import distribution, grid, held_constant
 from helpers.processed import schema
 
 GRID_COLUMNS = ["held", "operation", "x", "iops", "mb_per_s", "lat_mean_us", "p99_us", "n_points", "flagged",
-                "flag_reasons", "percentile_latency"]
+                "flag_reasons", "percentile_latency", "note"]  # note: cells a search did not measure
 
 
 def empty_results() -> pd.DataFrame:

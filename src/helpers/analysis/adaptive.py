@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+import yaml
 
 from helpers.run.adaptive import PROBE_KINDS
 
@@ -41,3 +42,50 @@ def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
                          "clat_mean_us": None, "runtime_s": None, "device_s": None, "settled_after_s": None,
                          "on_plateau": None, "plateau_iops": None, "stop_reason": reason})
     return pd.DataFrame(rows, columns=STEP_COLUMNS)
+
+
+PLATEAU_COLUMNS = ["rw", "bs_bytes", "rwmixread_pct", "numjobs", "measured_qds", "last_qd", "max_qd", "plateau_iops",
+                   "target_state"]
+
+
+def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
+    """One row per searched QD series of a run (adaptive or characterize mode): its workload (``rw``, ``bs_bytes``,
+    ``rwmixread_pct``, ``numjobs``), the depths it measured (``measured_qds``), the deepest ladder depth
+    (``last_qd``), the ladder's largest (``max_qd``, from the profile; the deepest power of two when unknown), the
+    plateau level it stopped on (``plateau_iops``: the median of its plateau probes, NaN when it ended on none)
+    and the state of the target it measured (``target_state``, characterize runs).  The points come from the
+    manifest's point entries (their ``adaptive.series``); empty when the run searched nothing."""
+    m = manifest or {}
+    series = m.get("adaptive") or {}
+    rows: dict[str, dict] = {}
+    for entry in (m.get("points") or {}).values():
+        info = entry.get("adaptive") or {}
+        sid = info.get("series")
+        if sid not in series or entry.get("status") != "ok":
+            continue
+        p = entry.get("parameters") or {}
+        row = rows.setdefault(sid, {"rw": p.get("rw"), "bs_bytes": p.get("bs_bytes"), "rwmixread_pct": p.get(
+            "rwmixread"), "numjobs": p.get("numjobs", 1), "measured_qds": set(), "target_state": (
+                entry.get("characterize") or {}).get("target_state")})
+        if info.get("kind") != "confirm":
+            row["measured_qds"].add(int(p.get("iodepth", 0)))
+    max_qd = _profile_max_qd(m)
+    out = []
+    for sid, row in rows.items():
+        ladder = [s["qd"] for s in series[sid].get("steps") or [] if s.get("kind") == "ladder"]
+        last = max(ladder) if ladder else max(row["measured_qds"])
+        level = series[sid].get("plateau_iops")
+        out.append({**row, "measured_qds": sorted(row["measured_qds"]), "last_qd": last,
+                    "max_qd": max_qd or 1 << (int(last).bit_length() - 1),
+                    "plateau_iops": float("nan") if level is None else float(level)})
+    return pd.DataFrame(out, columns=PLATEAU_COLUMNS)
+
+
+def _profile_max_qd(manifest: dict[str, Any]) -> int | None:
+    """The adaptive section's ``max_qd`` of the run's profile (its YAML in the manifest), None when not stated."""
+    try:
+        doc = yaml.safe_load(manifest.get("profile_yaml") or "") or {}
+        q = (doc.get("adaptive") or {}).get("max_qd") if isinstance(doc, dict) else None
+    except yaml.YAMLError:
+        return None
+    return int(q) if isinstance(q, int) and q > 0 else None

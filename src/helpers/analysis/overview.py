@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers.analysis.points import operations, percentile_latency, sorted_operations
+from helpers.analysis.points import operation_label, operations, percentile_latency, sorted_operations
 from helpers.fio.latency import latency_name
 from helpers.fio.units import format_bytes
 
@@ -26,11 +26,18 @@ def factor_value_label(factor: str, v) -> str:
     return f"{v:g}% read" if factor == "rwmixread_pct" else str(v)
 
 
-def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth") -> pd.DataFrame:
+def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth",
+         plateaus: pd.DataFrame | None = None) -> pd.DataFrame:
     """Mean of each metric per (held value, operation, x value) over single-job points, mixed
     modes as read+write totals; ``flagged``/``flag_reasons`` say whether any point in a cell is
-    flagged; ``p99_us`` is of the latency named in ``percentile_latency``.  Empty when no operation has ≥ 2 values of ``x`` at one held value."""
-    cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons", "percentile_latency"]
+    flagged; ``p99_us`` is of the latency named in ``percentile_latency``.  Empty when no operation has ≥ 2 values of ``x`` at one held value.
+
+    ``plateaus`` (:func:`helpers.analysis.search_plateaus`: the QD series an adaptive search measured) adds a
+    row for every (operation, block size, queue depth) cell of a searched series that the search did not measure,
+    over the ladder's depths up to its ``max_qd`` and the depths other series measured: metrics empty, ``note`` "not measured (plateau ≈ X IOPS)"
+    past the depth where it stopped on a plateau, "not measured (the search skipped this depth)" below it, "not
+    measured (the search stopped before this depth)" when it ended on no plateau; never a number in a metric."""
+    cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons", "percentile_latency", "note"]
     ops = operations(df)
     if ops.empty:
         return pd.DataFrame(columns=cols)
@@ -39,7 +46,9 @@ def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth") -> pd.Dat
     g = ops.groupby([held, "operation", x], as_index=False, dropna=False).agg(
         **{m: (m, "mean") for m in agg}, n_points=("iops", "size"), flagged=("flagged", "any"),
         flag_reasons=("flag_reasons", lambda s: "; ".join(dict.fromkeys(r for r in s if r))))
-    g = g.rename(columns={held: "held", x: "x"}).assign(percentile_latency=percentile_latency(ops))
+    g = g.rename(columns={held: "held", x: "x"}).assign(percentile_latency=percentile_latency(ops), note="")
+    if plateaus is not None and len(plateaus) and "iodepth" in (x, held):
+        g = pd.concat([g, _unmeasured(g, plateaus, x, held)], ignore_index=True)
     n_x = g.groupby(["held", "operation"])["x"].transform("nunique")
     g = g[n_x >= 2]
     if g.empty or g["operation"].nunique() < 1:
@@ -47,6 +56,33 @@ def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth") -> pd.Dat
     order = {op: i for i, op in enumerate(sorted_operations(g["operation"]))}
     g = g.sort_values(["held", "operation", "x"], key=lambda s: s.map(order) if s.name == "operation" else s)
     return g[cols].reset_index(drop=True)
+
+
+def _unmeasured(g: pd.DataFrame, plateaus: pd.DataFrame, x: str, held: str) -> pd.DataFrame:
+    """The cells of searched series the search did not measure (see :func:`grid`), as rows without metrics."""
+    other = x if held == "iodepth" else held  # the series' other coordinate (its block size)
+    measured = set(zip(g["held"], g["operation"], g["x"]))
+    shown = {int(q) for q in g["held" if held == "iodepth" else "x"].dropna()}  # depths other series measured
+    rows = []
+    for _, s in plateaus[plateaus["numjobs"].fillna(1) == 1].iterrows():
+        op = operation_label(s["rw"], s["rwmixread_pct"] if s["rwmixread_pct"] is not None else float("nan"))
+        depths = sorted({1 << k for k in range(int(s["max_qd"]).bit_length())} | {q for q in shown if
+                                                                                 q <= s["max_qd"]})
+        for qd in depths:
+            if qd in s["measured_qds"]:
+                continue
+            key = (qd, s[other]) if held == "iodepth" else (s[other], qd)
+            if (key[0], op, key[1]) in measured:
+                continue
+            if qd > s["last_qd"]:
+                note = ("not measured (the search stopped before this depth)" if pd.isna(s["plateau_iops"]) else
+                        f"not measured (plateau ≈ {s['plateau_iops']:,.0f} IOPS)")
+            else:
+                note = "not measured (the search skipped this depth)"
+            rows.append({"held": key[0], "operation": op, "x": key[1], "n_points": 0, "flagged": False,
+                         "flag_reasons": "", "note": note})
+    out = pd.DataFrame(rows, columns=list(g.columns))
+    return out.astype({c: g[c].dtype for c in ("held", "x") if c in g})
 
 
 def distribution(df: pd.DataFrame) -> pd.DataFrame:

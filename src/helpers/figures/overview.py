@@ -47,7 +47,8 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
                    title: str = "") -> go.Figure:
     """Heatmap of a metric over operation (rows) x ``x`` (columns), one held-constant value of
     ``held`` at a time (slider); a dropdown switches the metric (IOPS, MB/s, mean, p99 latency).
-    Cells whose point is flagged show ⚠ and the reason in the hover.
+    Cells whose point is flagged show ⚠ and the reason in the hover; cells an adaptive search did not measure
+    (``note`` from :func:`helpers.analysis.grid` with ``plateaus``) show that sentence and no colour.
 
     ``grid`` is the output of :func:`helpers.analysis.grid` with the same ``x`` and ``held``.
     """
@@ -67,12 +68,19 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
         xlabels = [_value_label(x, v) for v in xs]
         reasons = g.pivot_table(index="operation", columns="x", values="flag_reasons", aggfunc="first").reindex(
             index=ops, columns=xs)
+        # cells a search did not measure: their sentence, never a number ("not measured (plateau ≈ X IOPS)")
+        notes = (g[g["note"].fillna("") != ""] if "note" in g else g.iloc[:0]).pivot_table(
+            index="operation", columns="x", values="note", aggfunc="first").reindex(index=ops, columns=xs)
         for m, (_, fmt) in metrics.items():
-            z = g.pivot_table(index="operation", columns="x", values=m, aggfunc="mean").reindex(index=ops, columns=xs)
+            z = g.pivot_table(index="operation", columns="x", values=m, aggfunc="mean", dropna=False).reindex(
+                index=ops, columns=xs)
             zs[m].append(z.values.tolist())
-            texts[m].append([[("" if pd.isna(v) else format(v, fmt)) + (" ⚠" if isinstance(r, str) and r else "")
-                              for v, r in zip(zr, rr)] for zr, rr in zip(z.values, reasons.values)])
-        hover = [[(r if isinstance(r, str) and r else "clean") for r in rr] for rr in reasons.values]
+            texts[m].append([[(n.replace(" (", "<br>(") if isinstance(n, str) and pd.isna(v) else
+                               "" if pd.isna(v) else format(v, fmt)) + (" ⚠" if isinstance(r, str) and r else "")
+                              for v, r, n in zip(zr, rr, nr)]
+                             for zr, rr, nr in zip(z.values, reasons.values, notes.values)])
+        hover = [[(n if isinstance(n, str) else r if isinstance(r, str) and r else "clean") for r, n in zip(rr, nr)]
+                 for rr, nr in zip(reasons.values, notes.values)]
         fig.add_trace(go.Heatmap(
             z=zs["iops"][-1], x=xlabels, y=ops, text=texts["iops"][-1], texttemplate="%{text}",
             customdata=hover, colorscale="Viridis", colorbar={"title": {"text": metrics["iops"][0]}},

@@ -43,7 +43,9 @@ POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine"
               "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec",
               "volume", "settle_windows", "settle_pct", "settle_window_ms"}
 TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition", "slo", "pts"}
-MODES = ("grid", "adaptive", "steady-state", "slo", "pts")
+MODES = ("grid", "adaptive", "steady-state", "slo", "pts", "characterize")
+# modes whose points include QD series searched by the adaptive ladder (an ``adaptive`` section applies)
+SEARCH_MODES = ("adaptive", "characterize")
 RATE_PROCESSES = ("poisson", "linear")
 PREFILL_MIB_PER_S = 200  # assumed sequential write speed for duration estimates of fills
 PER_POINT_OVERHEAD_S = 0.7  # fio start-up and file open, measured on a 2-core VM
@@ -352,6 +354,16 @@ class Profile:
     precondition: PreconditionSettings | None = None
     slo: SloSearchSettings | None = None
     pts: PtsSettings | None = None
+    # characterize mode: the point ids (at start_qd) of the QD series the adaptive ladder searches; the other
+    # points run as listed (helpers.run.sweep runs reads, then the sustained write, then writes and mixes)
+    searched: tuple[str, ...] = ()
+
+    @property
+    def series(self) -> tuple[Point, ...]:
+        """The searched QD series' starting points (every point in adaptive mode, ``searched`` in characterize)."""
+        if self.mode == "adaptive":
+            return self.points
+        return tuple(p for p in self.points if p.point_id in self.searched)
 
     @property
     def estimated_seconds(self) -> float:
@@ -362,10 +374,11 @@ class Profile:
             return sum(s.round_seconds(t) * s.window for t in s.test_names if t != "wsat")
         if self.mode == "slo" and self.slo:
             return base * self.slo.typical_steps + sum(self.slo.cross_check_seconds(p) for p in self.points)
-        if self.mode == "adaptive" and self.adaptive:  # probes that settle end early (typical_seconds)
+        if self.mode in SEARCH_MODES and self.adaptive:  # probes that settle end early (typical_seconds)
             a = self.adaptive
             extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
-            return sum(p.typical_seconds * a.typical_steps + extra for p in self.points)
+            fixed = sum(p.seconds for p in self.points if p.point_id not in {q.point_id for q in self.series})
+            return sum(p.typical_seconds * a.typical_steps + extra for p in self.series) + fixed
         if self.mode == "steady-state" and self.steady_state:
             return base * self.steady_state.window
         return base
@@ -373,11 +386,12 @@ class Profile:
     @property
     def max_seconds(self) -> float:
         """Worst case: adaptive search up to max_qd, steady state taking every round."""
-        if self.mode == "adaptive" and self.adaptive:
+        if self.mode in SEARCH_MODES and self.adaptive:
             a = self.adaptive
             steps = len(qd_ladder(a.start_qd, a.max_qd)) + (1 if a.refine else 0) + (a.max_reprobes if a.reprobe else 0)
             extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
-            return sum(p.seconds * steps + extra for p in self.points)
+            fixed = sum(p.seconds for p in self.points if p.point_id not in {q.point_id for q in self.series})
+            return sum(p.seconds * steps + extra for p in self.series) + fixed
         if self.mode == "steady-state" and self.steady_state:
             return sum(p.seconds for p in self.points) * self.steady_state.max_rounds
         if self.mode == "pts" and self.pts:
@@ -404,12 +418,13 @@ class Profile:
     def estimate_text(self, size_bytes: int | None = None) -> str:
         """One phrase for the announcement printed before a sweep starts."""
         est = self.estimated_seconds + (self.fill_seconds(size_bytes) if size_bytes else 0.0)
-        if size_bytes and self.mode == "grid":
+        if size_bytes and self.mode in ("grid", "characterize"):
             est += self.volume_seconds(size_bytes)
         text = f"about {_minutes(est)} of fio"
         if self.max_seconds > self.estimated_seconds * 1.05:
             worst = self.max_seconds + (self.fill_seconds(size_bytes) if size_bytes else 0.0)
-            what = {"adaptive": "if the search goes to the largest QD", "slo": "if the search takes every step"}.get(
+            what = {"adaptive": "if the search goes to the largest QD", "characterize": "if every search goes to the "
+                    "largest QD", "slo": "if the search takes every step"}.get(
                 self.mode, "if steady state needs every round")
             text += f" (at most {_minutes(worst)} {what})"
         if self.precondition and size_bytes:
@@ -581,6 +596,7 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
     points: list[Point] = []
     lines = point_lines or []
     settle = _settle_defaults(doc, name)
+    searched: list[Point] = []  # characterize: the entries without an iodepth are QD series to search
     for i, entry in enumerate(entries, start=1):
         where = f"profile {name}, point {i}"
         at = f" (line {lines[i - 1]})" if len(lines) >= i else ""
@@ -592,8 +608,10 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
         if unknown:
             errors.append(f"{where}: {_unknown(unknown, POINT_KEYS)}{at}")
             merged = {k: v for k, v in merged.items() if k in POINT_KEYS}
-        expanded, point_errors = _expand(merged, where, settle)
-        points.extend(expanded)
+        search = isinstance(doc, dict) and doc.get("mode") == "characterize" and "iodepth" not in merged
+        expanded, point_errors = _expand(merged, where, settle if search or doc.get("mode") != "characterize"
+                                         else SETTLE_DEFAULTS)
+        (searched if search else points).extend(expanded)
         errors.extend(e.rstrip(".") + at for e in point_errors)
     mode = doc.get("mode", "grid")
     if mode not in MODES:
@@ -615,8 +633,18 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
         if mode == "adaptive":
             adaptive = _section(doc.get("adaptive"), AdaptiveSettings, name, "adaptive")
             points = _adaptive_series(points, adaptive)
+        elif mode == "characterize":
+            adaptive = _section(doc.get("adaptive"), AdaptiveSettings, name, "adaptive")
+            searched = _adaptive_series(searched, adaptive)
+            if not searched:
+                raise LabError(f"profile {name}: a characterize profile needs at least one QD series (a point "
+                               "without iodepth: the adaptive ladder searches its depths).")
+            if not any(p.volume is not None and p.writes for p in points) and any(p.writes for p in searched):
+                raise LabError(f"profile {name}: a characterize profile with write series needs a sustained write "
+                               "(a point with volume: 1 or more) to precondition the target before them.")
+            points = searched + points
         elif "adaptive" in doc:
-            raise LabError(f"profile {name}: an 'adaptive' section needs mode: adaptive.")
+            raise LabError(f"profile {name}: an 'adaptive' section needs mode: adaptive or characterize.")
         if mode == "steady-state":
             steady = _section(doc.get("steady_state"), SteadyStateSettings, name, "steady_state")
             if steady.window < 2 or steady.max_rounds < steady.window:
@@ -635,7 +663,8 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
     if dup:
         raise LabError(f"profile {name}: point {dup} is listed twice (use 'repeat' to measure a point again).")
     return Profile(name=name, description=str(doc.get("description", "")), points=tuple(points), source=source,
-                   mode=mode, adaptive=adaptive, steady_state=steady, precondition=pre, slo=slo)
+                   mode=mode, adaptive=adaptive, steady_state=steady, precondition=pre, slo=slo,
+                   searched=tuple(p.point_id for p in searched) if mode == "characterize" else ())
 
 
 def _section(raw: Any, cls: type, name: str, key: str) -> Any:
@@ -681,7 +710,7 @@ def _adaptive_series(points: list[Point], a: AdaptiveSettings) -> list[Point]:
 def _settle_defaults(doc: dict[str, Any], name: str) -> dict[str, Any]:
     """The settle keys a point gets when the profile does not set them: off in grid and the other modes, on
     for adaptive probes with the search's ``gain_pct`` as the tolerance (:data:`ADAPTIVE_SETTLE`)."""
-    if doc.get("mode") != "adaptive":
+    if doc.get("mode") not in SEARCH_MODES:
         return SETTLE_DEFAULTS
     try:
         gain = _section(doc.get("adaptive"), AdaptiveSettings, name, "adaptive").gain_pct

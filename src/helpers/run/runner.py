@@ -198,6 +198,14 @@ def stop_process(proc: subprocess.Popen) -> None:
 
 
 STOP_POLL_S = 0.2  # how often a running fio checks the sweep's stop request
+# fio's first status object of a phase may come a whole window into its counting: with a 0.1 s ramp, fio 3.33 wrote
+# its first objects at 45 ms (150 ms windows), 91 ms (200 ms) but 250 ms (250 ms windows; 2026-11-26).  Taken as
+# starting nothing (strictly less than one window, before then), that window was lost, the third window came only
+# at 1.0 s, the end of a 1 s probe: no probe with 250 ms windows could settle early (the first probe of every
+# adaptive series, and every probe of a series below 6,700 IOPS, whose windows never shorten: it ran in full, counted
+# as unsettled and so never as flat).  With a ramp shorter than a window (or none) a first object up to this many
+# windows in starts its window from nothing.
+FIRST_WINDOW_SLACK = 1.1
 
 
 class SettleMonitor:
@@ -215,9 +223,9 @@ class SettleMonitor:
     two status objects.  fio resets its counts when ``ramp_time`` ends, seen as its runtime going back or as
     ``timestamp_ms - runtime`` (the moment it began counting) moving on by about the ramp.  The objects
     before that reset are the ramp and are dropped; the first window after it starts at the reset (0 I/Os,
-    0 ms), as does the first window of a point whose first object comes less than one window into its
-    counting (a ramp shorter than a window, or none), so a point can settle ``windows`` windows after its
-    ramp.  Objects that fio stamps with an ``elapsed`` second not past the ramp are dropped too.
+    0 ms), as does the first window of a point whose first object comes at most about one window
+    (:data:`FIRST_WINDOW_SLACK`, when the ramp is shorter than a window, or none) into its counting, so a point can settle
+    ``windows`` windows after its ramp.  Objects that fio stamps with an ``elapsed`` second not past the ramp are dropped too.
     ``settled_s`` is the ramp plus fio's runtime at the last window: seconds into the point (the ramp
     included).  The file is read incrementally.
     """
@@ -266,8 +274,9 @@ class SettleMonitor:
         moved = start is not None and self._start is not None and start - self._start > self.ramp_s * 500 > 0
         if self._samples and (ms < self._samples[-1][1] or moved):
             self._samples, self._reset = [(0.0, 0.0)], True
-        elif not self._samples and 0 < ms < self.window_ms:  # the first object of its phase: that phase
-            self._samples = [(0.0, 0.0)]  # (the measured time, or the ramp) started with nothing counted
+        elif not self._samples and 0 < ms and (ms < self.window_ms or (  # the first object of its phase (the
+                ms <= FIRST_WINDOW_SLACK * self.window_ms and self.ramp_s * 1000 < self.window_ms)):
+            self._samples = [(0.0, 0.0)]  # measured time, or the ramp) started with nothing counted
         self._start = start
         self._samples.append((float(ios), float(ms)))
 

@@ -111,6 +111,10 @@ class SweepPlan:
         p = self.profile
         hosts = f" on {len(self.hosts)} hosts ({', '.join(self.hosts)})" if self.hosts else ""
         mode = "" if p.mode == "grid" else f" ({p.mode} mode, {len(p.points)} series)"
+        if p.mode == "characterize":
+            n = len(p.points) - len(p.series)
+            mode = (f" (characterize mode: {len(p.series)} QD series searched, {n} point{'' if n == 1 else 's'} as "
+                    "listed; reads, then the sustained write, then writes and mixes on the preconditioned target)")
         if p.mode == "pts" and p.pts:
             mode = (f" per round (pts mode: {', '.join(p.pts.test_names)}, {p.pts.pts_class} class "
                     f"{p.pts.jobs} jobs x QD{p.pts.qd}, ActiveRange {p.pts.active_range:g} %)")
@@ -221,6 +225,17 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
             cmds.append(f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the "
                         "plateau; at most:")
             cmds.extend(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))
+    elif prof.mode == "characterize" and prof.adaptive:
+        a, searched = prof.adaptive, set(prof.searched)
+        for phase, points in characterize_phases(prof).items():
+            cmds.append(f"# {phase}: {TARGET_STATES[phase]}")
+            for p0 in points:
+                if p0.point_id not in searched:
+                    cmds.append(point_cmd(p0))
+                    continue
+                cmds.append(f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the "
+                            "plateau; at most:")
+                cmds.extend(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))
     elif prof.mode == "slo" and prof.slo:
         so = prof.slo
         for p0 in prof.points:
@@ -496,6 +511,8 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
             write_manifest(plan.run_dir, manifest)
         if plan.profile.mode == "adaptive":
             ctx.run_adaptive()
+        elif plan.profile.mode == "characterize":
+            ctx.run_characterize()
         elif plan.profile.mode == "steady-state":
             ctx.run_steady_state()
         elif plan.profile.mode == "slo":
@@ -527,6 +544,24 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
     if progress:
         print(ctx.tracker.summary(), flush=True)
     return manifest
+
+
+# what the target had been through when a characterize phase measured it (manifest: every point and series)
+TARGET_STATES = {
+    "reads": "fresh: the lab's sequential fill only",
+    "sustained": "the sustained sequential write itself (it preconditions the target)",
+    "writes": "preconditioned: after the sustained sequential write of the target",
+}
+
+
+def characterize_phases(profile: Profile) -> dict[str, list[Point]]:
+    """A characterize profile's points in run order: ``reads`` (series and points that do not write), then
+    ``sustained`` (the size-based writes: ``volume``), then ``writes`` (every other writing series or point),
+    each in profile order."""
+    pts = profile.points
+    return {"reads": [p for p in pts if not p.writes],
+            "sustained": [p for p in pts if p.writes and p.volume is not None],
+            "writes": [p for p in pts if p.writes and p.volume is None]}
 
 
 class _SweepContext:
@@ -608,35 +643,62 @@ class _SweepContext:
 
     # -------------------------------------------------------------------------------- adaptive
     def run_adaptive(self) -> None:
-        a = self.plan.profile.adaptive
-        summary = self.manifest.setdefault("adaptive", {})
         bar = tqdm(desc=f"adaptive {self.plan.run_id}", unit="point", disable=not _bar_enabled(self.progress))
         for p0 in self.plan.profile.points:
-            history: list[adaptive_mod.Step] = []
-            series = replace(p0, iodepth=a.start_qd).point_id
-            while True:
-                nxt = adaptive_mod.next_depth(history, a)
-                if nxt is None:
-                    break
-                qd, kind = nxt
-                point = replace(p0, iodepth=qd)
-                if kind == "confirm":  # a full-length measurement: no settle-stop
-                    point = replace(point, runtime_s=a.confirm_runtime_s, repeat=1, settle_windows=0)
-                elif kind == "reprobe":  # the same point measured again: its own raw file (r2, r3; confirm is r1)
-                    point = replace(point, repeat=1 + len(adaptive_mod.readings(history, qd)))
-                if point.settle_windows > 0:  # shorter settle windows once IOPS fill them (adaptive.py)
-                    point = replace(point, settle_window_ms=adaptive_mod.probe_window_ms(
-                        history, a, point.settle_window_ms))
-                bar.set_postfix_str(f"{describe_point(point)} ({kind})")
-                entry = self.run_point(point, {"adaptive": {"series": series, "kind": kind}})
-                bar.update(1)
-                if entry.get("status") != "ok":
-                    summary[series] = {"error": f"point {point.point_id} failed; search stopped"}
-                    break
-                history.append(adaptive_mod.step_of(qd, kind, self.raw(point), entry))
-            if history:
-                summary[series] = adaptive_mod.summary(history, a)
-            write_manifest(self.plan.run_dir, self.manifest)
+            self.search_series(p0, bar)
+        bar.close()
+
+    def search_series(self, p0: Point, bar, extra: dict | None = None) -> None:
+        """The adaptive ladder over one (rw, bs, ...) series (helpers.run.adaptive); ``extra`` is recorded with
+        each of its points and in its summary."""
+        a = self.plan.profile.adaptive
+        summary = self.manifest.setdefault("adaptive", {})
+        history: list[adaptive_mod.Step] = []
+        series = replace(p0, iodepth=a.start_qd).point_id
+        while True:
+            nxt = adaptive_mod.next_depth(history, a)
+            if nxt is None:
+                break
+            qd, kind = nxt
+            point = replace(p0, iodepth=qd)
+            if kind == "confirm":  # a full-length measurement: no settle-stop
+                point = replace(point, runtime_s=a.confirm_runtime_s, repeat=1, settle_windows=0)
+            elif kind == "reprobe":  # the same point measured again: its own raw file (r2, r3; confirm is r1)
+                point = replace(point, repeat=1 + len(adaptive_mod.readings(history, qd)))
+            if point.settle_windows > 0:  # shorter settle windows once IOPS fill them (adaptive.py)
+                point = replace(point, settle_window_ms=adaptive_mod.probe_window_ms(
+                    history, a, point.settle_window_ms))
+            bar.set_postfix_str(f"{describe_point(point)} ({kind})")
+            entry = self.run_point(point, {"adaptive": {"series": series, "kind": kind}, **(extra or {})})
+            bar.update(1)
+            if entry.get("status") != "ok":
+                summary[series] = {"error": f"point {point.point_id} failed; search stopped", **(extra or {})}
+                break
+            history.append(adaptive_mod.step_of(qd, kind, self.raw(point), entry))
+        if history:
+            summary[series] = {**adaptive_mod.summary(history, a), **(extra or {})}
+        write_manifest(self.plan.run_dir, self.manifest)
+
+    # ---------------------------------------------------------------------------- characterize
+    def run_characterize(self) -> None:
+        """The whole picture in one run (``mode: characterize``): every read first (QD series by the adaptive
+        ladder, then the listed points), then the sustained write of ``volume`` x the target (the write cliff; it
+        preconditions the target), then the write and mixed series and points, each recorded (manifest
+        ``characterize``) as measured on the preconditioned target."""
+        prof = self.plan.profile
+        searched = {p.point_id for p in prof.series}
+        phases = characterize_phases(prof)
+        self.manifest["characterize"] = {"phases": {k: [p.point_id for p in v] for k, v in phases.items()}}
+        bar = tqdm(desc=f"characterize {self.plan.run_id}", unit="point", disable=not _bar_enabled(self.progress))
+        for phase, points in phases.items():
+            extra = {"characterize": {"phase": phase, "target_state": TARGET_STATES[phase]}}
+            for p in points:
+                if p.point_id in searched:
+                    self.search_series(p, bar, extra)
+                else:
+                    bar.set_postfix_str(f"{describe_point(p)} ({phase})")
+                    self.run_point(p, extra)
+                    bar.update(1)
         bar.close()
 
     # -------------------------------------------------------------------------------- slo search

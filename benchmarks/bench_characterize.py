@@ -1,0 +1,212 @@
+"""Benchmark (a script, not a test): ``PROFILE=characterize`` against the course grid it replaces (issue 25).
+
+    .venv/bin/python benchmarks/bench_characterize.py [--quick | --series randread:4k,read:128k,...] [--rounds 2]
+        [--runtime 5] [--ramp 1] [--size 512m] [--cap-iops N] [--extras]
+    make bench-characterize            # every course series, 2 rounds: about an hour
+    make bench-characterize ARGS=--quick
+
+One chain on a lab scratch FILE under build/bench-characterize/ (never a device): grid, characterize, grid,
+characterize, grid (``--rounds`` characterize runs, one grid more), where "grid" is the course set's QD 1, 16, 64,
+256, 1024 at ``--runtime`` s (+ ``--ramp``) per point and "characterize" the shipped profile's searched series
+(``helpers.run.sweep`` mode characterize: reads, then the sustained write of 1x the file, then writes and mixes;
+``--extras`` adds its block-size, mix and QD1 points).  Each characterize run is judged against the mean of the
+grids on either side of it (a drift over the round cancels).  Per series it prints:
+
+* device time ratio: the series' probes (ramp + runtime, settle-early probes as fio ran them) over its grid points;
+* peak difference: the search's plateau level (the median of its plateau probes, ``plateau_iops``; its best probe
+  when it ended on no plateau) against the mean of the two grids' levels by the same rule
+  (``helpers.run.adaptive.curve_level`` on the grid's five depths);
+* knee distance in grid steps: ``find_knee`` on the search's concluded curve (its probes and its plateau level up to
+  QD 1024) against ``find_knee`` on both grids' points, as positions on the grid's depth list (1, 16, 64, 256, 1024:
+  one step = one grid column, log-interpolated between columns);
+* QD1 mean latency difference: the search's QD 1 probe against the grids' QD 1 points (mean completion latency);
+* whether the two grids reproduce each other within 5 % (their levels).
+
+Then the totals: the device-time ratio over all series (and of the whole characterize run, sustained write and
+extras included, against the grids'), and how many series met each goal among those whose grids reproduced.
+``--cap-iops N`` (Linux, root) runs every fio behind a kernel ceiling of N IOPS (``bench_adaptive.cap_iops``): a
+device that holds still.
+
+Measured 2026-11-26 13:43 (``--quick --rounds 1``, 512 MiB file, load average 5-6 from other work on the machine):
+device time of the searched series 17.3 % of the grid's (read 128k 8.1 %, randread 4k 26.7 %: 12 probes with two
+re-probes of a dip at QD 256, randwrite 4k 17.0 %); the whole characterize run (with its 512 MiB sustained write)
+17.5 %.  Grids reproduced within 5 % for randread 4k (peak 4.2 %, knee 1.25 grid steps, QD1 latency 10.7 %) and
+randwrite 4k (peak 21.3 % low, knee 0.25 steps, QD1 latency 5.9 %): the write series run right after the sustained
+write of the whole file (their preconditioning), the grids' write points after their read series; on this VM's disk
+writes then read lower (the host flushing what the sustained write left).  One round of three series says little;
+the full chain (all 24 series, two rounds) was not run.  Behind ``--cap-iops 40000`` (14:12, same subset, one
+round): series device time 10.8 % of the grid's (whole run 11.1 %); randread 4k and randwrite 4k (grids within 0.0 %)
+peak 1.2 and 0.4 % off, knee 0.75 grid steps, QD1 latency 8.5 and 2.9 %; read 128k (below the ceiling, its grids
+20 % apart) 8.5 %, 3 probes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import yaml
+from bench_adaptive import knee_of, pct, run_chain
+
+from helpers.fio.units import format_bytes, parse_size
+from helpers.run import sweep
+from helpers.run.adaptive import Step, concluded_curve, curve_level, device_seconds, point_metrics
+from helpers.run.profiles import AdaptiveSettings, load_profile
+
+GRID_QDS = [1, 16, 64, 256, 1024]  # the course grid's depths
+QUICK = "randread:4k,randwrite:4k,read:128k"
+
+
+def grid_position(qd: float | None) -> float | None:
+    """A queue depth as a position on GRID_QDS (0 = QD 1, 1 = QD 16, ...), log-interpolated between columns."""
+    if not qd:
+        return None
+    logs = [math.log2(q) for q in GRID_QDS]
+    x = min(max(math.log2(qd), logs[0]), logs[-1])
+    for i in range(len(logs) - 1):
+        if x <= logs[i + 1]:
+            return i + (x - logs[i]) / (logs[i + 1] - logs[i])
+    return float(len(logs) - 1)
+
+
+def key_of(rw: str, bs_bytes: int) -> str:
+    return f"{rw}:{format_bytes(bs_bytes)}"
+
+
+def main() -> int:
+    shipped = load_profile("characterize")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--series", default="", help="rw:bs list (e.g. randread:4k,read:128k); default: every course "
+                    "series of the shipped characterize profile")
+    ap.add_argument("--quick", action="store_true", help=f"the series {QUICK}")
+    ap.add_argument("--rounds", type=int, default=2, help="characterize runs, each between two grids")
+    ap.add_argument("--runtime", type=float, default=5.0, help="seconds per grid point")
+    ap.add_argument("--ramp", type=float, default=1.0, help="grid ramp")
+    ap.add_argument("--size", default="512m")
+    ap.add_argument("--extras", action="store_true", help="also run the profile's block-size, mix and QD1 points")
+    ap.add_argument("--cap-iops", type=int, default=0, help="> 0 (Linux, root): every fio behind this IOPS ceiling")
+    ap.add_argument("--dir", default=str(ROOT / "build" / "bench-characterize"))
+    args = ap.parse_args()
+    wanted = (QUICK if args.quick else args.series).split(",") if (args.quick or args.series) else None
+    series = [p for p in shipped.series if wanted is None or key_of(p.rw, p.bs_bytes) in
+              {f"{w.split(':')[0]}:{format_bytes(parse_size(w.split(':')[1]))}" for w in wanted}]
+    if not series:
+        raise SystemExit(f"no course series matches {args.series!r} (use rw:bs, e.g. randread:4k)")
+    keys = [key_of(p.rw, p.bs_bytes) for p in series]
+    work = Path(args.dir)
+    work.mkdir(parents=True, exist_ok=True)
+    target, raw, stamp = work / "target.bin", work / "raw", time.strftime("%Y%m%d-%H%M%S")
+    doc = yaml.safe_load(shipped.source)
+    a = shipped.adaptive or AdaptiveSettings()
+    pts = [{"group": "qd", "rw": p.rw, "bs": format_bytes(p.bs_bytes)} for p in series]
+    extras = [e for e in doc["points"] if "iodepth" in e and (args.extras or e.get("group") == "sustained")]
+    if not any(p.writes for p in series):
+        extras = [e for e in extras if e.get("group") != "sustained"]
+    char_path = work / "characterize.yaml"
+    char_path.write_text(yaml.safe_dump({**doc, "description": "bench characterize", "points": pts + extras}))
+    grid_path = work / "grid.yaml"
+    grid_path.write_text(yaml.safe_dump({
+        "description": "bench grid (course depths)", "settings": {"ioengine": "libaio", "runtime_s": args.runtime,
+                                                                  "ramp_s": args.ramp},
+        "points": [{"group": "grid", "rw": p.rw, "bs": format_bytes(p.bs_bytes), "iodepth": GRID_QDS}
+                   for p in series]}))
+    print(f"benchmark on {target} ({args.size}): {len(series)} series ({', '.join(keys)}); grid QD "
+          f"{', '.join(map(str, GRID_QDS))} at {args.runtime:g} s + {args.ramp:g} s ramp; characterize as shipped "
+          f"(probes at most {series[0].runtime_s:g} s + {series[0].ramp_s:g} s ramp, settle-early){' + extras' if args.extras else ''}; "
+          f"{args.rounds} rounds in one chain grid, characterize, grid, ...; load average {os.getloadavg()[0]:.2f}",
+          flush=True)
+
+    def run(kind: str, n: int) -> dict:
+        t0 = time.monotonic()
+        m = sweep.sweep(target, grid_path if kind == "grid" else char_path, f"bench-{kind}-{stamp}-{n}", None,
+                        args.size, raw, progress=False)
+        out = {"dev": device_seconds(m["points"]), "wall": time.monotonic() - t0, "series": {}}
+        if kind == "grid":
+            for e in m["points"].values():
+                p = e["parameters"]
+                met = point_metrics(raw / m["run_id"] / e["raw_file"])
+                s = out["series"].setdefault(key_of(p["rw"], p["bs_bytes"]), {"curve": {}, "lat": {}, "dev": 0.0})
+                s["curve"][int(p["iodepth"])] = met["iops"]
+                s["lat"][int(p["iodepth"])] = met["lat_mean_us"]
+                s["dev"] += float(e.get("device_s") or 0.0)
+            for s in out["series"].values():
+                s["level"] = curve_level(s["curve"], a)[0]
+        else:
+            for sid, info in m["adaptive"].items():
+                steps = [Step(**x) for x in info["steps"]]
+                e = next(v for v in m["points"].values() if (v.get("adaptive") or {}).get("series") == sid)
+                p = e["parameters"]
+                qd1 = [s for s in steps if s.qd == 1 and s.kind == "ladder"]
+                level = info.get("plateau_iops") or info["peak_iops"]
+                out["series"][key_of(p["rw"], p["bs_bytes"])] = {
+                    "level": level, "curve": concluded_curve(steps, a), "dev": info["device_s"],
+                    "lat1": qd1[0].lat_mean_us if qd1 else None, "probes": len(steps),
+                    "settled": info["settled_steps"], "stop": info["stop_reason"]}
+        print(f"{kind} {n}: device {out['dev']:.1f} s, wall {out['wall']:.1f} s; " + "; ".join(
+            f"{k} {v['level']:.0f}" for k, v in out["series"].items()), flush=True)
+        return out
+
+    grids, chars = run_chain(run, "characterize", args.rounds, work, args.cap_iops)
+
+    rows = []
+    for r, ch in enumerate(chars, start=1):
+        g0, g1 = grids[r - 1], grids[r]
+        print(f"\nround {r} (grid {r - 1}, characterize {r}, grid {r})")
+        print(f"{'series':<16}{'dev ratio':>10}{'peak diff':>11}{'knee steps':>12}{'QD1 lat diff':>14}  grids within 5 %"
+              "   (search: probes, settled, stop)")
+        for k in keys:
+            s, a0, a1 = ch["series"].get(k), g0["series"][k], g1["series"][k]
+            if s is None:
+                print(f"{k:<16} search failed")
+                continue
+            level = statistics.fmean((a0["level"], a1["level"]))
+            g_knee = knee_of(list(a0["curve"]) + list(a1["curve"]),
+                             list(a0["curve"].values()) + list(a1["curve"].values()))[0]
+            s_knee = knee_of(*s["curve"])[0]
+            gp, sp = grid_position(g_knee), grid_position(s_knee)
+            knee = abs(gp - sp) if gp is not None and sp is not None else None
+            lat1 = statistics.fmean((a0["lat"][1], a1["lat"][1]))
+            x = {"series": k, "ratio": s["dev"] / statistics.fmean((a0["dev"], a1["dev"])),
+                 "peak": abs(s["level"] - level) / level, "knee": knee,
+                 "lat1": None if s["lat1"] is None else abs(s["lat1"] - lat1) / lat1,
+                 "repro": abs(a0["level"] - a1["level"]) / level <= 0.05}
+            rows.append(x)
+            kt = "n/a" if knee is None else f"{knee:.2f}"
+            print(f"{k:<16}{pct(x['ratio']):>10}{pct(x['peak']):>11}{kt:>12}{pct(x['lat1']):>14}  "
+                  f"{'yes' if x['repro'] else 'no'} ({pct(abs(a0['level'] - a1['level']) / level)})"
+                  f"   ({s['probes']}, {s['settled']}, {s['stop'][:60]})")
+        print(f"whole run: characterize {ch['dev']:.1f} s of device time against the grids' {g0['dev']:.1f} / "
+              f"{g1['dev']:.1f} s ({pct(ch['dev'] / statistics.fmean((g0['dev'], g1['dev'])))}; it includes the "
+              f"sustained write{' and the extras' if args.extras else ''})")
+
+    print("\n== totals ==")
+    ok = [x for x in rows if x["repro"]]
+    s_dev = sum(c["series"][k]["dev"] for c in chars for k in keys if k in c["series"])
+    g_dev = sum(statistics.fmean((grids[r]["series"][k]["dev"], grids[r + 1]["series"][k]["dev"]))
+                for r in range(len(chars)) for k in keys)
+    print(f"device time of the searched series: {s_dev:.1f} s against {g_dev:.1f} s of grid ({pct(s_dev / g_dev)}; "
+          "required <= 25 %, goal <= 10 %)")
+    print(f"series x rounds: {len(rows)}; grids reproduced within 5 % in {len(ok)}")
+    if ok:
+        print(f"  among those: peak within 5 % in {sum(x['peak'] <= 0.05 for x in ok)} of {len(ok)} (median "
+              f"{pct(statistics.median(x['peak'] for x in ok))}), knee within one grid step in "
+              f"{sum(x['knee'] is not None and x['knee'] <= 1 for x in ok)} of {len(ok)}, QD1 mean latency within 5 % "
+              f"in {sum(x['lat1'] is not None and x['lat1'] <= 0.05 for x in ok)} of {len(ok)}")
+    print(f"  all: peak within 5 % in {sum(x['peak'] <= 0.05 for x in rows)} of {len(rows)}, knee within one step in "
+          f"{sum(x['knee'] is not None and x['knee'] <= 1 for x in rows)}, QD1 latency within 5 % in "
+          f"{sum(x['lat1'] is not None and x['lat1'] <= 0.05 for x in rows)}")
+    print(f"raw data: {raw}/bench-*-{stamp}-*")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,154 @@
+"""The characterize mode (issue 25): the shipped profile covers the course set, the sweep runs reads, then the
+sustained write, then writes and mixes (labelled as on a preconditioned target), and the heatmaps show the cells
+its searches did not measure as "not measured (plateau ≈ X)", never as numbers.  One tiny real-fio run."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from helpers.analysis import grid, search_plateaus
+from helpers.errors import LabError
+from helpers.figures import heatmap_figure
+from helpers.run import sweep
+from helpers.run.profiles import Point, load_profile, parse_profile
+from helpers.run.runner import run_point
+from helpers.run.sweep import characterize_phases
+from sweep_helpers import write_profile
+
+
+@pytest.fixture(autouse=True)
+def _lock_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SSDLAB_LOCK_DIR", str(tmp_path / "locks"))
+
+
+def test_shipped_profile_searches_the_course_set_and_orders_reads_cliff_writes():
+    p = load_profile("characterize")
+    course = load_profile("course")
+    assert p.mode == "characterize" and p.adaptive is not None
+    assert {(s.rw, s.bs_bytes) for s in p.series} == {(c.rw, c.bs_bytes) for c in course.points}
+    assert len(p.series) == 24 and all(s.iodepth == 1 and s.settle_windows == 3 for s in p.series)
+    fixed = [x for x in p.points if x.point_id not in p.searched]
+    assert {x.group for x in fixed} == {"qd1", "blocksize", "mix", "sustained"}
+    assert all(x.settle_windows == 0 for x in fixed)  # listed points run their full runtime
+    phases = characterize_phases(p)
+    assert [x.group for x in phases["sustained"]] == ["sustained"] and phases["sustained"][0].volume >= 1
+    assert all(not x.writes for x in phases["reads"]) and all(x.writes for x in phases["writes"])
+    assert {x.rw for x in phases["reads"] if x.point_id in p.searched} == {"read", "randread"}
+    assert {x.rw for x in phases["writes"] if x.point_id in p.searched} == {"write", "randwrite", "rw", "randrw"}
+    assert "min of fio" in p.estimate_text(1 << 30)
+
+
+def test_write_series_without_a_sustained_write_are_refused():
+    doc = {"mode": "characterize", "points": [{"group": "qd", "rw": ["randread", "randwrite"], "bs": "4k"}]}
+    with pytest.raises(LabError, match="sustained write"):
+        parse_profile(doc, "c")
+    with pytest.raises(LabError, match="at least one QD series"):
+        parse_profile({"mode": "characterize", "points": [{"rw": "read", "bs": "4k", "iodepth": 1}]}, "c")
+
+
+def _results(rows: list[tuple[str, int, int, float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"rw": rw, "bs_bytes": bs, "iodepth": q, "numjobs": 1, "rwmixread_pct": math.nan,
+                          "direction": "read", "iops": v, "bw_bytes_per_s": v * bs, "lat_mean_us": q * 1e6 / v,
+                          "p99_us": 3 * q * 1e6 / v, "flag_reasons": ""} for rw, bs, q, v in rows])
+
+
+def test_unmeasured_cells_say_not_measured_with_the_plateau_never_a_number():
+    """A randread 4k search that measured QD 1..32 and stopped on a plateau of 48,000 IOPS, with a refine step at
+    QD 11 (so QD 2..32 below its last depth were all measured) and a 16k series still rising at QD 8 (no
+    plateau): in the QD-held heatmap, QD 64..1024 of the 4k series read "not measured (plateau ≈ 48,000 IOPS)"
+    with no value; the 16k series past QD 8 "the search stopped before this depth", at the 4k series' refine
+    depth too (a column of the heatmap)."""
+    q4 = [1, 2, 4, 8, 16, 32, 11]
+    df = _results([("randread", 4096, q, min(q, 8) * 6000.0) for q in q4] +
+                  [("randread", 16384, q, q * 3000.0) for q in (1, 2, 4, 8)])
+    plateaus = pd.DataFrame([
+        {"rw": "randread", "bs_bytes": 4096, "rwmixread_pct": None, "numjobs": 1, "measured_qds": sorted(q4),
+         "last_qd": 32, "max_qd": 1024, "plateau_iops": 48000.0, "target_state": None},
+        {"rw": "randread", "bs_bytes": 16384, "rwmixread_pct": None, "numjobs": 1, "measured_qds": [1, 2, 4, 8],
+         "last_qd": 8, "max_qd": 1024, "plateau_iops": math.nan, "target_state": None}])
+    g = grid(df, "bs_bytes", "iodepth", plateaus)
+    cell = g.set_index(["held", "x"])
+    for q in (64, 128, 256, 512, 1024):
+        assert cell.loc[(q, 4096), "note"] == "not measured (plateau ≈ 48,000 IOPS)"
+        assert pd.isna(cell.loc[(q, 4096), "iops"]) and cell.loc[(q, 4096), "n_points"] == 0
+    assert cell.loc[(16, 16384), "note"] == "not measured (the search stopped before this depth)"
+    assert cell.loc[(32, 4096), "iops"] == 48000.0 and cell.loc[(32, 4096), "note"] == ""  # measured: a number
+    assert (g[g["note"] != ""]["iops"].isna()).all()
+    assert cell.loc[(11, 16384), "note"] == "not measured (the search stopped before this depth)"  # 4k's refine
+    fig = heatmap_figure(g)
+    at = list(dict.fromkeys(g["held"])).index(1024)
+    trace = fig.data[at]
+    assert list(trace.x) == ["4k", "16k"]
+    assert trace.text[0][0] == "not measured<br>(plateau ≈ 48,000 IOPS)" and trace.z[0][0] is None or \
+        math.isnan(trace.z[0][0])
+    assert trace.customdata[0][0] == "not measured (plateau ≈ 48,000 IOPS)"
+    # a QD on the x axis: the same cells
+    gx = grid(df, "iodepth", "bs_bytes", plateaus).set_index(["held", "x"])
+    assert gx.loc[(4096, 1024), "note"] == "not measured (plateau ≈ 48,000 IOPS)"
+    # without plateaus (a grid run): no such rows
+    assert (grid(df, "bs_bytes", "iodepth")["note"] == "").all()
+
+
+def test_real_tiny_characterize_run(tmp_path, scratch_dir):
+    """Two searched series (4k random read and write, QD 1..4), a QD1 read, the sustained write of 1 x a 16 MiB
+    target and a mix point: about 5 s of fio.  Reads run first, the sustained write next, then the write series
+    and the mix, labelled as on the preconditioned target; every searched depth is a measured point, and the
+    plateau cells past the searches' last depth are notes."""
+    settings = {"ioengine": "libaio", "runtime_s": 0.3, "ramp_s": 0, "log_avg_msec": 0, "log_hist_msec": 0}
+    prof = write_profile(tmp_path, "ch", [
+        {"group": "qd", "rw": ["randread", "randwrite"], "bs": "4k"},
+        {"group": "qd1", "rw": "randread", "bs": "4k", "iodepth": 1, "runtime_s": 0.5},
+        {"group": "mix", "rw": "randrw", "bs": "4k", "iodepth": 4, "rwmixread": 70},
+        {"group": "sustained", "rw": "write", "bs": "128k", "iodepth": 8, "volume": 1, "runtime_s": 30}],
+        mode="characterize", adaptive={"max_qd": 4, "gain_pct": 10}, settings=settings)
+    m = sweep.sweep(scratch_dir / "characterize.bin", prof, "ch", None, "16m", tmp_path / "raw", progress=False)
+    assert m["status"] == "complete" and m["profile_mode"] == "characterize"
+    pts = m["points"]
+    phase_of = {k: v["characterize"]["phase"] for k, v in pts.items()}
+    order = list(phase_of.values())  # the manifest records points in the order they started
+    assert order == sorted(order, key=["reads", "sustained", "writes"].index), order
+    assert phase_of["sustained-write-bs128k-qd8-nj1-vol1x"] == "sustained"
+    assert phase_of["mix-randrw-bs4k-qd4-nj1-mix70"] == "writes"
+    for sid, info in m["adaptive"].items():
+        want = "writes" if "randwrite" in sid else "reads"
+        assert info["characterize"]["phase"] == want and info["steps"], sid
+        assert ("preconditioned" in info["characterize"]["target_state"]) == (want == "writes")
+        for s in info["steps"]:  # every searched depth is a measured point with a settle check
+            assert any(e.get("adaptive", {}).get("series") == sid and e["parameters"]["iodepth"] == s["qd"]
+                       and any(a.startswith("--status-interval") for a in e["argv"]) for e in pts.values())
+    assert not any(a.startswith("--status-interval") for a in pts["qd1-randread-bs4k-qd1-nj1"]["argv"])
+    pl = search_plateaus(m)
+    assert sorted(pl["rw"]) == ["randread", "randwrite"] and (pl["max_qd"] == 4).all()
+    assert (pl["last_qd"] <= 4).all() and all(1 in q for q in pl["measured_qds"])
+    # on the same target, a steady (rate-limited) probe with 250 ms windows and a 0.1 s ramp settles at its third
+    # window, about 0.85 s in, before its 1 s runtime: it could not before (its first window was lost)
+    p = Point(group="fw", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=1.0, ramp_s=0.1, settle_windows=3,
+              settle_pct=10.0, settle_window_ms=250, rate_iops=2000, rate_process="linear", log_avg_msec=0,
+              log_hist_msec=0)
+    r = run_point(p, scratch_dir / "characterize.bin", 16 << 20, tmp_path)
+    assert r.status == "ok" and r.settled_s is not None and r.settled_s < 1.0, (r.settled_s, r.device_s)
+
+
+def test_a_first_status_object_one_whole_window_in_starts_its_window_from_nothing(tmp_path):
+    """fio 3.33 with a 0.1 s ramp and 250 ms windows wrote its first status object at 250 ms of runtime (measured
+    2026-11-26; 45 ms with 150 ms windows).  That first window counts: a steady probe settles at its third object,
+    0.1 + 0.75 s in, instead of needing a fourth at 1.0 s, the end of a 1 s probe (where it counted as 'ran in
+    full', unsettled, and never flat).  An object well past one window still starts nothing."""
+    from helpers.run import runner
+
+    def status(ios: int, ms: int) -> str:
+        return json.dumps({"jobs": [{"elapsed": 1, "read": {"total_ios": ios, "runtime": ms}}]})
+
+    out = tmp_path / "status.json"
+    out.write_text("\n".join([status(7_700, 250), status(15_300, 500), status(23_100, 751)]))
+    m = runner.SettleMonitor(out, windows=3, pct=10.0, ramp_s=0.1, window_ms=250)
+    assert m() is True and m.iops == pytest.approx([30_800.0, 30_400.0, 31_075.7], rel=1e-4)
+    assert m.settled_s == pytest.approx(0.851)
+    late = tmp_path / "late.json"  # 1.2 windows in: its start is unknown (earlier objects may have been dropped)
+    late.write_text("\n".join([status(9_000, 300), status(16_500, 550), status(24_000, 800)]))
+    m = runner.SettleMonitor(late, windows=3, pct=10.0, ramp_s=0.1, window_ms=250)
+    assert m() is False and len(m.iops) == 2
