@@ -97,6 +97,19 @@ def test_a_phase_rate_is_its_bytes_over_its_time():
     assert c.before_bytes_per_s == pytest.approx(60e6) and c.after_bytes_per_s == pytest.approx(10e6)
 
 
+def test_with_window_times_a_phase_rate_counts_its_stalls_not_the_gap_before_it():
+    """20 windows of 50 ms at 100 MB/s with 0.5 s in their middle in which fio logged nothing (a stall), 0.3 s
+    of nothing at the phase change, then 20 windows at 20 MB/s: 100 MB in 1.5 s before (66.7 MB/s), 20 MB/s
+    after (the gap before a phase is not its time)."""
+    start = np.r_[np.arange(10) * 0.05, 1.0 + np.arange(10) * 0.05, 1.8 + np.arange(20) * 0.05]
+    rate = np.r_[np.full(20, 100e6), np.full(20, 20e6)]
+    x = np.cumsum(rate * 0.05) / 1e9
+    c = find_write_cliff(x, rate, window_start_s=start, window_end_s=start + 0.05)
+    assert c.cliff_gb == pytest.approx(0.1)
+    assert c.before_bytes_per_s == pytest.approx(100e6 / 1.5) and c.after_bytes_per_s == pytest.approx(20e6)
+    assert find_write_cliff(x, rate).before_bytes_per_s == pytest.approx(100e6)  # without times: the windows'
+
+
 def test_recovery_is_reported():
     x, y = series([(30.0, 3.0e9), (40.0, 0.6e9), (30.0, 2.4e9)], cv=0.05)
     c = find_write_cliff(x, y)

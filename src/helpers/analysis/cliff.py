@@ -10,8 +10,8 @@ where the mean falls below ``CLIFF_RATIO`` x the mean of the phase before it and
 for at least 3 windows and 2 % of the series (or to the end), after at least as many windows: shorter dips
 are stalls, not the cache running out, and a short burst at the start is fio catching up; later segments well above the
 post-cliff rate are reported as recovery phases (e.g. the cache freed by idle garbage collection).  A phase's
-rate is the bytes it wrote over the time it took (windows weighted by their time, not one vote each: a
-catch-up burst of two 50 ms windows weighs 0.1 s); the rate before the cliff is that of every window before
+rate is the bytes it wrote over the time it took, from its first window's start to its last one's end (a
+stall in which fio logged nothing counts; a catch-up burst of two 50 ms windows weighs 0.1 s, not two votes); the rate before the cliff is that of every window before
 it (the GB the sentence names were written at that rate).
 """
 
@@ -55,16 +55,25 @@ def _gb(x: float) -> str:
     return f"{x:,.0f} GB" if x >= 100 else f"{x:.3g} GB"
 
 
-def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) -> WriteCliff:
-    """Change-point detection on sustained-write throughput (see the module text)."""
+def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO, window_start_s=None,
+                     window_end_s=None) -> WriteCliff:
+    """Change-point detection on sustained-write throughput (see the module text).  The windows' times
+    (seconds) give the phases' rates over the time they took, stalls inside a phase included."""
     x = np.asarray(gb_written, dtype=float)
     y = np.asarray(bytes_per_s, dtype=float)
-    if x.shape != y.shape:
-        raise ValueError("gb_written and bytes_per_s must have the same length (one sample per window).")
+    t0 = None if window_start_s is None else np.asarray(window_start_s, dtype=float)
+    t1 = None if window_end_s is None else np.asarray(window_end_s, dtype=float)
+    if x.shape != y.shape or any(t is not None and t.shape != x.shape for t in (t0, t1)):
+        raise ValueError("gb_written, bytes_per_s and the window times must have the same length (one sample per "
+                         "window).")
     ok = ~np.isnan(x) & ~np.isnan(y)
     x, y = x[ok], y[ok]
     order = np.argsort(x, kind="stable")
     x, y = x[order], y[order]
+    timed = t0 is not None and t1 is not None
+    if timed:
+        t0, t1 = t0[ok][order], t1[ok][order]
+        timed = bool((np.diff(t1) >= 0).all() and (t1 >= t0).all())  # else several streams: no wall time
     n = len(y)
     total = float(x[-1]) if n else 0.0
     if n < MIN_WINDOWS or not np.nanmedian(y) > 0:
@@ -85,11 +94,14 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO) 
     pos = y > 0
 
     def rate(a: int, b: int) -> float:
-        """Windows a..b's rate: the bytes they wrote over the time they took (each window's bytes / its rate),
-        the arithmetic mean where a window wrote nothing (its time is not known)."""
+        """Windows a..b's rate: the bytes they wrote over the time they took -- from the first one's start to the
+        last one's end when the window times are known, else the sum of each window's bytes / its rate (the
+        arithmetic mean where a window wrote nothing: its time is not known)."""
         if b <= a:
             return float("nan")
         d = dx[a:b]
+        if timed and t1[b - 1] > t0[a] and d.sum() > 0:  # over the time from its first start to its last end
+            return float(d.sum() * 1e9 / (t1[b - 1] - t0[a]))
         if not pos[a:b].all() or not d.sum() > 0:
             return float(y[a:b].mean())
         return float(d.sum() / (d / y[a:b]).sum())
@@ -150,6 +162,14 @@ def rate_rows(series: pd.DataFrame) -> pd.DataFrame:
     return series[series["bytes_per_s"].notna()].sort_values("window_end_s", kind="stable")
 
 
+def point_cliff(series: pd.DataFrame) -> WriteCliff:
+    """The write cliff of one point's write series (its bw-log rows, any order): GB written by each window's
+    end, each window's rate and the windows' times (:func:`find_write_cliff`)."""
+    g = rate_rows(series)
+    return find_write_cliff(gb_written(g), g["bytes_per_s"], window_start_s=g["window_start_s"],
+                            window_end_s=g["window_end_s"])
+
+
 def sustained_write_cliffs(series: pd.DataFrame) -> pd.DataFrame:
     """One row per sustained-write point (point_id starting with 'sustained') of a ``point_series``
     frame: run_id, point_id, cliff_gb, before/after bytes per s, total_gb and the sentence."""
@@ -159,8 +179,7 @@ def sustained_write_cliffs(series: pd.DataFrame) -> pd.DataFrame:
     w = series[series["point_id"].astype(str).str.startswith(SUSTAINED_GROUP) & (series["direction"] == "write")]
     rows = []
     for (run, point), g in w.groupby(["run_id", "point_id"], sort=True):
-        g = rate_rows(g)
-        c = find_write_cliff(gb_written(g), g["bytes_per_s"])
+        c = point_cliff(g)
         rows.append((run, point, c.cliff_gb, c.before_bytes_per_s, c.after_bytes_per_s, c.total_gb, c.reason))
     return pd.DataFrame(rows, columns=cols)
 

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.analysis.cliff import SUSTAINED_GROUP, find_write_cliff, gb_written, rate_rows
+from helpers.analysis.cliff import SUSTAINED_GROUP, gb_written, point_cliff, rate_rows
 from helpers.analysis.health import temperature_at_gb, temperature_series
 from helpers.analysis.timeseries import NARROW_FRACTION, narrow_windows
 from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, latency_log_axis, message_figure, natural_key
@@ -228,7 +228,7 @@ NO_SUSTAINED = ("This run has no sustained-write point with logs (run the sustai
 def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WINDOWS,
                        health: pd.DataFrame | None = None, health_note: str = "") -> go.Figure:
     """Write throughput (MB/s) against GB written for each sustained-write point, the phases found by
-    :func:`helpers.analysis.find_write_cliff` as horizontal lines and the cliff as a dashed vertical line;
+    :func:`helpers.analysis.point_cliff` as horizontal lines and the cliff as a dashed vertical line;
     the title is the finding.  With ``health`` rows the device temperature (placed at the GB written when each
     capture was taken) is drawn on a secondary y axis; a point without shows ``health_note``.  A dropdown
     picks the point when there are several."""
@@ -245,7 +245,7 @@ def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WIND
     for i, ((run, point), g) in enumerate(groups):
         g = rate_rows(g)
         gb = gb_written(g).to_numpy()
-        c = find_write_cliff(gb, g["bytes_per_s"])
+        c = point_cliff(g)
         shown = ~narrow_windows(g).to_numpy()
         x, y, red = display_reduce(gb[shown], g["bytes_per_s"].to_numpy()[shown] / 1e6, max_windows)
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name="throughput per window", line={"color": color(0)},
