@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from helpers.fio.json_output import FioParseError, final_jobs, parse_fio_bytes
 from helpers.fio.text_output import parse_fio_text
+from helpers.ingest import core as ingest
 
 DATA = Path(__file__).parent / "data" / "fio" / "text-out"
 DIRS = ("read", "write", "trim")
@@ -567,3 +568,22 @@ def test_ingest_cli_reads_json_normal_terse_and_quarantines_the_rest(runs, tmp_p
                 us = col.endswith("_us")
                 rel, abs_ = (0.02, 1.0 if us else 0.0) if col in rounded else (1e-6, 1e-3 if us else 0.0)
                 assert float(got) == pytest.approx(float(want), rel=rel, abs=abs_), (text_file, k, col, rounded)
+
+
+def test_terse_status_final_block_right_after_the_last_snapshot_is_the_next_report():
+    """Real fio 3.33 terse, --status-interval=250ms: the final block came 3 ms after the last snapshot (runtime
+    1499 -> 1502 ms, 194,084 -> 194,104 KiB, the disk figures unchanged) and was read as a numjobs clone of it,
+    so the run gave two rows.  The reports before printed the job on one line: one more is the next report."""
+    data = (DATA / "fio-3.33-terse-status-final-3ms-after.txt").read_bytes()
+    objs = parse_fio_text(data)
+    assert len(objs) == 9 and all(len(o["jobs"]) == 1 for o in objs)
+    rows, bad = ingest.rows_from_bytes(data, "r", "status.out")
+    assert not bad and len(rows) == 1 and rows[0]["io_bytes"] == 194104 * 1024
+    # numjobs=2 in every report (each line twice, the clone with other byte counts): still two clones a report
+    lines = data.decode().splitlines()
+    twice = []
+    for ln in lines:
+        f = ln.split(";")
+        twice += [ln, ";".join(f[:5] + [str(int(f[5]) + 4096)] + f[6:])]
+    objs = parse_fio_text(("\n".join(twice) + "\n").encode())
+    assert len(objs) == 9 and all(len(o["jobs"]) == 2 for o in objs)

@@ -581,6 +581,22 @@ def _clone(prev: dict, job: dict) -> bool:
     return abs(runtime(prev) - runtime(job)) <= 100 and io(prev) != io(job)
 
 
+def _another_clone(objs: list[dict], key: tuple, job: dict) -> bool:
+    """Whether a job's line that follows its own is another numjobs clone in the current report: not when the
+    report before it (same fio version) printed that job on fewer lines than the current one already has --
+    a process prints its clones in every report, so one more is the next report (a status-interval run's
+    final block a few ms after its last snapshot, with the disk figures unchanged, seen under load);
+    otherwise :func:`_clone`."""
+    def lines(obj: dict) -> int:
+        return sum((j["jobname"], j["groupid"]) == key for j in obj["jobs"])
+
+    if len(objs) >= 2 and objs[-2].get("fio version") == objs[-1].get("fio version"):
+        before = lines(objs[-2])
+        if before and lines(objs[-1]) >= before:
+            return False
+    return _clone(objs[-1]["jobs"][-1], job)
+
+
 def _parse_terse(lines: list[tuple[int, str]]) -> list[dict]:
     """One object per report: a line starts the next one (a --status-interval report or another run,
     which ``json_output.split_runs`` tells apart) when its fio version differs, when the disk figures
@@ -599,7 +615,7 @@ def _parse_terse(lines: list[tuple[int, str]]) -> list[dict]:
         key = (job["jobname"], job["groupid"])
         if not objs or objs[-1].get("fio version") != version or (
                 disks and objs[-1].get("disk_util", disks) != disks) or (
-                key == first and last != key) or (key == last and not _clone(objs[-1]["jobs"][-1], job)):
+                key == first and last != key) or (key == last and not _another_clone(objs, key, job)):
             objs.append({"fio version": version, "jobs": []} if version else {"jobs": []})
             first = key
         last = key
