@@ -48,10 +48,13 @@ _IPC_COUNTER = itertools.count()
 # The kernel's own log goes to the user's terminal: keep it to fatal errors.  A failing cell is reported
 # by the pipeline from the executed notebook; an interrupted cell would otherwise add "KeyboardInterrupt
 # caught in kernel" lines.
-# The kernel's own log and asyncio's shutdown chatter ("Task was destroyed but it is pending!" when Ctrl-C
-# stops a kernel mid-message) stay out of the user's terminal; errors in cells still reach the pipeline.
+# The kernel's own log and asyncio's and tornado's shutdown chatter ("Task was destroyed but it is pending!"
+# when Ctrl-C stops a kernel mid-message; "Uncaught exception in ZMQStream callback ... Socket operation on
+# non-socket" with a ZMQ traceback when its control thread flushes output after the sockets closed, seen under
+# load) stay out of the user's terminal; errors in cells still reach the pipeline.
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL",
-                    "--IPKernelApp.exec_lines=import logging as _logging; _logging.getLogger('asyncio').setLevel(50)"]
+                    "--IPKernelApp.exec_lines=import logging as _logging; _logging.getLogger('asyncio').setLevel(50); "
+                    "_logging.getLogger('tornado').setLevel(50)"]
 
 
 class Interrupted(Exception):
