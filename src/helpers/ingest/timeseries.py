@@ -270,7 +270,7 @@ def tick_starts(t: np.ndarray, interval_ms: float, values: np.ndarray | None = N
     stall = np.abs(tw - qw - k * c) <= k * max(3.0, 0.02 * c)  # on the rhythm: the default without evidence
     ticks = np.zeros(len(wide))
     if completions is not None and len(completions):
-        done = np.asarray(completions, dtype=np.float64)
+        done = np.sort(np.asarray(completions, dtype=np.float64))
         j = np.searchsorted(done, qw + CALL_MS, side="right")
         first = np.where(j < len(done), done[np.minimum(j, len(done) - 1)], np.inf)
         before = first < tw - c - CALL_MS  # I/O completed before the last tick: no call after it
@@ -373,7 +373,7 @@ def _averaged_batch(items: list[tuple[dict, int, float]]) -> list[list[dict]]:
         done = [T[starts[j]:ends[j]] for j in by_job[(int(s_item[i]), 1)] if s_dir[j] == s_dir[i]]
         calls = [T[starts[j]:ends[j]] for j in by_job[(int(s_item[i]), 0)] if s_dir[j] != s_dir[i]]
         start[starts[i]:ends[i]] = tick_starts(T[starts[i]:ends[i]], avg[s_item[i]], V[starts[i]:ends[i]],
-                                               np.sort(np.concatenate(done)) if done else None,
+                                               np.concatenate(done) if done else None,
                                                np.concatenate(calls) if calls else None)
     sets: dict[int, dict] = {}
     for i, lo, hi, it, kd, dr, ld in zip(range(n_series), starts.tolist(), ends.tolist(), s_item.tolist(),
