@@ -268,6 +268,22 @@ def test_peak_only_for_a_series_that_varied_qd_and_one_setting_is_named_by_it():
     assert "4k random write IOPS at QD1" in card.table().index
 
 
+def test_one_unflagged_setting_among_flagged_ones_is_named_by_it_not_a_peak():
+    """A characterize run: the 5 s QD1 point is the only unflagged 4k random write; the ladder's short probes
+    at QD16 and QD64 read higher but carry a validity flag.  The headline is that point's number, named by its
+    setting, and the flagged peak is named beside it, never called the peak."""
+    short = {"flagged": True, "flag_reasons": "ran 0.5 s: too short for steady state (< 3 s)"}
+    df = rows([{"point_id": "w1", "rw": "randwrite", "direction": "write", "iodepth": 1, "iops": 28628.0},
+               {"point_id": "w16", "rw": "randwrite", "direction": "write", "iodepth": 16, "iops": 120000.0, **short},
+               {"point_id": "w64", "rw": "randwrite", "direction": "write", "iodepth": 64, "iops": 138291.0, **short}])
+    m = device_card(df).metric("Peak 4k random write IOPS")
+    assert m.label == "4k random write IOPS at QD1" and m.value == 28628.0 and m.only_unflagged_setting
+    assert "138,291 IOPS" in m.left_out
+    finding = next(f for f in device_card(df).findings if f.startswith("4k random write at QD1"))
+    assert finding.startswith("4k random write at QD1: 28,628 IOPS (the only setting measured without a validity "
+                              "flag, so not a peak)"), finding
+
+
 def test_identity_names_device_target_host_and_software_from_the_manifest():
     from helpers import config
     from helpers.analysis.card import device_identity, is_virtual_disk

@@ -41,6 +41,9 @@ class Metric:
     title: str = ""
     # a percentile with too few I/Os behind it (processed.validity's rule): what is unreliable and why
     few_ios: str = ""
+    # the one setting named by ``title`` is the only unflagged one among several measured (e.g. a characterize
+    # run's 5 s QD1 point beside its short, flagged probes): still not a peak
+    only_unflagged_setting: bool = False
 
     @property
     def label(self) -> str:
@@ -130,8 +133,12 @@ def _setting(qd: int, jobs: int) -> str:
 
 
 def _title(m: Metric, rows: pd.DataFrame, what: str) -> None:
-    """'Peak <what>' when the candidates varied QD/numjobs; '<what> at QD1' for one measured setting."""
-    s = _settings(rows[rows[m_col(m)].notna()]) if m_col(m) in rows else []
+    """'Peak <what>' when the candidates the value was chosen from (the unflagged ones when there are any,
+    :func:`_metric`) varied QD/numjobs; '<what> at QD1' for one setting."""
+    measured = rows[rows[m_col(m)].notna()] if m_col(m) in rows else rows.iloc[:0]
+    clean = measured[~measured["flagged"].astype(bool)] if "flagged" in measured else measured
+    s = _settings(clean if len(clean) else measured)
+    m.only_unflagged_setting = len(s) == 1 and len(clean) > 0 and len(_settings(measured)) > 1
     if len(s) == 1:
         m.title = f"{what} at {_setting(*s[0])}"
     elif len(s) > 1:
@@ -328,8 +335,10 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
             continue
         if m.label.startswith("Peak"):
             out.append(f"4k random {what} peak at {m.value:,.0f} IOPS ({m.detail}){_flag_note(m)}{_left_out(m)}.")
-        else:  # one setting measured: its number, not a peak
-            out.append(f"{m.label.replace(' IOPS', '')}: {m.value:,.0f} IOPS (the only setting measured, so not a "
+        else:  # one setting measured (or the only one without a validity flag): its number, not a peak
+            only = "the only setting measured without a validity flag" if m.only_unflagged_setting else \
+                "the only setting measured"
+            out.append(f"{m.label.replace(' IOPS', '')}: {m.value:,.0f} IOPS ({only}, so not a "
                        f"peak){_flag_note(m)}{_left_out(m)}.")
     if knee is not None:
         if knee.knee_qd is not None:
@@ -346,7 +355,9 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
                 out.append(f"{name.replace('Peak s', 'S')} peaks at {mib} with {m.detail}{_flag_note(m)}"
                            f"{_left_out(m)}.")
             else:
-                out.append(f"{m.label}: {mib}, best with {m.detail} (one queue depth measured, so not a peak)"
+                one = "one queue depth measured without a validity flag" if m.only_unflagged_setting else \
+                    "one queue depth measured"
+                out.append(f"{m.label}: {mib}, best with {m.detail} ({one}, so not a peak)"
                            f"{_flag_note(m)}{_left_out(m)}.")
     seq = d[d["rw"].isin(["read", "write"])]
     # the plateau is read off unflagged points only, like the headline numbers; left-out points are named
