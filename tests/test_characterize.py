@@ -123,6 +123,9 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
     assert not any(a.startswith("--status-interval") for a in pts["qd1-randread-bs4k-qd1-nj1"]["argv"])
     pl = search_plateaus(m)
     assert sorted(pl["rw"]) == ["randread", "randwrite"] and (pl["max_qd"] == 4).all()
+    assert all(info["max_qd"] == 4 for info in m["adaptive"].values())  # each series records its ladder's end
+    older = {**m, "adaptive": {k: {x: y for x, y in v.items() if x != "max_qd"} for k, v in m["adaptive"].items()}}
+    assert (search_plateaus(older)["max_qd"] == 4).all()  # runs before that: the profile the manifest holds
     assert (pl["last_qd"] <= 4).all() and all(1 in q for q in pl["measured_qds"])
     # on the same target, a steady (rate-limited) probe with 250 ms windows and a 0.1 s ramp settles at its third
     # window, about 0.85 s in, before its 1 s runtime: it could not before (its first window was lost)

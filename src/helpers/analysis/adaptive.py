@@ -9,7 +9,9 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from helpers.errors import LabError
 from helpers.run.adaptive import PROBE_KINDS
+from helpers.run.profiles import parse_profile
 
 STEP_COLUMNS = ["series", "step", "kind", "qd", "iops", "clat_mean_us", "runtime_s", "device_s", "settled_after_s",
                 "on_plateau", "plateau_iops", "stop_reason"]
@@ -51,7 +53,8 @@ PLATEAU_COLUMNS = ["rw", "bs_bytes", "rwmixread_pct", "numjobs", "measured_qds",
 def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
     """One row per searched QD series of a run (adaptive or characterize mode): its workload (``rw``, ``bs_bytes``,
     ``rwmixread_pct``, ``numjobs``), the depths it measured (``measured_qds``), the deepest ladder depth
-    (``last_qd``), the ladder's largest (``max_qd``, from the profile; the deepest power of two when unknown), the
+    (``last_qd``), the ladder's largest (``max_qd``: the series' record, for older runs the profile's; the deepest power
+    of two when unknown), the
     plateau level it stopped on (``plateau_iops``: the median of its plateau probes, NaN when it ended on none)
     and the state of the target it measured (``target_state``, characterize runs).  The points come from the
     manifest's point entries (their ``adaptive.series``); empty when the run searched nothing."""
@@ -69,12 +72,13 @@ def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
                 entry.get("characterize") or {}).get("target_state")})
         if info.get("kind") != "confirm":
             row["measured_qds"].add(int(p.get("iodepth", 0)))
-    max_qd = _profile_max_qd(m)
+    profile_max = None if all(s.get("max_qd") for s in series.values()) else _profile_max_qd(m)
     out = []
     for sid, row in rows.items():
         ladder = [s["qd"] for s in series[sid].get("steps") or [] if s.get("kind") == "ladder"]
         last = max(ladder) if ladder else max(row["measured_qds"])
         level = series[sid].get("plateau_iops")
+        max_qd = series[sid].get("max_qd") or profile_max
         out.append({**row, "measured_qds": sorted(row["measured_qds"]), "last_qd": last,
                     "max_qd": max_qd or 1 << (int(last).bit_length() - 1),
                     "plateau_iops": float("nan") if level is None else float(level)})
@@ -82,10 +86,10 @@ def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
 
 
 def _profile_max_qd(manifest: dict[str, Any]) -> int | None:
-    """The adaptive section's ``max_qd`` of the run's profile (its YAML in the manifest), None when not stated."""
+    """The ladder's largest depth from the run's profile (its YAML in the manifest, read by the one profile
+    parser) for runs whose series summaries predate recording it; None when it cannot be read."""
     try:
-        doc = yaml.safe_load(manifest.get("profile_yaml") or "") or {}
-        q = (doc.get("adaptive") or {}).get("max_qd") if isinstance(doc, dict) else None
-    except yaml.YAMLError:
+        prof = parse_profile(yaml.safe_load(manifest.get("profile_yaml") or ""), "run profile")
+    except (LabError, yaml.YAMLError, AttributeError, TypeError, ValueError):
         return None
-    return int(q) if isinstance(q, int) and q > 0 else None
+    return prof.adaptive.max_qd if prof.adaptive else None

@@ -103,14 +103,14 @@ def settle_text(step: Step) -> str:
 def summary(history: list[Step], a: AdaptiveSettings) -> dict:
     """The manifest's record of one series: every step, why the ladder stopped, the peak (a measured step)
     and how settled it was, the plateau's probes and their median IOPS (:func:`plateau_iops`; None when the
-    ladder did not end on a plateau), and the seconds the series drove the device."""
+    ladder did not end on a plateau), the seconds the series drove the device and the ladder's largest depth."""
     pk = peak(history)
     return {"steps": [s.__dict__ for s in history], "stop_reason": stop_reason(history, a),
             "peak_qd": pk.qd, "peak_iops": round(pk.iops, 1), "peak_kind": pk.kind,
             "peak_settled_after_s": pk.settled_s, "peak_how": settle_text(pk),
             "plateau_qds": [s.qd for s in plateau(history, a)],
             "plateau_iops": None if (pl := plateau_iops(history, a)) is None else round(pl, 1),
-            "device_s": round(sum(s.device_s or 0.0 for s in history), 3),
+            "device_s": round(sum(s.device_s or 0.0 for s in history), 3), "max_qd": a.max_qd,
             "settled_steps": sum(s.settled_s is not None for s in history)}
 
 

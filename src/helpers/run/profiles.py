@@ -366,6 +366,13 @@ class Profile:
         return tuple(p for p in self.points if p.point_id in self.searched)
 
     @property
+    def listed(self) -> tuple[Point, ...]:
+        """The points run as listed (not searched): none in adaptive mode, all in the other modes but
+        characterize."""
+        searched = {p.point_id for p in self.series} if self.mode in SEARCH_MODES else set()
+        return tuple(p for p in self.points if p.point_id not in searched)
+
+    @property
     def estimated_seconds(self) -> float:
         """Expected seconds of fio (without the fill of a new scratch file)."""
         base = sum(p.seconds for p in self.points)
@@ -377,7 +384,7 @@ class Profile:
         if self.mode in SEARCH_MODES and self.adaptive:  # probes that settle end early (typical_seconds)
             a = self.adaptive
             extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
-            fixed = sum(p.seconds for p in self.points if p.point_id not in {q.point_id for q in self.series})
+            fixed = sum(p.seconds for p in self.listed)
             return sum(p.typical_seconds * a.typical_steps + extra for p in self.series) + fixed
         if self.mode == "steady-state" and self.steady_state:
             return base * self.steady_state.window
@@ -390,7 +397,7 @@ class Profile:
             a = self.adaptive
             steps = len(qd_ladder(a.start_qd, a.max_qd)) + (1 if a.refine else 0) + (a.max_reprobes if a.reprobe else 0)
             extra = 2 * (a.confirm_runtime_s + PER_POINT_OVERHEAD_S) if a.confirm_runtime_s else 0.0
-            fixed = sum(p.seconds for p in self.points if p.point_id not in {q.point_id for q in self.series})
+            fixed = sum(p.seconds for p in self.listed)
             return sum(p.seconds * steps + extra for p in self.series) + fixed
         if self.mode == "steady-state" and self.steady_state:
             return sum(p.seconds for p in self.points) * self.steady_state.max_rounds

@@ -219,23 +219,20 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
         for i in range(1, pc.passes + 1):
             cmds.append(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / f".precondition-{i}.json.tmp",
                                           pc.bs_bytes, pc.iodepth, name=f"precondition-{i}")))
-    if prof.mode == "adaptive" and prof.adaptive:
+    def series_cmds(p0: Point) -> list[str]:  # an adaptive series: every depth its ladder may measure
         a = prof.adaptive
+        return [f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the plateau; "
+                "at most:", *(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))]
+
+    if prof.mode == "adaptive" and prof.adaptive:
         for p0 in prof.points:
-            cmds.append(f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the "
-                        "plateau; at most:")
-            cmds.extend(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))
+            cmds.extend(series_cmds(p0))
     elif prof.mode == "characterize" and prof.adaptive:
-        a, searched = prof.adaptive, set(prof.searched)
+        searched = set(prof.searched)
         for phase, points in characterize_phases(prof).items():
             cmds.append(f"# {phase}: {TARGET_STATES[phase]}")
             for p0 in points:
-                if p0.point_id not in searched:
-                    cmds.append(point_cmd(p0))
-                    continue
-                cmds.append(f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the "
-                            "plateau; at most:")
-                cmds.extend(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))
+                cmds.extend(series_cmds(p0) if p0.point_id in searched else [point_cmd(p0)])
     elif prof.mode == "slo" and prof.slo:
         so = prof.slo
         for p0 in prof.points:
