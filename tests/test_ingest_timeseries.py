@@ -410,6 +410,28 @@ def test_tick_starts_follow_fios_calls():
     assert ts.tick_starts(t, 250, rates, done).tolist() == [0, 250, 500, 750, 1250]
 
 
+@pytest.mark.parametrize("late", [True, False])
+def test_guessed_stalls_are_decided_by_the_jsons_bytes(tmp_path, late):
+    """An entry a whole tick late (1000 after 500, 250 ms ticks) is a stall fio called through or a call a
+    starved helper thread made late (seen in CI: 100 ms gaps on 50 ms ticks, each logging the job's full rate;
+    taken for stalls they lost 23 % of a job's bytes).  The JSON decides: 10 MiB/s for 1.6 s of runtime is
+    the late call (the entry covers [500, 1000]); 2.5 MiB less is the stall ([750, 1000])."""
+    rate = 10 << 20
+    io_bytes = rate * (1.6 if late else 1.35)
+    (tmp_path / "p.json").write_text(json.dumps({"fio version": "fio-3.33", "jobs": [{
+        "jobname": "p", "error": 0, "job options": {"log_avg_msec": "250"},
+        "write": {"io_bytes": int(io_bytes), "total_ios": int(io_bytes) // 4096, "runtime": 1600}}]}))
+    for kind, v in (("bw", rate // 1024), ("iops", rate // 4096)):
+        (tmp_path / f"p_{kind}.1.log").write_text("".join(f"{t}, {v}, 1, 0, 0\n" for t in (250, 500, 1000, 1250, 1500)))
+    df = ts.timeseries_frame([tmp_path], "r").sort_values("t_ms")
+    logged = df[~df["from_json"]]
+    assert logged["window_start_s"].tolist() == [0, 0.25, 0.5 if late else 0.75, 1.0, 1.25]
+    width = df["window_end_s"] - df["window_start_s"]
+    assert float((df["bytes_per_s"] * width).sum()) == pytest.approx(io_bytes)
+    tail = df[df["from_json"]]  # the final 0.1 s at the job's rate, not a tick's bytes piled up there
+    assert tail["bytes_per_s"].tolist() == pytest.approx([rate])
+
+
 def test_the_stored_partition_is_the_frame(bench_logs, tmp_path):
     """ingest_timeseries writes Arrow tables built from the arrays (no frame): store.load gives timeseries_frame."""
     logs, n = ts.ingest_timeseries([bench_logs["root"]], "bench", tmp_path)

@@ -20,7 +20,8 @@ Windows.  An entry's window is the time since fio's previous call for its job: f
 I/O of a direction completed writes no entry for it but still moves on.  Usually that is the previous entry
 of the same log, job and direction (the first starts at 0, the end of the ramp: fio starts its samples
 there, ``bw_sample_time = epoch``); the exceptions (the job's other direction logged in between, a stall
-fio called through, a helper thread that did not call) are :func:`tick_starts`'s.  fio before 3.18 moved
+fio called through, a helper thread that did not call) are :func:`tick_starts`'s; where no log tells the
+two apart, the JSON's io_bytes/total_ios do (:func:`_reconcile`).  fio before 3.18 moved
 its sample time on by exactly the interval at each call instead; the same rule reads those logs
 approximately (exactly where fio called on time).
 
@@ -230,7 +231,8 @@ def _quiet_ms(done: np.ndarray, interval_ms: float, lo: np.ndarray, hi: np.ndarr
 
 
 def tick_starts(t: np.ndarray, interval_ms: float, values: np.ndarray | None = None,
-                completions: np.ndarray | None = None, calls: np.ndarray | None = None) -> np.ndarray:
+                completions: np.ndarray | None = None, calls: np.ndarray | None = None,
+                guesses: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Window starts (ms) of one bw/iops log's entries ``t`` (ms, ascending; ``values``: their rates).
 
     fio (>= 3.18, ``stat.c`` ``__add_samples``) computes an entry's rate over the time since its previous
@@ -249,7 +251,9 @@ def tick_starts(t: np.ndarray, interval_ms: float, values: np.ndarray | None = N
       hypothesis that needs more than 1.5 x the log's 90th-percentile rate for that is dropped (a 0.6 s
       thinktime: the whole gap would need 68 MB/s from a job limited to 32 MiB/s);
     - with no lat evidence either way: a gap of k ticks within k x max(3 ms, 2 %) is a stall, any other
-      length a helper thread that did not call."""
+      length a helper thread that did not call.  These are guesses (a starved helper thread also calls
+      exactly a tick or two late); ``guesses=True`` returns ``(start, other)`` with the other hypothesis's
+      start for each of them (NaN elsewhere), for :func:`_reconcile` to decide by the JSON's totals."""
     t = np.asarray(t, dtype=np.float64)
     prev = np.r_[0.0, t[:-1]]
     gap = t - prev
@@ -257,9 +261,10 @@ def tick_starts(t: np.ndarray, interval_ms: float, values: np.ndarray | None = N
     m = len(steady)
     c = float(steady[m // 2] + steady[(m - 1) // 2]) / 2.0 if m else float(interval_ms)  # the median
     start = prev.copy()
+    other = np.full(len(t), np.nan)
     wide = np.flatnonzero(gap > 1.5 * c)  # a shorter gap cannot hold a call (each is >= a tick after the last)
     if not len(wide):
-        return start
+        return (start, other) if guesses else start
     tw, qw = t[wide], prev[wide]
     if calls is not None and len(calls):  # the latest call another direction logged, inside the gap
         known = np.sort(np.asarray(calls, dtype=np.float64))
@@ -268,6 +273,7 @@ def tick_starts(t: np.ndarray, interval_ms: float, values: np.ndarray | None = N
         qw = np.where(y > qw + CALL_MS, y, qw)
     k = np.rint((tw - qw) / c)
     stall = np.abs(tw - qw - k * c) <= k * max(3.0, 0.02 * c)  # on the rhythm: the default without evidence
+    guessed = np.ones(len(wide), dtype=bool)
     ticks = np.zeros(len(wide))
     if completions is not None and len(completions):
         done = np.sort(np.asarray(completions, dtype=np.float64))
@@ -279,6 +285,7 @@ def tick_starts(t: np.ndarray, interval_ms: float, values: np.ndarray | None = N
             quiet = _quiet_ms(done, interval_ms, qw, qw + ticks * c)
             ticks = np.where(quiet >= ticks * c - 4 * CALL_MS, ticks, 0.0)
         stall &= ~before
+        guessed &= ~before
         if values is not None and len(values) and (~before).any():
             v = np.asarray(values, dtype=np.float64)
             ceiling = 1.5 * float(np.percentile(v, 90))
@@ -288,9 +295,13 @@ def tick_starts(t: np.ndarray, interval_ms: float, values: np.ndarray | None = N
             whole_ok = vw * (tw - qw) / busy_whole <= ceiling
             tick_ok = vw * c / busy_tick <= ceiling
             stall = np.where(~before & (whole_ok != tick_ok), tick_ok, stall)
+            guessed &= whole_ok == tick_ok
     still = tw - qw > 1.5 * c
     start[wide] = np.where(still & stall, tw - c, np.where(still & (ticks >= 1), qw + ticks * c, qw))
-    return start
+    if not guesses:
+        return start
+    other[wide] = np.where(still & guessed, np.where(stall, qw, tw - c), np.nan)
+    return start, other
 
 
 def _directions(d: np.ndarray) -> list[int]:
@@ -364,6 +375,7 @@ def _averaged_batch(items: list[tuple[dict, int, float]]) -> list[list[dict]]:
     is_rate_lead = (leader == np.arange(n_series)) & (_FAMILY[s_kind] == 0)
     wide = (T - prev > 1.4 * avg[item_of]) & is_rate_lead[row_series]
     start = prev
+    other = np.full(len(T), np.nan)
     late = np.unique(row_series[wide])
     by_job: dict[tuple[int, int], list[int]] = defaultdict(list)  # (job, family) -> its series
     if len(late):
@@ -372,9 +384,9 @@ def _averaged_batch(items: list[tuple[dict, int, float]]) -> list[list[dict]]:
     for i in late.tolist():
         done = [T[starts[j]:ends[j]] for j in by_job[(int(s_item[i]), 1)] if s_dir[j] == s_dir[i]]
         calls = [T[starts[j]:ends[j]] for j in by_job[(int(s_item[i]), 0)] if s_dir[j] != s_dir[i]]
-        start[starts[i]:ends[i]] = tick_starts(T[starts[i]:ends[i]], avg[s_item[i]], V[starts[i]:ends[i]],
-                                               np.concatenate(done) if done else None,
-                                               np.concatenate(calls) if calls else None)
+        start[starts[i]:ends[i]], other[starts[i]:ends[i]] = tick_starts(
+            T[starts[i]:ends[i]], avg[s_item[i]], V[starts[i]:ends[i]], np.concatenate(done) if done else None,
+            np.concatenate(calls) if calls else None, guesses=True)
     sets: dict[int, dict] = {}
     for i, lo, hi, it, kd, dr, ld in zip(range(n_series), starts.tolist(), ends.tolist(), s_item.tolist(),
                                          s_kind.tolist(), s_dir.tolist(), leader.tolist()):
@@ -382,6 +394,8 @@ def _averaged_batch(items: list[tuple[dict, int, float]]) -> list[list[dict]]:
         if ld == i:
             sets[i] = st = {"dir": dr, "family": "rate" if kd < 2 else "lat", "log": [kind], "t": T[lo:hi],
                             "start": start[lo:hi], "interval": float(avg[it])}
+            if kd < 2 and not np.isnan(other[lo:hi]).all():
+                st["other_start"] = other[lo:hi]
             out[it].append(st)
         else:
             st = sets[ld]
@@ -451,6 +465,60 @@ def _hist_sets(h: fio_logs.HistLog, hist_ms: int) -> list[dict]:
             s[col] = pct[:, j]
         out.append(s)
     return out
+
+
+GUESS_SHARE = 0.6  # a guess is turned when it explains at least this share of the bytes still missing
+
+
+def _reconcile(sets_by_job: dict[int, list[dict]], job_entry: dict[int, int], totals: list[dict], epoch: bool,
+               shared: bool) -> None:
+    """Decide :func:`tick_starts`'s guesses (a stall fio called through, or a call fio made late) by the JSON's
+    totals: bytes (or I/Os) the logs miss beyond the expected final partial windows were written in guessed
+    stalls that were late calls (and the other way round).  Shortest gaps first (a starved helper thread is
+    late by a tick or two far more often than a device stalls that long); a guess is turned only when that
+    explains >= GUESS_SHARE of its bytes.  ``shared`` (per_job_logs=0): every job writes the one stream;
+    ``epoch``: no runtime to place the final windows at, so half a tick of each job at the stream's median."""
+    if shared:
+        groups = [(list(sets_by_job), list(range(len(totals))))]
+    else:
+        by_entry: dict[int, list[int]] = defaultdict(list)
+        for job, e in job_entry.items():
+            by_entry[e].append(job)
+        groups = [(jobs, [e]) for e, jobs in by_entry.items()]
+    for jobs, entries in groups:
+        for d in sorted({d for e in entries for d in totals[e]}):
+            rate = [s for j in jobs for s in sets_by_job.get(j, [])
+                    if s["dir"] == d and s["family"] == "rate" and len(s["t"])]
+            for col, k in (("bytes_per_s", 0), ("iops", 1)):  # a bw+iops row set is decided by its bytes
+                sets = [s for s in rate if col in s and (col == "bytes_per_s" or "bytes_per_s" not in s)]
+                if any("other_start" in s for s in sets):
+                    _turn_guesses(sets, col, sum(totals[e][d][k] for e in entries if d in totals[e]), epoch,
+                                  len(entries), max(totals[e][d][2] for e in entries if d in totals[e]))
+    for sets in sets_by_job.values():
+        for s in sets:
+            s.pop("other_start", None)
+
+
+def _turn_guesses(sets: list[dict], col: str, total: float, epoch: bool, n_jobs: int, runtime: float) -> None:
+    """:func:`_reconcile` for one column of one direction's row sets (``total``: the JSON's, over ``n_jobs``
+    jobs that ran ``runtime`` ms)."""
+    if np.isnan(total):
+        return
+    missing = total - sum(float(np.sum(s[col] * (s["end"] - s["start"]))) / 1000.0 for s in sets)
+    if epoch:
+        v = np.concatenate([s[col] for s in sets])
+        missing -= 0.5 * float(np.median(v)) * sets[0]["interval"] / 1000.0 * n_jobs
+    else:
+        missing -= sum(float(s[col][-1]) * max(runtime - float(s["t"][-1]), 0.0) / 1000.0 for s in sets)
+    cand = [(float(s["t"][i] - min(s["start"][i], s["other_start"][i])), n, int(i))
+            for n, s in enumerate(sets) if "other_start" in s
+            for i in np.flatnonzero(~np.isnan(s["other_start"]))]
+    for _, n, i in sorted(cand):
+        s = sets[n]
+        delta = float(s[col][i]) * (s["start"][i] - s["other_start"][i]) / 1000.0
+        if delta != 0 and missing / delta >= GUESS_SHARE and abs(missing - delta) < abs(missing):
+            s["start"][i] = s["other_start"][i]
+            missing -= delta
 
 
 def _final_windows(sets_by_job: dict[int, list[dict]], job_entry: dict[int, int], totals: list[dict]) -> None:
@@ -567,6 +635,8 @@ def _point_segments(prep: dict, averaged: list[list[dict]]) -> list[dict] | None
         for s in sets:
             s.setdefault("end", s["t"].astype(np.float64))
         sets_by_job[job] = sets
+    if avg_ms > 0:
+        _reconcile(sets_by_job, job_entry, info["totals"], epoch, not _truthy(opts.get("per_job_logs", 1)))
     if avg_ms > 0 and not epoch:
         _final_windows(sets_by_job, job_entry, info["totals"])
     segments = []  # one per row set: scalars of its rows and the arrays it has (the rest NaN when assembled)
