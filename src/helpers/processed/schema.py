@@ -136,7 +136,8 @@ TIMESERIES_COLUMNS: list[tuple[str, str, str]] = [
      "starts its logs when ramp_time ends): fio's previous call for the job, i.e. the previous entry of the "
      "same log, job and direction (0 for the first), or the job's entry in another direction in between; after a "
      "bw/iops gap in which fio called without logging (a stall: no I/O completed) one tick before the entry "
-     "(helpers.ingest.timeseries.tick_starts)."),
+     "(helpers.ingest.timeseries.tick_starts; where no log tells a stall from a late call, the JSON's io_bytes "
+     "decide)."),
     ("window_end_s", "float64", "End of the time the entry covers: the entry's time stamp in seconds since the end "
      "of the ramp.  Windows are not on a grid: a late entry, two entries in one interval and the job's final "
      "partial window keep their own widths (window_end_s - window_start_s)."),
