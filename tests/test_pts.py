@@ -26,6 +26,12 @@ def test_shipped_profiles_full_matrix_and_lite():
     assert (s.jobs, s.qd, s.active_range, s.round_s, s.max_rounds, s.window) == (4, 32, 100.0, 60.0, 25, 5)
     assert len(s.test_points("iops", 1)) == 8 * 7 and len(s.test_points("lat", 1)) == 9
     assert all(p.iodepth == 1 and p.numjobs == 1 for p in s.test_points("lat", 1))
+    # the PTS test loop: for each R/W mix (100/0 first), every block size (largest first)
+    order = [(p.rwmixread, p.bs_bytes) for p in s.test_points("iops", 1)]
+    assert order[:8] == [(100, b) for b in (1024**2, 128 * 1024, 65536, 32768, 16384, 8192, 4096, 512)]
+    assert order[8] == (95, 1024**2) and order[-1] == (0, 512)
+    assert [(p.rwmixread, p.bs_bytes) for p in s.test_points("lat", 1)][:4] == [(100, 8192), (100, 4096),
+                                                                                 (100, 512), (65, 8192)]
     assert [name for name, _, _ in pts.tracked(s, "iops")] == ["IOPS 4k 0/100", "IOPS 64k 65/35", "IOPS 1m 100/0"]
     (w,) = s.test_points("wsat")
     assert (w.rw, w.bs_bytes, w.volume * w.numjobs, w.log_avg_msec) == ("randwrite", 4096, 4.0, 60000)

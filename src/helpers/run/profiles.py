@@ -219,7 +219,7 @@ PTS_IOPS_BS = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
 PTS_IOPS_MIXES = (100, 95, 65, 50, 35, 5, 0)  # read % of R/W 100/0 ... 0/100
 PTS_IOPS_TRACKED = (("4k", 0), ("64k", 65), ("1024k", 100))  # (bs, read %) whose IOPS decide steady state
 PTS_TP_BS = ("128k", "1024k")
-PTS_LAT_BS = ("512", "4k", "8k")
+PTS_LAT_BS = ("8k", "4k", "512")
 PTS_LAT_MIXES = (100, 65, 0)
 
 
@@ -272,19 +272,20 @@ class PtsSettings:
         return max(mib, int(size_bytes * self.active_range / 100) // mib * mib)
 
     def test_points(self, test: str, rnd: int = 0) -> list[Point]:
-        """The points of one round of ``test`` ("iops", "tp-<bs>", "lat", "wsat")."""
+        """The points of one round of ``test`` ("iops", "tp-<bs>", "lat", "wsat"), in the PTS test loop's order:
+        IOPS and LAT run every block size (as listed: largest first) of one R/W mix (100/0 first) before the next mix."""
         base = {"ioengine": self.ioengine, "runtime_s": self.round_s, "ramp_s": self.ramp_s, "round": rnd,
                 "log_avg_msec": 0, "log_hist_msec": 0}
         if test == "iops":
             return [Point(group="pts-iops", rw="randrw", bs_bytes=parse_size(bs), rwmixread=m, iodepth=self.qd,
-                          numjobs=self.jobs, **base) for bs in self.iops_bs for m in self.iops_mixes]
+                          numjobs=self.jobs, **base) for m in self.iops_mixes for bs in self.iops_bs]
         if test.startswith("tp-"):
             bs = parse_size(test.removeprefix("tp-"))
             return [Point(group="pts-tp", rw=rw, bs_bytes=bs, iodepth=self.qd, numjobs=self.jobs, **base)
                     for rw in ("write", "read")]
         if test == "lat":
             return [Point(group="pts-lat", rw="randrw", bs_bytes=parse_size(bs), rwmixread=m, iodepth=1, numjobs=1,
-                          **base) for bs in self.lat_bs for m in self.lat_mixes]
+                          **base) for m in self.lat_mixes for bs in self.lat_bs]
         if test == "wsat":  # io_size is per job: the jobs together write wsat_volume x the active range
             return [Point(group="pts-wsat", rw="randwrite", bs_bytes=4096, iodepth=self.qd, numjobs=self.jobs,
                           ioengine=self.ioengine, runtime_s=self.wsat_max_s, ramp_s=0.0,
