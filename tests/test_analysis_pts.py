@@ -53,6 +53,10 @@ def test_conformant_only_when_every_condition_holds():
     (lambda m: m["pts"]["settings"].update(pts_class="enterprise", active_range_pct=100.0),
      "the drive's write cache was not disabled by the lab"),
     (lambda m: m["pts"]["settings"].update(wsat_volume=1.0), "WSAT writes 1 x the capacity"),
+    (lambda m: (m["pts"]["settings"].update(wsat_max_s=3600), m.update(points={"pts-wsat": {"device_s": 3600.0}})),
+     "WSAT stopped at its 3600 s time limit before writing its volume"),
+    (lambda m: m["pts"]["settings"].update(wsat_max_s=3600), "WSAT stopped at its 3600 s"),  # run time unknown
+    (lambda m: m["pts"]["settings"].update(precondition_bs="1m"), "preconditioning in 1m sequential writes"),
     (lambda m: m["pts"]["tests"]["iops"].update(result={"steady": False, "reason": "not steady after 25 rounds: x"}),
      "IOPS: not steady after 25 rounds: x"),
     (lambda m: m.update(status="interrupted"), "the run is interrupted"),
@@ -63,6 +67,15 @@ def test_each_deviation_alone_makes_it_not_conformant(change, deviation):
     c = pts.conformance(pts.PtsRun("r", m))
     assert not c.conformant and c.statement.startswith("Run r: PTS-inspired, not conformant to SNIA PTS 2.0.2: 1 deviation ")
     assert len(c.deviations) == 1 and c.deviations[0].startswith(deviation)
+
+
+def test_wsat_done_by_volume_within_a_shorter_time_limit_conforms():
+    m = conformant_manifest()
+    m["pts"]["settings"].update(wsat_max_s=3600, precondition_bs="128K")
+    m["points"] = {"pts-wsat": {"device_s": 1800.0}}  # 4 x the capacity written in half the cap
+    assert pts.conformance(pts.PtsRun("r", m)).conformant
+    m["points"]["pts-wsat"]["device_s"] = 3599.9  # fio stopped it at the cap (runtime in ms)
+    assert pts.conformance(pts.PtsRun("r", m)).deviations[0].startswith("WSAT stopped at its 3600 s time limit")
 
 
 def test_header_names_the_procedure_and_the_temperature_per_round():

@@ -14,7 +14,7 @@ import pandas as pd
 from helpers.analysis.cliff import gb_written
 from helpers.analysis.timeseries import point_series
 from helpers.fio import histogram
-from helpers.fio.units import format_bytes
+from helpers.fio.units import format_bytes, parse_size
 from helpers.run.profiles import (
     PTS_CLASSES,
     PTS_IOPS_BS,
@@ -30,6 +30,8 @@ PTS_ROUND_S = 60.0  # PTS 2.0.2: one minute per point per round
 PTS_WINDOW, PTS_MAX_RANGE_PCT, PTS_MAX_EXCURSION_PCT = 5, 20.0, 10.0
 PTS_PRECONDITION_X = 2.0  # workload-independent preconditioning: twice the capacity
 PTS_WSAT_X = 4.0  # WSAT: four times the capacity (or its time limit)
+PTS_WSAT_MAX_S = 24 * 3600.0  # WSAT's time limit: 24 hours
+PTS_PRECONDITION_BS = "128k"  # workload-independent preconditioning: 128 KiB sequential writes
 MISSING_TESTS = ("HIR", "XSR", "ECW", "DIRTH")  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
 TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT"}
 
@@ -98,9 +100,9 @@ def _missing(what: str, have, full, fmt=str) -> str | None:
 
 def conformance(run: PtsRun) -> Conformance:
     """"SNIA PTS 2.0.2 conformant" only when every condition held (block device, purge before every test,
-    2 x capacity preconditioning, 1-minute rounds, the full matrices of all four tests, window 5 with 20 % / 10 %,
-    the class's ActiveRange, WSAT 4 x capacity, steady state in every test, the run complete); else "PTS-inspired,
-    not conformant" and what deviated."""
+    2 x capacity preconditioning in 128 KiB sequential writes, 1-minute rounds, the full matrices of all four
+    tests, window 5 with 20 % / 10 %, the class's ActiveRange, WSAT 4 x capacity or 24 hours, steady state in every
+    test, the run complete); else "PTS-inspired, not conformant" and what deviated."""
     if not run.run_id:
         return Conformance(False, f"{run.empty_note} No conformance to state.", [])
     s, tests, m = run.settings, run.tests, run.manifest
@@ -116,6 +118,9 @@ def conformance(run: PtsRun) -> Conformance:
     pre = float(s.get("precondition_volume") or 0)
     if pre < PTS_PRECONDITION_X and any(t != "wsat" for t in tests):
         dev.append(f"preconditioning {pre:g} x the capacity (PTS: {PTS_PRECONDITION_X:g} x)")
+    if any(t != "wsat" for t in tests) and parse_size(str(s.get("precondition_bs") or 0)) != \
+            parse_size(PTS_PRECONDITION_BS):
+        dev.append(f"preconditioning in {s.get('precondition_bs')} sequential writes (PTS: 128 KiB)")
     if float(s.get("round_s") or 0) < PTS_ROUND_S:
         dev.append(f"{float(s.get('round_s') or 0):g} s per point per round (PTS: 1 minute)")
     if (int(s.get("window") or 0), float(s.get("max_range_pct") or 0), float(s.get("max_excursion_pct") or 0)) != \
@@ -139,6 +144,12 @@ def conformance(run: PtsRun) -> Conformance:
     if "wsat" in ran and float(s.get("wsat_volume") or 0) < PTS_WSAT_X:
         dev.append(f"WSAT writes {float(s.get('wsat_volume') or 0):g} x the capacity (PTS: {PTS_WSAT_X:g} x or its "
                    "time limit)")
+    wsat_cap = float(s.get("wsat_max_s") or 0)
+    if "wsat" in tests and wsat_cap < PTS_WSAT_MAX_S:  # stopped by a cap shorter than the PTS's 24 h: written less
+        ran_s = ((m.get("points") or {}).get(tests["wsat"].get("point")) or {}).get("device_s")
+        if ran_s is None or float(ran_s) >= 0.999 * wsat_cap:
+            dev.append(f"WSAT stopped at its {wsat_cap:g} s time limit before writing its volume (PTS: "
+                       f"{PTS_WSAT_X:g} x the capacity or 24 hours)")
     for test, t in tests.items():
         result = t.get("result") or {}
         if test != "wsat" and not result.get("steady"):
