@@ -293,3 +293,28 @@ def test_interrupted_wsat_is_purged_again_and_finished_tests_are_skipped(tmp_pat
     manifest["pts"]["tests"]["wsat"] = {"status": "pending", "prepared": True, "purge": old_purge}
     pts.run_pts(_FakeCtx(plan, manifest, done=[point.point_id]), fill=None)
     assert manifest["pts"]["tests"]["wsat"]["purge"]["at"] == "before"
+
+
+HDPARM_SECURITY = """Commands/features:
+	Enabled	Supported:
+	   *	SMART feature set
+Security: 
+	Master password revision code = 65534
+		supported
+	not	enabled
+	not	locked
+	{frozen}
+	not	expired: security count
+		supported: enhanced erase
+	2min for SECURITY ERASE UNIT. 2min for ENHANCED SECURITY ERASE UNIT.
+Logical Unit WWN Device Identifier: 5002538e40a1b2c3
+"""
+
+
+def test_ata_erase_only_when_supported_and_not_frozen():
+    assert pts.ata_erase_ready(HDPARM_SECURITY.format(frozen="not\tfrozen"))
+    # frozen by the BIOS: hdparm's security commands fail, so the purge falls back (blkdiscard) instead
+    assert not pts.ata_erase_ready(HDPARM_SECURITY.format(frozen="\tfrozen"))
+    assert not pts.ata_erase_ready(HDPARM_SECURITY.format(frozen="not\tfrozen").replace("not\tenabled", "\tenabled"))
+    assert not pts.ata_erase_ready(HDPARM_SECURITY.format(frozen="not\tfrozen").replace("\t\tsupported\n", ""))
+    assert not pts.ata_erase_ready("Commands/features:\n\tEnabled\tSupported:\n")  # no Security section (NVMe, USB)

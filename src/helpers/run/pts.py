@@ -67,6 +67,22 @@ def purge_commands(method: str, device: str) -> list[list[str]]:
     raise LabError(f"purge method {method!r} is not known (one of {', '.join(PURGE_METHODS)}).")
 
 
+def ata_erase_ready(hdparm_identify: str) -> bool:
+    """Whether ``hdparm -I``'s Security section says an ATA secure erase can run: supported, and security not
+    frozen (the BIOS froze it at boot: every security command is refused), not locked and not enabled (a
+    password the lab does not know is set)."""
+    lines = hdparm_identify.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("Security:")), None)
+    if start is None:
+        return False
+    states = set()
+    for line in lines[start + 1:]:
+        if line and not line[0].isspace():  # the next section
+            break
+        states.add(" ".join(line.split()))
+    return "supported" in states and not states & {"frozen", "locked", "enabled"}
+
+
 def _ata_erase_ready(device: str) -> bool:
     if not shutil.which("hdparm"):
         return False
@@ -74,8 +90,7 @@ def _ata_erase_ready(device: str) -> bool:
         out = subprocess.run(["hdparm", "-I", device], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.TimeoutExpired):
         return False
-    sec = out.split("Security:", 1)[-1] if "Security:" in out else ""
-    return "supported: enhanced erase" in sec or ("\tsupported" in sec and "not\tfrozen" in sec.replace(" ", "\t"))
+    return ata_erase_ready(out)
 
 
 def device_purge_method(path: Path) -> tuple[str | None, str]:
