@@ -153,3 +153,32 @@ def test_lat_table_weights_directions_and_marks_few_ios():
 def test_mix_labels_and_titles():
     assert pts.mix_label(65) == "65/35" and pts.mix_label(None) == ""
     assert pts.test_title("tp-1024k") == "TP 1024k" and pts.test_title("wsat") == "WSAT"
+
+
+def wsat_run(device_s=0.97) -> pts.PtsRun:
+    m = conformant_manifest()
+    m["pts"]["tests"]["wsat"].update(window_s=1.0)
+    m["points"] = {"pts-wsat": {"status": "ok", "device_s": device_s}}
+    return pts.PtsRun("r", m)
+
+
+def wsat_rows(rows) -> pd.DataFrame:
+    """One job's write log entries: (window end s, iops or None, log)."""
+    return pd.DataFrame([{"run_id": "r", "point_id": "pts-wsat", "source_file": "pts-wsat.json", "direction": "write",
+                          "log_job": 1, "log": log, "window_start_s": end - 1.0, "window_end_s": end, "iops": iops,
+                          "bytes_per_s": None if iops is None else iops * 4096.0} for end, iops, log in rows])
+
+
+def test_wsat_series_keeps_only_windows_with_iops_and_says_why_it_is_empty():
+    run = wsat_run()
+    ts = wsat_rows([(1.0, 1000.0, "iops,bw"), (1.0, None, "lat"), (2.0, 500.0, "iops,bw")])
+    s = pts.wsat_series(ts, run)
+    assert s["t_s"].tolist() == [1.0, 2.0] and s["iops"].tolist() == [1000.0, 500.0]
+    assert s["gb_written"].tolist() == pytest.approx([1000 * 4096 / 1e9, 1500 * 4096 / 1e9])
+    # a WSAT shorter than its log window: fio wrote a latency entry and no IOPS entry -> no rows, and the sentence
+    assert pts.wsat_series(wsat_rows([(0.97, None, "lat,clat,slat")]), run).empty
+    assert pts.wsat_note(run) == ("Run r's WSAT logged no IOPS window: it ran 0.97 s, one window is 1.0 s (a profile "
+                                  "with a larger wsat_volume or a shorter wsat_window_s draws its curve).")
+    del run.manifest["pts"]["tests"]["wsat"]
+    assert pts.wsat_note(run) == "Run r has no WSAT test."
+    assert pts.wsat_note(pts.PtsRun()).startswith("This run has no PTS tests")

@@ -98,7 +98,7 @@ def test_dry_run_lists_purge_preconditioning_and_rounds(tmp_path, scratch_dir, f
     assert "--name=pts-iops-precondition-1" in cmds[1] and "--bs=131072" in cmds[1]
     assert any("--name=pts-tp-128k-precondition-1" in c and "--bs=131072" in c for c in cmds)
     wsat = [c for c in cmds if "pts-wsat" in c]
-    assert len(wsat) == 1 and f"--io_size={48 * 1024**2}" in wsat[0] and "--size=50331648" in wsat[0]  # 75 %
+    assert len(wsat) == 1 and f"--io_size={4 * 48 * 1024**2}" in wsat[0] and "--size=50331648" in wsat[0]  # 75 %
     assert not (tmp_path / "raw").exists()
 
 
@@ -154,16 +154,18 @@ def test_pts_page_has_every_section_and_says_it_is_not_conformant(pts_page):
                       "preconditioning 1 x the capacity"):
         assert deviation in text
     assert "too few I/Os for a 99.999 % latency" in text  # 0.3 s rounds at QD1: far fewer than 100,000 I/Os
-    figs = []
+    figs, ys = [], []
     for c in nb.cells:
         for o in c.get("outputs", []):
             fig = o.get("data", {}).get("application/vnd.plotly.v1+json")
             if fig:
                 figs.append([t.get("name") for t in fig.get("data", [])])
+                ys.append([[y for y in t.get("y") or [] if y is not None] for t in fig.get("data", [])])
     convergence, windows, iops, wsat = figs
     assert "IOPS: IOPS 4k 0/100" in convergence and "TP 128k: read 128k bytes/s" in convergence
     assert "IOPS 4k 0/100: least-squares fit" in windows and "mean latency 4k 0/100 us: window average" in windows
     assert iops == ["R/W 65/35", "R/W 0/100"] and wsat == ["IOPS vs time", "IOPS vs GB written"]
+    assert all(len(y) >= 2 for y in ys[3]), "the WSAT curves have at least two windows with IOPS"
     assert pts_page["page"].exists()
 
 

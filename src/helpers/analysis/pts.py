@@ -361,8 +361,23 @@ def lat_table(results: pd.DataFrame, histograms: pd.DataFrame, run: PtsRun) -> p
     return out[cols].reset_index(drop=True)
 
 
+def wsat_note(run: PtsRun) -> str:
+    """The WSAT view's sentence when :func:`wsat_series` is empty: no PTS run, no WSAT test, or a WSAT that
+    logged no IOPS window (fio writes none for a job shorter than its log window)."""
+    if not run.run_id:
+        return run.empty_note
+    t = run.tests.get("wsat")
+    if not t or not t.get("point"):
+        return f"Run {run.run_id} has no WSAT test."
+    ran = ((run.manifest.get("points") or {}).get(t["point"]) or {}).get("device_s")
+    took = f"it ran {float(ran):.3g} s" if ran is not None else "its run time is not recorded"
+    return (f"Run {run.run_id}'s WSAT logged no IOPS window: {took}, one window is {t.get('window_s', '?')} s "
+            "(a profile with a larger wsat_volume or a shorter wsat_window_s draws its curve).")
+
+
 def wsat_series(timeseries: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
-    """WSAT: one row per log window of its point: t_s (window end), iops, bytes_per_s and GB written by then."""
+    """WSAT: one row per log window of its point with an IOPS entry: t_s (window end), iops, bytes_per_s and GB
+    written by then (windows where fio logged latency but no IOPS are left out; empty: :func:`wsat_note`)."""
     point = (run.tests.get("wsat") or {}).get("point")
     cols = ["t_s", "iops", "bytes_per_s", "gb_written"]
     if not point or timeseries is None or timeseries.empty:
@@ -376,5 +391,5 @@ def wsat_series(timeseries: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
                         "iops": series["iops"].astype(float).to_numpy(),
                         "bytes_per_s": series["bytes_per_s"].astype(float).to_numpy(),
                         "gb_written": gb_written(series).to_numpy()})
-    return out
+    return out[out["iops"].notna()].reset_index(drop=True)
 

@@ -90,9 +90,10 @@ def wsat_figure(series: pd.DataFrame, empty: str = "This run has no WSAT test.")
     """WSAT: write IOPS per log window against time (left) and against GB written (right)."""
     if series is None or series.empty:
         return message_figure(empty)
+    mode = "lines+markers" if len(series) <= 60 else "lines"  # a short WSAT's few windows stay visible
     fig = make_subplots(rows=1, cols=2, subplot_titles=("IOPS against time", "IOPS against data written"))
-    fig.add_trace(go.Scatter(x=series["t_s"], y=series["iops"], mode="lines", name="IOPS vs time"), row=1, col=1)
-    fig.add_trace(go.Scatter(x=series["gb_written"], y=series["iops"], mode="lines", name="IOPS vs GB written"),
+    fig.add_trace(go.Scatter(x=series["t_s"], y=series["iops"], mode=mode, name="IOPS vs time"), row=1, col=1)
+    fig.add_trace(go.Scatter(x=series["gb_written"], y=series["iops"], mode=mode, name="IOPS vs GB written"),
                   row=1, col=2)
     fig.update_xaxes(title_text="time (s)", row=1, col=1)
     fig.update_xaxes(title_text="GB written (10^9 bytes)", row=1, col=2)
