@@ -68,7 +68,8 @@ def test_health_rows_and_verdicts_from_capture_files(tmp_path):
     assert v.loc["hot", "throttled"] and v.loc["hot", "throttle_reason"] == (
         "thermal throttling: 101 °C at or over the warning temperature 100 °C (smartctl WCTEMP) (54 -> 101 °C)")
     assert v.loc["tmt", "throttled"] and v.loc["tmt", "throttle_reason"] == (
-        "thermal throttling: thermal-management transitions +1, +12 s in thermal management (51 -> 51 °C)")
+        "thermal throttling: thermal-management transitions +1, +12 s in thermal management (51 -> 51 °C, warning "
+        "at 70 °C (id-ctrl))")  # counters alone: the reason still names the device's threshold and its source
     assert pd.isna(v.loc["cool", "throttled"])  # the after capture failed: cannot tell, not "not throttled"
     assert ih.throttled_points(h) == {p: v.loc[p, "throttle_reason"] for p in ("hot", "tmt")}
     assert ih.health_frame([tmp_path / "nothing-here.json"], "r1").empty

@@ -180,7 +180,14 @@ def test_throttle_check_counters_that_grew():
         False, "no thermal throttling reported (51 -> 51 °C, the device reports no warning temperature).")
     crit = smart.parse_nvme_smart_log(advanced(doc, critical_comp_time=2)).to_dict()
     assert smart.throttle_check(bare, crit)[1] == ("thermal throttling: minutes above the critical temperature +2 "
-                                                   "(51 -> 51 °C)")
+                                                   "(51 -> 51 °C, the device reports no warning temperature)")
+    # counters alone name no threshold: the reason still gives the one the device reports, with its source
+    tmt = smart.with_thresholds(smart.parse_nvme_smart_log(advanced(doc, thm_temp2_trans_count=1)).to_dict(),
+                                thresholds)
+    assert smart.throttle_check(cold, tmt) == (True, "thermal throttling: thermal-management transitions +1 "
+                                                     "(51 -> 51 °C, warning at 70 °C (id-ctrl))")
+    crit_only = {**tmt, "warning_temp_c": None}  # a device that reports only its critical temperature (80 °C)
+    assert smart.throttle_check(bare, crit_only)[1].endswith("(51 -> 51 °C, critical at 80 °C (id-ctrl))")
     assert smart.throttle_check(None, hot)[0] is None
 
 

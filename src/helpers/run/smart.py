@@ -359,9 +359,9 @@ def _threshold(ok: list[dict], key: str) -> tuple[float | None, str]:
     return float(c[key]), f"{c[key]:g} °C" + (f" ({c['threshold_source']})" if c.get("threshold_source") else "")
 
 
-def _changes(captures: list[dict]) -> tuple[list[str], float | None, float | None, str]:
-    """(reasons, first temperature, highest temperature, the warning threshold as text) of a point's parsed
-    captures in time order."""
+def _changes(captures: list[dict]) -> tuple[list[str], float | None, float | None, str, str]:
+    """(reasons, first temperature, highest temperature, the warning and the critical threshold as text) of a
+    point's parsed captures in time order."""
     ok = [c for c in captures if c and "error" not in c]
     reasons: list[str] = []
     warn, warn_text = _threshold(ok, "warning_temp_c")
@@ -380,7 +380,7 @@ def _changes(captures: list[dict]) -> tuple[list[str], float | None, float | Non
         reasons.append(f"{hottest:g} °C at or over the critical temperature {crit_text}")
     elif hottest is not None and warn is not None and hottest >= warn:
         reasons.append(f"{hottest:g} °C at or over the warning temperature {warn_text}")
-    return reasons, (temps[0] if temps else None), hottest, warn_text
+    return reasons, (temps[0] if temps else None), hottest, warn_text, crit_text
 
 
 def throttle_check(before: dict | None, after: dict | None,
@@ -389,14 +389,20 @@ def throttle_check(before: dict | None, after: dict | None,
     (None, sentence) when they cannot tell.  Throttled when the thermal-management counters (transitions,
     seconds) or the minutes above the warning/critical temperature grew, or a capture's temperature is at or
     over the threshold the device reports; the sentence says which, with the threshold's source
-    ("thermal throttling: 84 °C at or over the warning temperature 82 °C (id-ctrl) (41 -> 84 °C)").  It holds
-    no '; ' (it joins a row's flag_reasons)."""
+    ("thermal throttling: 84 °C at or over the warning temperature 82 °C (id-ctrl) (41 -> 84 °C)"); when the
+    reasons name no threshold (counters alone) the parenthesis adds the one the device reports, or says it
+    reports none ("thermal throttling: thermal-management transitions +1 (51 -> 51 °C, warning at 70 °C
+    (id-ctrl))").  It holds no '; ' (it joins a row's flag_reasons)."""
     if not before or not after or "error" in before or "error" in after:
         return None, "no health data before and after the point."
-    reasons, first, hottest, warn_text = _changes([before, *during, after])
+    reasons, first, hottest, warn_text, crit_text = _changes([before, *during, after])
     change = f"{first:g} -> {hottest:g} °C" if first is not None and hottest is not None else ""
     if reasons:
-        return True, "thermal throttling: " + ", ".join(reasons) + (f" ({change})" if change else "")
+        named = any(t and t in r for r in reasons for t in (warn_text, crit_text))
+        threshold = (f"warning at {warn_text}" if warn_text else f"critical at {crit_text}" if crit_text
+                     else "the device reports no warning temperature")
+        context = ", ".join(x for x in (change, "" if named else threshold) if x)
+        return True, "thermal throttling: " + ", ".join(reasons) + (f" ({context})" if context else "")
     against = (f"below the warning temperature {warn_text}" if warn_text
                else "the device reports no warning temperature")
     return False, f"no thermal throttling reported ({', '.join(x for x in (change, against) if x)})."
