@@ -210,7 +210,7 @@ def test_the_cards_health_line_gives_the_range_against_the_devices_threshold():
     own = rows.assign(warning_temp_c=75.0, threshold_source=pd.array(["smartctl WCTEMP"] * 3, "string"))
     assert health_summary(m, own).endswith("34–61 °C, warning at 75 °C (smartctl WCTEMP)")
     none = {"health": {"source": "smartctl -j -a /dev/sda", "thresholds": {
-        "file": smart.THRESHOLDS_FILE, "note": "the device reports no warning temperature: smartctl -i /dev/sda "
+        "file": smart.THRESHOLDS_FILE, "note": "the device reports no warning temperature: smartctl -c /dev/sda "
         "reported none."}}}
     assert health_summary(none, rows).endswith("34–61 °C, the device reports no warning temperature")
     old = {"health": {"source": "nvme smart-log -o json /dev/nvme0"}}  # a run made before thresholds were read

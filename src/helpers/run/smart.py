@@ -17,8 +17,8 @@ Thresholds (:func:`read_thresholds`, once per run, kept verbatim in ``data/raw/<
 :data:`THRESHOLDS_FILE`): the health log rarely carries the warning temperature (``nvme smart-log`` never,
 smartctl's JSON only from 7.5 on), so the sweep asks where the device keeps it -- NVMe: Identify
 Controller, ``nvme id-ctrl -o json`` ``wctemp``/``cctemp`` in Kelvin (source ``id-ctrl``), or smartctl
-(``nvme_composite_temperature_threshold`` of ``smartctl -j -x``, 7.5+; the text of ``smartctl -i``,
-"Warning  Comp. Temp. Threshold: 84 Celsius", before: source ``smartctl WCTEMP``); SATA: SCT status
+(``nvme_composite_temperature_threshold`` of ``smartctl -j -x``, 7.5+; before, the text of ``smartctl -c``,
+the NVMe capabilities section: "Warning  Comp. Temp. Threshold: 84 Celsius", source ``smartctl WCTEMP``); SATA: SCT status
 (``ata_sct_status.temperature.op_limit_max``, source ``SCT status``), else the SCT temperature history or the
 device statistics' ``temperature.op_limit_max`` (the drive's specified maximum operating temperature).
 
@@ -62,7 +62,7 @@ PHASES = ("before", "during", "after")
 # nvme-cli 1.x-2.x json_smart_log; smartctl after 7.5 (smartmontools commit 8d6517314, nvme_smart_health_...)
 TRANSITION_KEY = re.compile(r"thm_temp[12]_trans_count|thermal_mgmt_temperature_[12]_transition_count")
 THERMAL_TIME_KEY = re.compile(r"thm_temp[12]_total_time|thermal_mgmt_temperature_[12]_total_time")  # seconds
-WCTEMP_TEXT = re.compile(r"^Warning\s+Comp\.\s+Temp\.\s+Threshold:\s+(-?\d+)\s+Celsius", re.M)  # smartctl -i
+WCTEMP_TEXT = re.compile(r"^Warning\s+Comp\.\s+Temp\.\s+Threshold:\s+(-?\d+)\s+Celsius", re.M)  # smartctl -c
 CCTEMP_TEXT = re.compile(r"^Critical\s+Comp\.\s+Temp\.\s+Threshold:\s+(-?\d+)\s+Celsius", re.M)
 
 
@@ -199,7 +199,8 @@ def smartctl_thresholds(doc: dict) -> dict[str, Any]:
 
 
 def smartctl_text_thresholds(text: str) -> dict[str, Any]:
-    """``smartctl -i`` of an NVMe device (text; smartctl before 7.5 prints WCTEMP/CCTEMP only there)."""
+    """``smartctl -c`` (or ``-a``/``-x``) of an NVMe device, as text: before 7.5 smartctl prints WCTEMP/CCTEMP only
+    there, in the capabilities section (``print_drive_capabilities``; ``-i`` does not print them)."""
     w, c = WCTEMP_TEXT.search(text or ""), CCTEMP_TEXT.search(text or "")
     return _thresholds(float(w.group(1)) if w else None, float(c.group(1)) if c else None,
                        "smartctl WCTEMP" if w or c else None)
@@ -208,12 +209,13 @@ def smartctl_text_thresholds(text: str) -> dict[str, Any]:
 def threshold_commands(source: tuple[list[str], str]) -> list[tuple[list[str], str]]:
     """Where the device of a health source keeps its thresholds, in the order they are asked (the same tool,
     the same device): nvme-cli -> ``id-ctrl``; smartctl -> ``-j -x`` (SCT status, device statistics, NVMe
-    thresholds in 7.5+), then the text of ``-i`` (NVMe WCTEMP before 7.5)."""
+    thresholds in 7.5+), then the text of ``-c`` (NVMe WCTEMP before 7.5: the capabilities section; ``-i``, the
+    information section, never prints it)."""
     argv, kind = source
     tool, dev = argv[0], argv[-1]
     if kind == "nvme":
         return [([tool, "id-ctrl", "-o", "json", dev], "id-ctrl")]
-    return [([tool, "-j", "-x", dev], "smartctl"), ([tool, "-i", dev], "smartctl-text")]
+    return [([tool, "-j", "-x", dev], "smartctl"), ([tool, "-c", dev], "smartctl-text")]
 
 
 def capture_thresholds(raw: dict[str, Any]) -> dict[str, Any]:
