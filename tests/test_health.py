@@ -68,7 +68,8 @@ def test_health_rows_and_verdicts_from_capture_files(tmp_path):
     assert v.loc["hot", "throttled"] and v.loc["hot", "throttle_reason"] == (
         "thermal throttling: 101 °C at or over the warning temperature 100 °C (smartctl WCTEMP) (54 -> 101 °C)")
     assert v.loc["tmt", "throttled"] and v.loc["tmt", "throttle_reason"] == (
-        "thermal throttling: thermal-management transitions +1, +12 s in thermal management (51 -> 51 °C)")
+        "thermal throttling: thermal-management transitions +1, +12 s in thermal management (51 -> 51 °C, warning "
+        "at 70 °C (id-ctrl))")  # counters alone: the reason still names the device's threshold and its source
     assert pd.isna(v.loc["cool", "throttled"])  # the after capture failed: cannot tell, not "not throttled"
     assert ih.throttled_points(h) == {p: v.loc[p, "throttle_reason"] for p in ("hot", "tmt")}
     assert ih.health_frame([tmp_path / "nothing-here.json"], "r1").empty
@@ -209,7 +210,7 @@ def test_the_cards_health_line_gives_the_range_against_the_devices_threshold():
     own = rows.assign(warning_temp_c=75.0, threshold_source=pd.array(["smartctl WCTEMP"] * 3, "string"))
     assert health_summary(m, own).endswith("34–61 °C, warning at 75 °C (smartctl WCTEMP)")
     none = {"health": {"source": "smartctl -j -a /dev/sda", "thresholds": {
-        "file": smart.THRESHOLDS_FILE, "note": "the device reports no warning temperature: smartctl -i /dev/sda "
+        "file": smart.THRESHOLDS_FILE, "note": "the device reports no warning temperature: smartctl -c /dev/sda "
         "reported none."}}}
     assert health_summary(none, rows).endswith("34–61 °C, the device reports no warning temperature")
     old = {"health": {"source": "nvme smart-log -o json /dev/nvme0"}}  # a run made before thresholds were read

@@ -53,7 +53,8 @@ def test_nvme_cli_2_id_ctrl_thresholds():
 
 def test_smartctl_73_nvme_json_has_no_threshold_its_text_does():
     """smartctl 7.3 (Debian 12's): the NVMe JSON carries neither the thresholds nor the thermal counters; its
-    text (smartctl -i / -a) prints WCTEMP/CCTEMP, which the once-per-run reading falls back on."""
+    text (smartctl -c / -a: the capabilities section) prints WCTEMP/CCTEMP, which the once-per-run reading falls
+    back on; the information section (-i) never has them."""
     h = smart.parse_smartctl(load(SMARTCTL_73_NVME))
     assert h.temperature_c == 36.0 and h.warning_temp_min == 0 and h.critical_temp_min == 0
     assert h.warning_temp_c is None and h.threshold_source is None and h.thermal_transitions is None
@@ -62,6 +63,8 @@ def test_smartctl_73_nvme_json_has_no_threshold_its_text_does():
     assert smart.smartctl_text_thresholds(text) == {"warning_temp_c": 84.0, "critical_temp_c": 88.0,
                                                     "source": "smartctl WCTEMP"}
     assert smart.smartctl_text_thresholds("smartctl 7.3\n=== START OF INFORMATION SECTION ===\n")["source"] is None
+    info = text[: text.index("Firmware Updates")]  # what -i prints of it: the lines before the capabilities
+    assert "Local Time is:" in info and smart.smartctl_text_thresholds(info)["source"] is None
 
 
 def test_smartctl_75_nvme_thresholds():
@@ -145,13 +148,18 @@ def test_thresholds_are_read_once_per_run_where_the_device_keeps_them(tmp_path):
 
 
 def test_smartctl_thresholds_fall_back_on_the_text_of_older_versions(tmp_path):
-    """smartctl 7.3 on an NVMe drive: -j -x has no threshold, -i (text) has WCTEMP; both captures kept."""
-    script = _script(tmp_path, f'if [ "$1" = -j ]; then cat {DATA / SMARTCTL_73_NVME}; '
-                               f'else cat {DATA / SMARTCTL_73_NVME_TEXT}; fi\n')
+    """smartctl 7.3 on an NVMe drive: -j -x has no threshold, the text of -c (capabilities) has WCTEMP; both
+    captures kept.  The stand-in answers like smartctl 7.3 (smartmontools RELEASE_7_3 nvmeprint.cpp: WCTEMP is
+    printed by print_drive_capabilities, which -c, -a and -x select, never -i): -c prints the real -a text from
+    its capabilities on, -i only the lines before them."""
+    text = DATA / SMARTCTL_73_NVME_TEXT
+    script = _script(tmp_path, f'case "$1" in -j) cat {DATA / SMARTCTL_73_NVME};; '
+                               f"-c) sed '5,/^Local Time/d' {text};; "
+                               f"-i) sed -n '1,/^Local Time/p' {text};; *) exit 2;; esac\n")
     entry = smart.read_thresholds(([str(script), "-j", "-a", "/dev/nvme0"], "smartctl"), tmp_path)
     assert entry["warning_temp_c"] == 84.0 and entry["source"] == "smartctl WCTEMP"
     lines = [json.loads(x) for x in (tmp_path / smart.THRESHOLDS_FILE).read_text().splitlines()]
-    assert [x["argv"][1:] for x in lines] == [["-j", "-x", "/dev/nvme0"], ["-i", "/dev/nvme0"]]
+    assert [x["argv"][1:] for x in lines] == [["-j", "-x", "/dev/nvme0"], ["-c", "/dev/nvme0"]]
     (tmp_path / "sata").mkdir()
     sata = _script(tmp_path / "sata", f"cat {DATA / SMARTCTL_SATA}\n")
     e = smart.read_thresholds(([str(sata), "-j", "-a", "/dev/sda"], "smartctl"), tmp_path / "sata")
@@ -180,7 +188,14 @@ def test_throttle_check_counters_that_grew():
         False, "no thermal throttling reported (51 -> 51 °C, the device reports no warning temperature).")
     crit = smart.parse_nvme_smart_log(advanced(doc, critical_comp_time=2)).to_dict()
     assert smart.throttle_check(bare, crit)[1] == ("thermal throttling: minutes above the critical temperature +2 "
-                                                   "(51 -> 51 °C)")
+                                                   "(51 -> 51 °C, the device reports no warning temperature)")
+    # counters alone name no threshold: the reason still gives the one the device reports, with its source
+    tmt = smart.with_thresholds(smart.parse_nvme_smart_log(advanced(doc, thm_temp2_trans_count=1)).to_dict(),
+                                thresholds)
+    assert smart.throttle_check(cold, tmt) == (True, "thermal throttling: thermal-management transitions +1 "
+                                                     "(51 -> 51 °C, warning at 70 °C (id-ctrl))")
+    crit_only = {**tmt, "warning_temp_c": None}  # a device that reports only its critical temperature (80 °C)
+    assert smart.throttle_check(bare, crit_only)[1].endswith("(51 -> 51 °C, critical at 80 °C (id-ctrl))")
     assert smart.throttle_check(None, hot)[0] is None
 
 

@@ -17,8 +17,8 @@ Thresholds (:func:`read_thresholds`, once per run, kept verbatim in ``data/raw/<
 :data:`THRESHOLDS_FILE`): the health log rarely carries the warning temperature (``nvme smart-log`` never,
 smartctl's JSON only from 7.5 on), so the sweep asks where the device keeps it -- NVMe: Identify
 Controller, ``nvme id-ctrl -o json`` ``wctemp``/``cctemp`` in Kelvin (source ``id-ctrl``), or smartctl
-(``nvme_composite_temperature_threshold`` of ``smartctl -j -x``, 7.5+; the text of ``smartctl -i``,
-"Warning  Comp. Temp. Threshold: 84 Celsius", before: source ``smartctl WCTEMP``); SATA: SCT status
+(``nvme_composite_temperature_threshold`` of ``smartctl -j -x``, 7.5+; before, the text of ``smartctl -c``,
+the NVMe capabilities section: "Warning  Comp. Temp. Threshold: 84 Celsius", source ``smartctl WCTEMP``); SATA: SCT status
 (``ata_sct_status.temperature.op_limit_max``, source ``SCT status``), else the SCT temperature history or the
 device statistics' ``temperature.op_limit_max`` (the drive's specified maximum operating temperature).
 
@@ -62,7 +62,7 @@ PHASES = ("before", "during", "after")
 # nvme-cli 1.x-2.x json_smart_log; smartctl after 7.5 (smartmontools commit 8d6517314, nvme_smart_health_...)
 TRANSITION_KEY = re.compile(r"thm_temp[12]_trans_count|thermal_mgmt_temperature_[12]_transition_count")
 THERMAL_TIME_KEY = re.compile(r"thm_temp[12]_total_time|thermal_mgmt_temperature_[12]_total_time")  # seconds
-WCTEMP_TEXT = re.compile(r"^Warning\s+Comp\.\s+Temp\.\s+Threshold:\s+(-?\d+)\s+Celsius", re.M)  # smartctl -i
+WCTEMP_TEXT = re.compile(r"^Warning\s+Comp\.\s+Temp\.\s+Threshold:\s+(-?\d+)\s+Celsius", re.M)  # smartctl -c
 CCTEMP_TEXT = re.compile(r"^Critical\s+Comp\.\s+Temp\.\s+Threshold:\s+(-?\d+)\s+Celsius", re.M)
 
 
@@ -199,7 +199,8 @@ def smartctl_thresholds(doc: dict) -> dict[str, Any]:
 
 
 def smartctl_text_thresholds(text: str) -> dict[str, Any]:
-    """``smartctl -i`` of an NVMe device (text; smartctl before 7.5 prints WCTEMP/CCTEMP only there)."""
+    """``smartctl -c`` (or ``-a``/``-x``) of an NVMe device, as text: before 7.5 smartctl prints WCTEMP/CCTEMP only
+    there, in the capabilities section (``print_drive_capabilities``; ``-i`` does not print them)."""
     w, c = WCTEMP_TEXT.search(text or ""), CCTEMP_TEXT.search(text or "")
     return _thresholds(float(w.group(1)) if w else None, float(c.group(1)) if c else None,
                        "smartctl WCTEMP" if w or c else None)
@@ -208,12 +209,13 @@ def smartctl_text_thresholds(text: str) -> dict[str, Any]:
 def threshold_commands(source: tuple[list[str], str]) -> list[tuple[list[str], str]]:
     """Where the device of a health source keeps its thresholds, in the order they are asked (the same tool,
     the same device): nvme-cli -> ``id-ctrl``; smartctl -> ``-j -x`` (SCT status, device statistics, NVMe
-    thresholds in 7.5+), then the text of ``-i`` (NVMe WCTEMP before 7.5)."""
+    thresholds in 7.5+), then the text of ``-c`` (NVMe WCTEMP before 7.5: the capabilities section; ``-i``, the
+    information section, never prints it)."""
     argv, kind = source
     tool, dev = argv[0], argv[-1]
     if kind == "nvme":
         return [([tool, "id-ctrl", "-o", "json", dev], "id-ctrl")]
-    return [([tool, "-j", "-x", dev], "smartctl"), ([tool, "-i", dev], "smartctl-text")]
+    return [([tool, "-j", "-x", dev], "smartctl"), ([tool, "-c", dev], "smartctl-text")]
 
 
 def capture_thresholds(raw: dict[str, Any]) -> dict[str, Any]:
@@ -359,9 +361,9 @@ def _threshold(ok: list[dict], key: str) -> tuple[float | None, str]:
     return float(c[key]), f"{c[key]:g} °C" + (f" ({c['threshold_source']})" if c.get("threshold_source") else "")
 
 
-def _changes(captures: list[dict]) -> tuple[list[str], float | None, float | None, str]:
-    """(reasons, first temperature, highest temperature, the warning threshold as text) of a point's parsed
-    captures in time order."""
+def _changes(captures: list[dict]) -> tuple[list[str], float | None, float | None, str, str]:
+    """(reasons, first temperature, highest temperature, the warning and the critical threshold as text) of a
+    point's parsed captures in time order."""
     ok = [c for c in captures if c and "error" not in c]
     reasons: list[str] = []
     warn, warn_text = _threshold(ok, "warning_temp_c")
@@ -380,7 +382,7 @@ def _changes(captures: list[dict]) -> tuple[list[str], float | None, float | Non
         reasons.append(f"{hottest:g} °C at or over the critical temperature {crit_text}")
     elif hottest is not None and warn is not None and hottest >= warn:
         reasons.append(f"{hottest:g} °C at or over the warning temperature {warn_text}")
-    return reasons, (temps[0] if temps else None), hottest, warn_text
+    return reasons, (temps[0] if temps else None), hottest, warn_text, crit_text
 
 
 def throttle_check(before: dict | None, after: dict | None,
@@ -389,14 +391,20 @@ def throttle_check(before: dict | None, after: dict | None,
     (None, sentence) when they cannot tell.  Throttled when the thermal-management counters (transitions,
     seconds) or the minutes above the warning/critical temperature grew, or a capture's temperature is at or
     over the threshold the device reports; the sentence says which, with the threshold's source
-    ("thermal throttling: 84 °C at or over the warning temperature 82 °C (id-ctrl) (41 -> 84 °C)").  It holds
-    no '; ' (it joins a row's flag_reasons)."""
+    ("thermal throttling: 84 °C at or over the warning temperature 82 °C (id-ctrl) (41 -> 84 °C)"); when the
+    reasons name no threshold (counters alone) the parenthesis adds the one the device reports, or says it
+    reports none ("thermal throttling: thermal-management transitions +1 (51 -> 51 °C, warning at 70 °C
+    (id-ctrl))").  It holds no '; ' (it joins a row's flag_reasons)."""
     if not before or not after or "error" in before or "error" in after:
         return None, "no health data before and after the point."
-    reasons, first, hottest, warn_text = _changes([before, *during, after])
+    reasons, first, hottest, warn_text, crit_text = _changes([before, *during, after])
     change = f"{first:g} -> {hottest:g} °C" if first is not None and hottest is not None else ""
     if reasons:
-        return True, "thermal throttling: " + ", ".join(reasons) + (f" ({change})" if change else "")
+        named = any(t and t in r for r in reasons for t in (warn_text, crit_text))
+        threshold = (f"warning at {warn_text}" if warn_text else f"critical at {crit_text}" if crit_text
+                     else "the device reports no warning temperature")
+        context = ", ".join(x for x in (change, "" if named else threshold) if x)
+        return True, "thermal throttling: " + ", ".join(reasons) + (f" ({context})" if context else "")
     against = (f"below the warning temperature {warn_text}" if warn_text
                else "the device reports no warning temperature")
     return False, f"no thermal throttling reported ({', '.join(x for x in (change, against) if x)})."
