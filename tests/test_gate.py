@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import re
 import shutil
 import subprocess
 import sys
+import urllib.parse
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from figdata import rows
@@ -60,6 +64,23 @@ def test_significant_regression_beyond_threshold_fails(pdir, tmp_path, capsys):
     page = html.read_text()
     assert "FAILED" in page and "Plotly" in page and len(page) > 1_000_000  # plotly.js embedded: offline
     assert 'src="http' not in page
+
+
+def test_the_pages_tables_download_as_csv_with_the_numbers_of_the_comparison(pdir, tmp_path, capsys):
+    """Issue 22.7/22.10: the gate's page drew its two tables with pandas' to_html (no download, '1000.0'
+    style cells); now the pages' one renderer: each table a readable HTML table with a CSV link whose data
+    parses back to the comparison at full precision."""
+    code, html = run(pdir, tmp_path, "base", "slow", "--metric", "iops", "--max-regression", "5%")
+    capsys.readouterr()
+    page = html.read_text()
+    links = re.findall(r"<a download='([^']+)' href='data:text/csv;charset=utf-8,([^']*)'", page)
+    assert [name for name, _ in links] == ["compare-points.csv"]  # one-run-only table empty: its sentence
+    assert "None: every point was measured in both runs." in page
+    csv = pd.read_csv(io.StringIO(urllib.parse.unquote(links[0][1])))
+    row = csv.set_index("metric").loc["IOPS"]
+    assert row["base mean"] == pytest.approx(1000) and row["new mean"] == pytest.approx(800)
+    assert row["change %"] == pytest.approx(-20.0) and row["gate verdict"] == "regression"
+    assert "<td>1,000</td>" in page and "<td>800</td>" in page  # the table formatter's cells
 
 
 def test_regression_inside_threshold_and_aa_pass(pdir, tmp_path, capsys):

@@ -60,6 +60,7 @@ from helpers.errors import LabError
 from helpers.figures.compare import forest_figure
 from helpers.figures.table import format_number
 from helpers.ingest.core import ingest_run, write_ingest
+from helpers.notebook.page import table as page_table
 from helpers.notebook.runs import load_history, load_manifest, resolve_runs
 from helpers.processed import store
 from helpers.report.export import write_plotly_js
@@ -229,9 +230,11 @@ def html_page(c: RunComparison, max_regression_pct: float, failed: bool, flagged
              "low_pct": "CI low %", "high_pct": "CI high %", "effect_size": "Hedges' g", "n_base": "samples base",
              "n_new": "samples new", "drift": "run-to-run drift", "run_cv_pct": "run-to-run SD %",
              "gate": "gate verdict"}
-    table = t[cols].rename(columns=names).to_html(index=False, float_format=format_number, na_rep="–", border=0)
-    unmatched = (c.unmatched.to_html(index=False, na_rep="–", border=0) if len(c.unmatched)
-                 else "<p>None: every point was measured in both runs.</p>")
+    # the pages' one table renderer: readable cells, and a link that downloads each table as full-precision CSV
+    table = page_table(t[cols].rename(columns=names), name="compare-points",
+                       empty="No point was measured in both runs.")._repr_html_()
+    unmatched = page_table(c.unmatched, name="compare-one-run-only",
+                           empty="None: every point was measured in both runs.")._repr_html_()
     inconclusive = inconclusive_lines(c, max_regression_pct)
     if failed:
         status, css = f"FAILED: at least one point is significantly worse than {max_regression_pct:g} %", "fail"
