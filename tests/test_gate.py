@@ -208,3 +208,18 @@ def test_a_gate_page_under_reports_loads_the_shared_plotly_js(tmp_path):
     src = gate.plotly_source(reports / "compare" / "b-vs-a.html", reports)
     assert src == "../assets/plotly.min.js" and (reports / "assets" / "plotly.min.js").stat().st_size > 3_000_000
     assert gate.plotly_source(tmp_path / "elsewhere" / "page.html", reports) is True
+
+
+def test_a_gate_page_under_reports_names_the_runs_in_its_title_and_links_the_index(pdir, tmp_path, capsys,
+                                                                                  monkeypatch):
+    """Issue 22.9: the gate's page was titled 'Compare slow vs base' with no way back to the reports; under
+    reports/ it now has the run pages' title form and navigation bar (a link to the index); elsewhere no bar."""
+    reports = tmp_path / "reports"
+    monkeypatch.setattr(config, "REPORTS_DIR", reports)
+    out = reports / "compare" / "slow-vs-base.html"
+    gate.main(["base", "slow", "--metric", "iops", "--processed-dir", str(pdir), "--html", str(out)])
+    capsys.readouterr()
+    page = out.read_text()
+    assert "<title>slow vs base · Regression gate · SSD Performance Lab</title>" in page
+    assert "<nav class='lab-nav'" in page and '<a href="../index.html">All runs</a>' in page
+    assert gate.index_href(tmp_path / "elsewhere" / "p.html", reports) == ""
