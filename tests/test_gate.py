@@ -223,3 +223,12 @@ def test_a_gate_page_under_reports_names_the_runs_in_its_title_and_links_the_ind
     assert "<title>slow vs base · Regression gate · SSD Performance Lab</title>" in page
     assert "<nav class='lab-nav'" in page and '<a href="../index.html">All runs</a>' in page
     assert gate.index_href(tmp_path / "elsewhere" / "p.html", reports) == ""
+
+
+def test_bandwidth_is_compared_in_decimal_mb_per_s_as_on_the_pages(pdir, tmp_path, capsys):
+    """Issue 22.12: the gate printed bandwidth in bytes/s (152,685,458 on a smoke run: nine digits where the
+    pages' formatter shows 153 MB/s); now decimal MB/s, the pages' and spec sheets' unit."""
+    run(pdir, tmp_path, "base", "same", "--metric", "bw")
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "bandwidth" in x)
+    assert "bandwidth (MB/s)" in line and line.split()[5:7] == ["4.10", "4.10"] and "bytes/s" not in out
