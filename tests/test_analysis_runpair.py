@@ -313,3 +313,19 @@ def test_setting_differences_name_runtime_target_size_profile_host_and_fio():
     assert setting_differences(res, ["a"], ["b"])[0] == "measured runtime per point: base 5 s, new 60 s (median)"
     assert setting_differences(res.assign(fio_version="fio-3.33"), ["a"], ["b"], {"a": {}, "b": man["b"]}) == [
         "measured runtime per point: base 5 s, new 60 s (median)"]  # unknown on one side: not compared
+
+
+def test_interval_samples_join_on_the_fio_run_of_the_file():
+    """Since the ingest writes run_index into both results and timeseries (runs appended to one file), the join
+    keys include it, but on_grid dropped it: `make reports RUN=a,b` and `python -m helpers.compare A B` on two
+    processed lab runs with logs died with KeyError: 'run_index' (seen on two smoke runs).  on_grid keeps it."""
+    res = rows([{"run_id": run, "source_file": f"{run}.json", "job_index": 0, "run_index": 0} for run in ("A", "B")])
+    ts = pd.concat([pd.DataFrame({"run_id": run, "point_id": "p", "source_file": f"{run}.json", "run_index": 0,
+                                  "job_index": 0, "direction": "read", "window_start_s": np.arange(20.0),
+                                  "window_end_s": np.arange(1.0, 21.0), "iops": mean + np.arange(20.0) % 3,
+                                  "bytes_per_s": 4096.0 * mean, "lat_mean_us": 1e6 / mean})
+                    for run, mean in (("A", 1000.0), ("B", 700.0))], ignore_index=True)
+    samples = runpair.interval_samples(ts, res)
+    assert len(samples[samples["metric"] == "iops"]) == 40
+    row = runpair.run_comparison(res, None, ["A", "B"], metrics=["iops"], timeseries=ts).table.iloc[0]
+    assert row["method"] == "series" and row["n_base"] == 20

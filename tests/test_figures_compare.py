@@ -69,3 +69,14 @@ def test_forest_figure_marks_changes_that_drift_may_explain():
     unproven = [t for t in fig.data if t.name == "drift not measured"]
     assert unproven and set(unproven[0].y) == {"4k randread QD4"} and unproven[0].marker.symbol == "diamond-open"
     assert "run-to-run drift was not measured" in c.summary
+
+
+def test_a_headline_no_run_measured_says_why_in_its_panel():
+    """Issue 22.8: on a smoke run's compare page 'Sequential write bandwidth', 'p99 at the knee' and 'Throughput
+    stops growing beyond' were empty axes; now the panel says why (the card's own sentence) and draws no axis."""
+    one = rows([{"rw": "randread", "iodepth": q, "iops": 1000.0 * q} for q in (1, 4)])
+    fig = figures.run_metrics_figure(analysis.run_metrics(one))
+    empty = analysis.run_metrics(one).groupby("metric", sort=False)["value"].apply(lambda v: v.isna().all())
+    assert empty.any() and not empty.all()
+    notes = [a.text for a in fig.layout.annotations if "domain" in str(a.xref)]
+    assert len(notes) == int(empty.sum()) and all(notes) and "not measured" in " ".join(notes)

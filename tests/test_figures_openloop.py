@@ -85,3 +85,8 @@ def test_one_line_per_series_never_joining_two_workloads():
     p99 = {t.name: list(t.x) for t in fig.data if t.name.startswith("p99 ")}
     assert p99 == {"p99 a: randread 4k QD32": [1000.0, 2000.0], "p99 a: randwrite 4k QD32": [500.0, 990.0],
                    "p99 b: randread 4k QD32": [1000.0, 1990.0]}
+
+
+def test_latency_axis_ticks_at_1_2_5_over_the_drawn_percentiles():
+    """Issue 22.6: p50 80 µs to p99.9 20,000 µs (2.4 decades) read '100 · 1k · 10k'; now 1, 2, 5 x 10^k."""
+    assert {"50", "100", "200", "500", "1k", "2k", "5k", "10k", "20k"} <= set(openloop_figure(table()).layout.yaxis.ticktext)

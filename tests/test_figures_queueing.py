@@ -86,3 +86,10 @@ def test_series_without_a_linear_region_are_named_in_one_sentence_not_drawn():
     assert {t.legendgroup for t in fig.data} == {"randread 4k (read)"}
     (note,) = [a.text for a in fig.layout.annotations if "No line for" in a.text]
     assert note.count("No line for") == 1 and "randwrite 4k (write), randwrite 16k (write)" in note.replace("<br>", " ")
+
+
+def test_knee_trade_off_latency_axis_ticks_at_1_2_5_over_the_data():
+    """Issue 22.6: the trade-off axis was built without the data (a nine-decade default span: powers of ten
+    only), so p99 from 250 to 2,000 µs read '1k' alone; now 200 · 500 · 1k · 2k label the drawn values."""
+    fig = figures.knee_figure(series(), analysis.knee_table(series()))
+    assert fig.layout.yaxis2.type == "log" and {"200", "500", "1k", "2k"} <= set(fig.layout.yaxis2.ticktext)

@@ -44,3 +44,11 @@ def test_search_steps_and_fio_star():
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
     empty = figures.slo_search_figure(steps.iloc[:0], cc.iloc[:0])
     assert not empty.data and "No SLO search in this run" in empty.layout.annotations[0].text
+
+
+def test_latency_axes_tick_at_1_2_5_over_the_drawn_values():
+    """Issue 22.6: the SLO figures' latency axes had only powers of ten (p99 100-6,400 µs: '100', '1k');
+    now 1, 2, 5 x 10^k over what is drawn, the SLO line included."""
+    df = qd_rows()
+    fig = figures.slo_figure(analysis.qd_series(df), analysis.slo_table(df, 800), 800)
+    assert {"100", "200", "500", "1k", "2k", "5k"} <= set(fig.layout.yaxis.ticktext)

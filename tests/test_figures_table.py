@@ -53,3 +53,26 @@ def test_page_table_wraps_long_sentences_and_scrolls_instead_of_running_off_the_
     assert "This run has no rows" in page.table(df.iloc[0:0])._repr_html_()
     sub = page.table(df, columns=["iops", "missing_column"])
     assert list(sub.cells.columns) == ["IOPS"]
+
+
+def test_block_size_plateau_slo_and_knee_tables_read_without_raw_column_names():
+    """Issue 22.7: the block-size plateau table showed 'peak bs (bytes)' 131,072, the SLO table 'max iops',
+    'at iodepth', 'limited by' and the knee table 'max qd' (raw column names); the CSV keeps bytes and says so."""
+    from figdata import rows
+    from helpers import analysis
+    from helpers.figures.table import csv_table
+
+    plateau = pd.DataFrame({"series": ["read QD8"], "peak_mb_per_s": [1918.0], "peak_bs_bytes": [131072],
+                            "plateau_bs_bytes": [65536], "fall_bs_bytes": [pd.NA]})
+    cells = format_table(plateau)
+    assert list(cells.iloc[0]) == ["read QD8", "1,918", "128k", "64k", MISSING]
+    assert "block size at the peak" in cells.columns and not any("bs" in c for c in cells.columns)
+    assert list(csv_table(plateau).columns)[2:] == ["block size at the peak (bytes)",
+                                                   "bandwidth plateau from block size (bytes)",
+                                                   "larger block furthest below the peak (bytes)"]
+    qd = rows([{"point_id": f"p{q}", "iodepth": q, "iops": x, "clat_p99_us": p}
+               for q, x, p in [(1, 37e3, 42.0), (4, 85e3, 69.0), (16, 118e3, 326.0)]])
+    shown = set(format_table(analysis.slo_table(qd, 1000.0)).columns)
+    shown |= set(format_table(analysis.knee_table(analysis.qd_series(qd))).columns)
+    raw = {"max iops", "max iops low", "max iops high", "at iodepth", "at rate iops", "max qd", "peak bs (bytes)"}
+    assert not shown & raw, shown & raw

@@ -59,3 +59,12 @@ def test_time_no_window_covers_is_drawn_at_zero():
     assert x.tolist() == [1.0, 2.0, 2.0, 3.0, 4.0, 5.0] and y.tolist() == [5, 5, 0, 0, 7, 5]
     x, _ = _gaps_at_zero(np.array([0.0, 1.05, 2.0]), np.array([1.0, 2.0, 3.0]), np.array([5.0, 5, 5]))
     assert x.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_latency_axis_ticks_at_1_2_5_over_the_drawn_latencies():
+    """Issue 22.6: the latency panel's axis was built without the data (powers of ten only: p99 200 µs and
+    p99.9 400 µs read '100 · 1k'); now the drawn latencies get 1, 2, 5 x 10^k ticks."""
+    ts = frame([1000] * 8, point="a", clat_p99_us=200.0, clat_p99_9_us=400.0)
+    fig = fts.timeseries_figure(an.point_series(ts), an.consistency(ts))
+    axis = fig.get_subplot(2, 1).yaxis
+    assert axis.type == "log" and {"200", "500"} <= set(axis.ticktext)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import re
 import shutil
 import subprocess
 import sys
+import urllib.parse
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from figdata import rows
@@ -60,6 +64,23 @@ def test_significant_regression_beyond_threshold_fails(pdir, tmp_path, capsys):
     page = html.read_text()
     assert "FAILED" in page and "Plotly" in page and len(page) > 1_000_000  # plotly.js embedded: offline
     assert 'src="http' not in page
+
+
+def test_the_pages_tables_download_as_csv_with_the_numbers_of_the_comparison(pdir, tmp_path, capsys):
+    """Issue 22.7/22.10: the gate's page drew its two tables with pandas' to_html (no download, '1000.0'
+    style cells); now the pages' one renderer: each table a readable HTML table with a CSV link whose data
+    parses back to the comparison at full precision."""
+    code, html = run(pdir, tmp_path, "base", "slow", "--metric", "iops", "--max-regression", "5%")
+    capsys.readouterr()
+    page = html.read_text()
+    links = re.findall(r"<a download='([^']+)' href='data:text/csv;charset=utf-8,([^']*)'", page)
+    assert [name for name, _ in links] == ["compare-points.csv"]  # one-run-only table empty: its sentence
+    assert "None: every point was measured in both runs." in page
+    csv = pd.read_csv(io.StringIO(urllib.parse.unquote(links[0][1])))
+    row = csv.set_index("metric").loc["IOPS"]
+    assert row["base mean"] == pytest.approx(1000) and row["new mean"] == pytest.approx(800)
+    assert row["change %"] == pytest.approx(-20.0) and row["gate verdict"] == "regression"
+    assert "<td>1,000</td>" in page and "<td>800</td>" in page  # the table formatter's cells
 
 
 def test_regression_inside_threshold_and_aa_pass(pdir, tmp_path, capsys):
@@ -187,3 +208,27 @@ def test_a_gate_page_under_reports_loads_the_shared_plotly_js(tmp_path):
     src = gate.plotly_source(reports / "compare" / "b-vs-a.html", reports)
     assert src == "../assets/plotly.min.js" and (reports / "assets" / "plotly.min.js").stat().st_size > 3_000_000
     assert gate.plotly_source(tmp_path / "elsewhere" / "page.html", reports) is True
+
+
+def test_a_gate_page_under_reports_names_the_runs_in_its_title_and_links_the_index(pdir, tmp_path, capsys,
+                                                                                  monkeypatch):
+    """Issue 22.9: the gate's page was titled 'Compare slow vs base' with no way back to the reports; under
+    reports/ it now has the run pages' title form and navigation bar (a link to the index); elsewhere no bar."""
+    reports = tmp_path / "reports"
+    monkeypatch.setattr(config, "REPORTS_DIR", reports)
+    out = reports / "compare" / "slow-vs-base.html"
+    gate.main(["base", "slow", "--metric", "iops", "--processed-dir", str(pdir), "--html", str(out)])
+    capsys.readouterr()
+    page = out.read_text()
+    assert "<title>slow vs base · Regression gate · SSD Performance Lab</title>" in page
+    assert "<nav class='lab-nav'" in page and '<a href="../index.html">All runs</a>' in page
+    assert gate.index_href(tmp_path / "elsewhere" / "p.html", reports) == ""
+
+
+def test_bandwidth_is_compared_in_decimal_mb_per_s_as_on_the_pages(pdir, tmp_path, capsys):
+    """Issue 22.12: the gate printed bandwidth in bytes/s (152,685,458 on a smoke run: nine digits where the
+    pages' formatter shows 153 MB/s); now decimal MB/s, the pages' and spec sheets' unit."""
+    run(pdir, tmp_path, "base", "same", "--metric", "bw")
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "bandwidth" in x)
+    assert "bandwidth (MB/s)" in line and line.split()[5:7] == ["4.10", "4.10"] and "bytes/s" not in out

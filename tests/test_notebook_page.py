@@ -49,6 +49,8 @@ def test_every_table_carries_its_full_precision_csv_with_units_in_the_headers():
     assert back["IOPS"].tolist() == [12345.678901, 987.654321]
     assert back["bandwidth (bytes/s)"].tolist() == [50567012.3, 129453000.0]
     assert back["block size (bytes)"].tolist() == [4096, 131072] and back["flags"].tolist()[1] == "page cache suspected"
+    assert "CSV (2 rows, full precision)" in html_text
+    assert "CSV (1 row, full precision)" in page.table(df.head(1))._repr_html_()  # not '1 rows'
 
 
 def test_a_column_named_as_a_value_reads_as_its_header():

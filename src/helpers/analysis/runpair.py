@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analysis.flags import flag_sentences, flagged_rows
-from helpers.analysis.points import point_label
+from helpers.analysis.points import MB, point_label
 from helpers.analysis.samples import DRIFT_ASSUMED, DRIFT_HISTORY, compare_samples, run_variance
 from helpers.analysis.timeseries import narrow_windows, on_grid
 from helpers.fio import histogram
@@ -78,7 +78,7 @@ class Metric:
 
 METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("iops", "IOPS", "IOPS", True),
-    Metric("bw", "bandwidth", "bytes/s", True),
+    Metric("bw", "bandwidth", "MB/s", True),  # decimal, as on the pages and spec sheets
     Metric("lat_mean", latency_label("lat", "mean", ""), "µs", False, "mean"),
     Metric("p99", "p99 latency", "µs", False, "p99"),
     Metric("p99_9", "p99.9 latency", "µs", False, "p99.9"),
@@ -160,6 +160,7 @@ def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None
     g = r.groupby([*keys, "sample"], dropna=False, sort=True)
     wide = g.agg(iops=("iops", "sum"), bw=("bw_bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum"),
                  time_s=("_t", "max"))
+    wide["bw"] = wide["bw"] / MB
     wide["lat_mean"] = wide["_wl"] / wide["_w"].where(wide["_w"] > 0)
     wide = wide.drop(columns=["_w", "_wl"]).reset_index()
     metrics = ["iops", "bw", "lat_mean"]
@@ -205,6 +206,7 @@ def interval_samples(timeseries: pd.DataFrame, results: pd.DataFrame) -> pd.Data
     g = t.groupby([*keys, "source_file", "window_start_s"], dropna=False, sort=True)
     wide = g.agg(iops=("iops", "sum"), bw=("bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum"),
                  time_s=("_t", "max")).reset_index()
+    wide["bw"] = wide["bw"] / MB
     wide["lat_mean"] = wide["_wl"] / wide["_w"].where(wide["_w"] > 0)
     wide["sample"] = wide["source_file"].astype(str) + "@" + wide["window_start_s"].map("{:g}".format)
     return _long(wide, keys, "interval", ["iops", "bw", "lat_mean"])

@@ -106,14 +106,15 @@ def on_grid(ts: pd.DataFrame) -> pd.DataFrame:
                       if k not in ts.columns})  # frames made by hand may lack the ingest's columns
     ts = ts.assign(**{c: np.nan for c in [*RATE_COLUMNS, *MEAN_COLUMNS, "hist_ios", *PCT_COLUMNS] if c not in ts.columns})
     frames = []
-    for key, p in ts.groupby(POINT_KEY + ["interval_s"], sort=True, dropna=False):
+    point = POINT_KEY + [c for c in ("run_index",) if c in ts.columns]  # the fio run of the file: a join key
+    for key, p in ts.groupby(point + ["interval_s"], sort=True, dropna=False):
         step, emax = float(key[-1]), float(p["window_end_s"].max())
         if not step > 0 or not emax > 0:
             continue
         edges = np.r_[np.arange(0.0, emax - 1e-9, step), emax]
         n = len(edges) - 1
         for (job, job_index), g in p.groupby(["log_job", "job_index"], sort=True):
-            row = {**dict(zip(POINT_KEY, key)), "job_index": job_index, "log_job": job,
+            row = {**dict(zip(point, key)), "job_index": job_index, "log_job": job,
                    "log": ",".join(sorted(set(g["log"].astype(str)))), "window_start_s": edges[:-1],
                    "window_end_s": edges[1:], "interval_s": step, "ramp_s": g["ramp_s"].iloc[0]}
             for _, one in g.groupby("log", sort=True):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import textwrap
 
@@ -137,6 +138,15 @@ def latency_log_axis(values=()) -> dict:
     first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
     ticks = [m * 10.0 ** e for e in range(first, last + 1) for m in steps]
     return {"type": "log", "tickvals": ticks, "ticktext": [_tick_us(t) for t in ticks]}
+
+
+def drawn_values(fig: go.Figure, row: int | None = None, col: int | None = None) -> list[float]:
+    """The y values of the traces drawn on one subplot's (primary) y axis (every trace without ``row``): what a
+    latency axis must label, so :func:`latency_log_axis` ticks at 1, 2, 5 x 10^k over the data, not only at
+    the powers of ten of a default nine-decade span."""
+    axis = "y" if row is None else fig.get_subplot(row, col).yaxis.plotly_name.replace("axis", "")
+    return [float(v) for t in fig.data if row is None or (t.yaxis or "y") == axis
+            for v in (t.y if t.y is not None else ()) if isinstance(v, numbers.Real) and not isinstance(v, bool)]
 
 
 def exceedance_axis(values=()) -> dict:

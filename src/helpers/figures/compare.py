@@ -33,6 +33,12 @@ def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per
             showlegend=False, customdata=m["measured_at"].fillna(""),
             hovertemplate="%{x}<br>%{y:,.1f} " + unit + "<br>%{customdata}<extra>" + name + "</extra>"), r + 1, c + 1)
         fig.update_yaxes(title_text=unit, row=r + 1, col=c + 1)
+        if m["value"].isna().all():  # no run measured it: say why in the panel, not an empty axis
+            why = next((str(x) for x in m["measured_at"] if isinstance(x, str) and x.strip()), "not measured")
+            fig.add_annotation(text="<br>".join(textwrap.wrap(why, 28)), x=0.5, y=0.5, xref="x domain",
+                               yref="y domain", showarrow=False, font={"size": 11, "color": "#666"},
+                               row=r + 1, col=c + 1)
+            fig.update_yaxes(visible=False, row=r + 1, col=c + 1)
     fig.update_layout(title=title + " (hatched: flagged point)", template=TEMPLATE, height=300 * rows + 80)
     return fig
 

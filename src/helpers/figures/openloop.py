@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from helpers.analysis.points import latency_columns
-from helpers.figures.common import TEMPLATE, latency_log_axis, message_figure
+from helpers.figures.common import TEMPLATE, drawn_values, latency_log_axis, message_figure
 from helpers.fio.units import format_bytes
 
 PERCENTILES = [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")]
@@ -54,5 +54,5 @@ def openloop_figure(table: pd.DataFrame, title: str = "Latency vs achieved load 
         ))
     fig.update_layout(title=title, template=TEMPLATE, xaxis_title="achieved IOPS",
                       yaxis_title=f"{lc.name} (µs)", hovermode="closest")
-    fig.update_yaxes(**latency_log_axis())
+    fig.update_yaxes(**latency_log_axis(drawn_values(fig)))
     return fig

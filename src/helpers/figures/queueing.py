@@ -16,7 +16,14 @@ from plotly.subplots import make_subplots
 from helpers.analysis.points import with_latency
 from helpers.analysis.repeats import mean_ci
 from helpers.analysis.usl import usl
-from helpers.figures.common import TEMPLATE, latency_log_axis, latency_name, log2_axis, message_figure
+from helpers.figures.common import (
+    TEMPLATE,
+    drawn_values,
+    latency_log_axis,
+    latency_name,
+    log2_axis,
+    message_figure,
+)
 
 FLAG_COLOR = "#d62728"
 OK_COLOR = "#1f77b4"
@@ -72,7 +79,7 @@ def knee_figure(series: pd.DataFrame, knees: pd.DataFrame, title: str = "Knee: w
     fig.update_xaxes(title_text="Queue depth (iodepth, log2)", **log2_axis(series["iodepth"]), row=1, col=1)
     fig.update_yaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=1)
     fig.update_xaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", **latency_log_axis(), row=1, col=2)
+    fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", **latency_log_axis(drawn_values(fig, 1, 2)), row=1, col=2)
     return _layout(fig, title)
 
 

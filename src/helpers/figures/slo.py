@@ -11,6 +11,7 @@ from helpers.figures.common import (
     QD_AXIS,
     TEMPLATE,
     color,
+    drawn_values,
     latency_log_axis,
     log2_axis,
     message_figure,
@@ -55,7 +56,8 @@ def slo_figure(series: pd.DataFrame, table: pd.DataFrame, slo_us: float) -> go.F
     axis = log2_axis(s["iodepth"])
     for col in (1, 2):
         fig.update_xaxes(title_text=QD_AXIS, row=1, col=col, **axis)
-    fig.update_yaxes(title_text=f"{latency_label} (µs, log axis)", **latency_log_axis(), row=1, col=1)
+    fig.update_yaxes(title_text=f"{latency_label} (µs, log axis)", **latency_log_axis([*drawn_values(fig, 1, 1), slo_us]),
+                     row=1, col=1)
     fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=2)
     fig.update_layout(title=f"SLO capacity: most IOPS with {latency_label} ≤ {slo_us:,.0f} µs (star; hollow: "
                             "interpolated in log space; diamond: met at every depth, so at least)",
@@ -107,7 +109,7 @@ def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figu
     pct = cross_check["percentile"].dropna() if len(cross_check) else pd.Series(dtype=float)
     p = f"p{float(pct.iloc[0]):g}" if len(pct) else "percentile"
     fig.update_xaxes(title_text=f"Achieved {IOPS_AXIS} (log axis)", type="log")
-    fig.update_yaxes(title_text=f"{p} {lat} (µs, log axis)", **latency_log_axis())
+    fig.update_yaxes(title_text=f"{p} {lat} (µs, log axis)", **latency_log_axis([*drawn_values(fig), *slo]))
     fig.update_layout(title=f"SLO search (open loop) against fio's latency_target (closed loop)<br><sup>{p} {lat} "
                             "against achieved IOPS; dots: the search's steps in order (green: met the SLO, red ×: "
                             "failed); star: fio's result (hollow: fio did not settle)</sup>",

@@ -56,6 +56,10 @@ HEADERS: dict[str, str] = {
     "within_band_pct": "windows within ±10 % of the median (%)", "worst_iops": "worst window (IOPS)",
     "worst_start_s": "worst window from (s)", "stalls": "stalls (windows below half the median)",
     "stall_s": "stalled (s)", "settled": "settled?", "settle_reason": "why",
+    "peak_bs_bytes": "block size at the peak", "max_qd": "deepest QD measured",
+    "max_iops": "most IOPS within the SLO", "max_iops_low": "most IOPS: 95 % interval from",
+    "max_iops_high": "most IOPS: 95 % interval to", "at_iodepth": "at queue depth (QD)",
+    "at_rate_iops": "at offered IOPS (rate_iops)", "limited_by": "limited by", "interpolated": "interpolated",
 }
 # the settings a view may name as a value (the USL is fitted against one of them)
 SETTING_COLUMNS = ("outstanding_io", "numjobs", "iodepth", "bs_bytes", "rwmixread_pct")
@@ -118,7 +122,7 @@ def format_cell(column: str, v) -> str:
         return MISSING
     if isinstance(v, str) and v in SETTING_COLUMNS:  # a column named as a value (the USL's x): its header
         return HEADERS[v]
-    if column == "bs_bytes" and not isinstance(v, str):
+    if column.endswith("bs_bytes") and not isinstance(v, str):  # bs_bytes, peak_/plateau_/fall_bs_bytes: 128k
         return format_bytes(int(v))
     if column == "bw_bytes_per_s":
         return format_number(float(v) / MB)
@@ -144,6 +148,9 @@ def format_table(df: pd.DataFrame, latency: str = "") -> pd.DataFrame:
 
 # full-precision CSV: columns the HTML shows converted keep their stored unit, which the header then names
 CSV_HEADERS = {"bs_bytes": "block size (bytes)", "bw_bytes_per_s": "bandwidth (bytes/s)",
+               "peak_bs_bytes": "block size at the peak (bytes)",
+               "plateau_bs_bytes": "bandwidth plateau from block size (bytes)",
+               "fall_bs_bytes": "larger block furthest below the peak (bytes)",
                "unreliable_percentiles": "percentiles with too few I/Os (columns)"}
 
 
@@ -184,4 +191,4 @@ def numeric_positions(df: pd.DataFrame) -> list[int]:
     """Positions (in :func:`format_table`'s columns) of the columns holding numbers (right-aligned)."""
     d = _flat(df).drop(columns=[c for c in ("percentile_latency",) if c in df.columns], errors="ignore")
     return [i for i, c in enumerate(d.columns)
-            if c != "bs_bytes" and pd.api.types.is_numeric_dtype(d[c]) and not pd.api.types.is_bool_dtype(d[c])]
+            if not str(c).endswith("bs_bytes") and pd.api.types.is_numeric_dtype(d[c]) and not pd.api.types.is_bool_dtype(d[c])]

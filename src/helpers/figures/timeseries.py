@@ -18,7 +18,15 @@ from plotly.subplots import make_subplots
 from helpers.analysis.cliff import SUSTAINED_GROUP, gb_written, point_cliff, rate_rows
 from helpers.analysis.health import temperature_at_gb, temperature_series
 from helpers.analysis.timeseries import NARROW_FRACTION, narrow_windows
-from helpers.figures.common import IOPS_AXIS, TEMPLATE, color, latency_log_axis, message_figure, natural_key
+from helpers.figures.common import (
+    IOPS_AXIS,
+    TEMPLATE,
+    color,
+    drawn_values,
+    latency_log_axis,
+    message_figure,
+    natural_key,
+)
 from helpers.fio.latency import latency_label
 
 DISPLAY_MAX_WINDOWS = 1500  # above this many windows per trace the display shows min/max per bucket
@@ -181,7 +189,7 @@ def timeseries_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
             owner.append(pi)
     fig.update_yaxes(title_text=IOPS_AXIS, row=1, col=1, rangemode="tozero", secondary_y=False)
     fig.update_yaxes(title_text=TEMPERATURE_AXIS, row=1, col=1, secondary_y=True, showgrid=False, tickmode="auto")
-    fig.update_yaxes(title_text="Latency (µs, log)", **latency_log_axis(), row=2, col=1)
+    fig.update_yaxes(title_text="Latency (µs, log)", **latency_log_axis(drawn_values(fig, 2, 1)), row=2, col=1)
     fig.update_xaxes(title_text="Time since the end of the ramp (s; end of each fio log window)", row=2, col=1)
     suffix = " (long series drawn as min/max per bucket for display; analysis uses every window)" if reduced_any else ""
 

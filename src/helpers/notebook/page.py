@@ -84,7 +84,7 @@ class Table:
         name = self.name or f"table-{next(_ids)}"
         uri = "data:text/csv;charset=utf-8," + urllib.parse.quote(self.csv(), safe="")
         return (f"<p class='lab-csv' style='margin:2px 0 10px;font-size:12px'><a download='{html.escape(name)}.csv' "
-                f"href='{uri}'>⤓ CSV ({len(self.data):,} rows, full precision)</a></p>")
+                f"href='{uri}'>⤓ CSV ({len(self.data):,} row{'' if len(self.data) == 1 else 's'}, full precision)</a></p>")
 
     def __repr__(self) -> str:  # plain-text output (terminals, text exports)
         return self.cells.to_string(index=False) if not self.cells.empty else self.empty

@@ -77,7 +77,8 @@ def page_title(run: str, heading: str) -> str:
     return " · ".join(x for x in (run, heading, SITE) if x)
 
 
-def _nav(index_href: str, pages: list[tuple[str, str]], here: str) -> str:
+def nav_bar(index_href: str, pages: list[tuple[str, str]], here: str) -> str:
+    """The pages' navigation bar: the index ('All runs') and ``pages`` (href, label), ``here`` in bold."""
     links = [f'<a href="{html.escape(index_href)}">All runs</a>']
     for href, label in pages:
         links.append(f"<b>{html.escape(label)}</b>" if href == here else
@@ -199,7 +200,7 @@ def export_html(executed: Path, out_html: Path, reports_dir: Path | None = None,
     body = re.sub(r"<head>", lambda m: "<head>\n" + meta, body, count=1)
     body = body.replace("</head>", f'<script src="{html.escape(src)}"></script>\n</head>', 1)
     index = Path(os.path.relpath(reports_dir / "index.html", Path(out_html).parent)).as_posix()
-    body = body.replace("<main>", "<main>" + _nav(index, page_headings() if pages is None else pages,
+    body = body.replace("<main>", "<main>" + nav_bar(index, page_headings() if pages is None else pages,
                                                   Path(out_html).name), 1)
     out_html.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_html.with_name(f".{out_html.name}.tmp")

@@ -60,9 +60,10 @@ from helpers.errors import LabError
 from helpers.figures.compare import forest_figure
 from helpers.figures.table import format_number
 from helpers.ingest.core import ingest_run, write_ingest
+from helpers.notebook.page import table as page_table
 from helpers.notebook.runs import load_history, load_manifest, resolve_runs
 from helpers.processed import store
-from helpers.report.export import write_plotly_js
+from helpers.report.export import nav_bar, page_title, write_plotly_js
 from helpers.run.manifest import read_manifest
 
 ALIASES = {"lat": "lat_mean", "latency": "lat_mean", "bandwidth": "bw", "p99.9": "p99_9", "p999": "p99_9"}
@@ -203,23 +204,36 @@ def _html_list(items: list[str], empty: str) -> str:
     return "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in items) + "</ul>"
 
 
+def _reports_folder(out: Path, reports_dir: Path | None = None) -> Path | None:
+    """The reports folder when ``out`` lies inside it, else None."""
+    reports_dir = Path(reports_dir or config.REPORTS_DIR).resolve()
+    return reports_dir if Path(out).resolve().is_relative_to(reports_dir) else None
+
+
+def _href(target: Path, out: Path) -> str:
+    return Path(os.path.relpath(target, Path(out).resolve().parent)).as_posix()
+
+
 def plotly_source(out: Path, reports_dir: Path | None = None) -> str | bool:
     """How a page written to ``out`` gets plotly.js: under the reports folder, the shared
     ``reports/assets/plotly.min.js`` by a relative path (the page stays small and the folder works offline when
     copied); elsewhere embedded (True), so a page written anywhere else still opens on its own."""
-    reports_dir = Path(reports_dir or config.REPORTS_DIR).resolve()
-    where = Path(out).resolve()
-    if not where.is_relative_to(reports_dir):
-        return True
-    js = write_plotly_js(reports_dir)
-    return Path(os.path.relpath(js, where.parent)).as_posix()
+    reports = _reports_folder(out, reports_dir)
+    return _href(write_plotly_js(reports), out) if reports else True
+
+
+def index_href(out: Path, reports_dir: Path | None = None) -> str:
+    """The reports index as seen from a page written to ``out`` ('../index.html'); '' outside the reports folder."""
+    reports = _reports_folder(out, reports_dir)
+    return _href(reports / "index.html", out) if reports else ""
 
 
 def html_page(c: RunComparison, max_regression_pct: float, failed: bool, flagged: pd.DataFrame | None = None,
-              differences: list[str] | None = None, plotly_js: str | bool = True) -> str:
+              differences: list[str] | None = None, plotly_js: str | bool = True, index: str = "") -> str:
     """A standalone offline page: verdict, summary, what the gate could not judge, validity flags and
     settings that differ, forest plot, tables.  ``plotly_js``: True embeds plotly.js; a relative path loads the
-    reports folder's shared copy (:func:`plotly_source`)."""
+    reports folder's shared copy (:func:`plotly_source`); ``index``: the reports index's href (:func:`index_href`),
+    linked from a navigation bar as on the run pages ('' outside the reports folder: no bar)."""
     fig = forest_figure(c.table, c.summary, title=f"{', '.join(c.new)} vs {', '.join(c.base)}")
     gate = c.gate_verdicts(max_regression_pct)
     t = c.table.assign(gate=gate)
@@ -229,9 +243,11 @@ def html_page(c: RunComparison, max_regression_pct: float, failed: bool, flagged
              "low_pct": "CI low %", "high_pct": "CI high %", "effect_size": "Hedges' g", "n_base": "samples base",
              "n_new": "samples new", "drift": "run-to-run drift", "run_cv_pct": "run-to-run SD %",
              "gate": "gate verdict"}
-    table = t[cols].rename(columns=names).to_html(index=False, float_format=format_number, na_rep="–", border=0)
-    unmatched = (c.unmatched.to_html(index=False, na_rep="–", border=0) if len(c.unmatched)
-                 else "<p>None: every point was measured in both runs.</p>")
+    # the pages' one table renderer: readable cells, and a link that downloads each table as full-precision CSV
+    table = page_table(t[cols].rename(columns=names), name="compare-points",
+                       empty="No point was measured in both runs.")._repr_html_()
+    unmatched = page_table(c.unmatched, name="compare-one-run-only",
+                           empty="None: every point was measured in both runs.")._repr_html_()
     inconclusive = inconclusive_lines(c, max_regression_pct)
     if failed:
         status, css = f"FAILED: at least one point is significantly worse than {max_regression_pct:g} %", "fail"
@@ -249,11 +265,12 @@ def html_page(c: RunComparison, max_regression_pct: float, failed: bool, flagged
              "estimate, without an interval that could say whether it is more than noise. What would make each "
              "conclusive:</p>" + _html_list(inconclusive, "") if inconclusive else "")
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Compare {html.escape(', '.join(c.new))} vs {html.escape(', '.join(c.base))}</title>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(page_title(f"{', '.join(c.new)} vs {', '.join(c.base)}", "Regression gate"))}</title>
 <style>body{{font-family:system-ui,sans-serif;margin:1.5rem}} table{{border-collapse:collapse;font-size:.85rem}}
 td,th{{padding:.2rem .5rem;border-bottom:1px solid #ddd;text-align:right}} .fail{{color:#b00}} .pass{{color:#070}}
 .inconclusive{{color:#b60}}</style>
 </head><body>
+{nav_bar(index, [], "") if index else ""}
 <h1>Run comparison: {html.escape(', '.join(c.new))} (new) vs {html.escape(', '.join(c.base))} (base)</h1>
 <p class="{css}"><b>{html.escape(status)}</b></p>
 <p>{html.escape(c.summary)}.</p>
@@ -359,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {d}")
     out = Path(args.html) if args.html else DEFAULT_HTML_DIR / f"{'+'.join(new_ids)}-vs-{'+'.join(base_ids)}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(html_page(c, threshold, failed, flagged, differences, plotly_source(out)), encoding="utf-8")
+    out.write_text(html_page(c, threshold, failed, flagged, differences, plotly_source(out), index_href(out)), encoding="utf-8")
     n_bad = len(c.regressions(threshold))
     if drift_sentence(c.table):
         print(f"{drift_sentence(c.table)} {hist.note}")
