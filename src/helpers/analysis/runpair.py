@@ -275,8 +275,10 @@ class RunComparison:
     def inconclusive(self, max_regression_pct: float = 0.0) -> pd.DataFrame:
         """Rows the gate cannot judge: worse than ``max_regression_pct`` by their point estimate (new/base
         below 1 − x % for IOPS/bandwidth, above 1 + x % for latency) while their verdict is "not enough
-        samples" (no interval) or "drift not measured" (an interval without the run-to-run part).  Column
-        ``conclusive_with`` says what would make each one conclusive."""
+        samples" (no interval) or "drift not measured" (an interval without the run-to-run part), or, for
+        x > 0, while their interval holds both no regression beyond x and one beyond it (too wide to judge
+        x: -85 % by its estimate within [0.05, 1.2] is not a pass).  Column ``conclusive_with`` says what
+        would make each one conclusive."""
         t = self.table
         if t.empty:
             return t.assign(conclusive_with=pd.Series(dtype="object"))
@@ -284,8 +286,13 @@ class RunComparison:
         hib = t["metric"].map(lambda m: METRICS[m].higher_is_better)
         ratio = t["ratio"].astype(float)
         worse = np.where(hib, ratio < 1 - x, ratio > 1 + x)
-        out = t[worse & t["verdict"].isin([NO_INTERVAL, UNPROVEN])].copy()
-        out["conclusive_with"] = out["verdict"].map({NO_INTERVAL: CONCLUSIVE_WITH_SAMPLES, UNPROVEN: CONCLUSIVE_WITH_DRIFT})
+        wide = np.zeros(len(t), dtype=bool)
+        if x > 0:
+            judged = ~t["verdict"].isin([NO_INTERVAL, UNPROVEN]) & t["low"].notna() & t["high"].notna()
+            wide = judged & np.where(hib, t["high"] >= 1 - x, t["low"] <= 1 + x)
+        out = t[worse & (t["verdict"].isin([NO_INTERVAL, UNPROVEN]) | wide)].copy()
+        out["conclusive_with"] = out["verdict"].map(
+            {NO_INTERVAL: CONCLUSIVE_WITH_SAMPLES, UNPROVEN: CONCLUSIVE_WITH_DRIFT}).fillna(CONCLUSIVE_WITH_NARROWER)
         return out
 
     def gate_verdicts(self, max_regression_pct: float = 0.0) -> pd.Series:
@@ -299,6 +306,8 @@ class RunComparison:
 
 CONCLUSIVE_WITH_SAMPLES = ("an interval: repeat the point (profile 'repeat: 3'), or compare >= 2 runs a side "
                            "(BASE1,BASE2 NEW1,NEW2)")
+CONCLUSIVE_WITH_NARROWER = ("a narrower interval: its interval holds both no change beyond the threshold and a "
+                            "regression beyond it; more repeats a side, or runs interleaved in time")
 CONCLUSIVE_WITH_DRIFT = ("the run-to-run drift: >= 2 runs a side, >= 2 earlier runs of the point on this host and "
                          "target (history), runs interleaved in time, or an assumed one (--run-noise 5%)")
 

@@ -11,7 +11,8 @@ offline HTML page (plotly.js embedded), and exits
 * 3 (INCONCLUSIVE) when none is, but a point is worse than ``--max-regression`` by its point estimate and
   the gate could not judge it: no interval (measured once a side: repeat the points, or >= 2 runs a side)
   or an interval without the run-to-run drift ("drift not measured": history, interleaved runs or
-  ``--run-noise``); the output says, per point, what would make it conclusive;
+  ``--run-noise``), or an interval too wide to judge the threshold (it holds both no regression beyond x
+  and one beyond it); the output says, per point, what would make it conclusive;
 * 0 otherwise: every point worse than the threshold by its estimate had an interval that judged it;
 * 2 on a usage error (unknown run or metric, nothing matched), with one sentence.
 
@@ -301,8 +302,8 @@ threshold by its estimate that has no interval, or whose interval lacks the drif
 def main(argv: list[str] | None = None) -> int:
     ap = _Parser(prog="python -m helpers.compare", description="Regression gate: compare two runs point by point "
                  "(matched by configuration) and exit 1 when a point is significantly worse than --max-regression, 3 "
-                 "(inconclusive) when a point worse than it by its estimate could not be judged (no interval, or "
-                 "run-to-run drift not measured), 0 otherwise, 2 on a usage error.")
+                 "(inconclusive) when a point worse than it by its estimate could not be judged (no interval, "
+                 "run-to-run drift not measured, or an interval too wide for the threshold), 0 otherwise, 2 on a usage error.")
     ap.add_argument("base", help="base run id(s), comma-separated, or a raw run folder")
     ap.add_argument("new", help="new run id(s), comma-separated, or a raw run folder")
     ap.add_argument("--metric", default=",".join(METRICS),
