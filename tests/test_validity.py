@@ -110,6 +110,15 @@ def test_repeat_spread():
     assert list(f["flag_repeat_spread"]) == [True, True, False, False]
 
 
+def test_points_of_different_sweep_groups_are_not_repeats_of_each_other():
+    """A characterize run's QD1 probe (group qd) read 30 % below its 5 s QD1 latency point (group qd1): different
+    measurements of one setting, not repeats (the probe's spread flagged the 5 s point).  Two readings of one
+    group (a re-probe) that disagree so are."""
+    f = flags(row(group="qd", iops=70_000.0), row(group="qd1", iops=100_000.0),
+              row(group="qd", iodepth=8, iops=70_000.0), row(group="qd", iodepth=8, iops=100_000.0))
+    assert list(f["flag_repeat_spread"]) == [False, False, True, True]
+
+
 def test_open_loop_loads_are_not_repeats_of_each_other():
     # same workload at three offered loads: achieved IOPS differ by design, not by noise
     f = flags(row(rate_iops=1000.0, iops=1000.0), row(rate_iops=4000.0, iops=4000.0),

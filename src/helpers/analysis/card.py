@@ -299,7 +299,7 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
     card.findings = findings(d, card, knee)
     if slo_us is not None and len(df):
         card.findings.append(slo_card_sentence(df, slo_us))
-    cliff = write_cliff_sentence(point_series(timeseries)) if timeseries is not None and len(timeseries) else None
+    cliff = write_cliff_sentence(point_series(timeseries), d) if timeseries is not None and len(timeseries) else None
     if cliff:
         card.findings.append(cliff)
     return card

@@ -40,8 +40,10 @@ PERCENTILE_LEVELS: dict[str, float] = {  # column -> percentile (fraction)
     "clat_p50_us": 0.50, "clat_p90_us": 0.90, "clat_p95_us": 0.95, "clat_p99_us": 0.99,
     "clat_p99_9_us": 0.999, "clat_p99_99_us": 0.9999,
 }
-REPEAT_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
-               "ioengine", "direct", "rate_iops"]  # open-loop points at different offered loads are not repeats
+# open-loop points at different offered loads are not repeats; nor are points of different sweep groups (a
+# characterize run's 1 s QD1 probe and its 5 s QD1 latency point: the probe's spread flagged the 5 s point)
+REPEAT_KEYS = ["run_id", "host", "group", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
+               "ioengine", "direct", "rate_iops"]
 
 # (column, dtype, description) in schema format
 FLAG_COLUMNS: list[tuple[str, str, str]] = [
@@ -58,7 +60,8 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
      "settle-early probe that ended because its IOPS had settled (settled_after_s): the settle rule measured "
      "its level; one that ran its whole runtime without settling is flagged."),
     ("flag_repeat_spread", "bool",
-     "A repeated point (same configuration measured more than once) whose IOPS vary by more than 10 % (CV)."),
+     "A repeated point (same configuration measured more than once in one sweep group: a profile's repeat, an "
+     "adaptive search's re-probes) whose IOPS vary by more than 10 % (CV)."),
     ("flag_implausible", "bool",
      "Writes faster than the device could sustain: bandwidth at least 1.3x that of reads at the same setting "
      "(same run, operation family, block size, queue depth, jobs), or of any read in the run, from 4 "
