@@ -172,9 +172,10 @@ def point_cliff(series: pd.DataFrame) -> WriteCliff:
                             window_end_s=g["window_end_s"])
 
 
-def sustained_write_cliffs(series: pd.DataFrame) -> pd.DataFrame:
+def sustained_write_cliffs(series: pd.DataFrame, results: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per sustained-write point (point_id starting with 'sustained') of a ``point_series``
-    frame: run_id, point_id, cliff_gb, before/after bytes per s, total_gb and the sentence."""
+    frame: run_id, point_id, cliff_gb, before/after bytes per s, total_gb and the sentence (with the run's
+    ``results``, saying when a write-back cache absorbed the point's writes: :func:`cache_absorbed_reason`)."""
     cols = ["run_id", "point_id", "cliff_gb", "before_bytes_per_s", "after_bytes_per_s", "total_gb", "reason"]
     if series is None or series.empty:
         return pd.DataFrame(columns=cols)
@@ -182,7 +183,8 @@ def sustained_write_cliffs(series: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (run, point), g in w.groupby(["run_id", "point_id"], sort=True):
         c = point_cliff(g)
-        rows.append((run, point, c.cliff_gb, c.before_bytes_per_s, c.after_bytes_per_s, c.total_gb, c.reason))
+        rows.append((run, point, c.cliff_gb, c.before_bytes_per_s, c.after_bytes_per_s, c.total_gb,
+                     cache_absorbed_reason(c.reason, results, run, point)))
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -191,15 +193,16 @@ def write_cliff_sentence(series: pd.DataFrame, results: pd.DataFrame | None = No
     point ran; None otherwise.  With the run's ``results``, a point whose writes validity flagged as faster than
     the device sustains (``flag_implausible``) is said to have gone to a write-back cache: whatever its windows
     show (no cliff, most often) is that cache's, not the drive's."""
-    cliffs = sustained_write_cliffs(series)
+    cliffs = sustained_write_cliffs(series, results)
     if cliffs.empty:
         return None
-    last = cliffs.iloc[-1]
-    return f"Sustained write: {_absorbed(str(last['reason']), results, last['run_id'], last['point_id'])}"
+    return f"Sustained write: {cliffs['reason'].iloc[-1]}"
 
 
-def _absorbed(reason: str, results: pd.DataFrame | None, run: str, point: str) -> str:
-    """``reason``, with the point's implausibly-fast-writes flag (its own sentence, processed.validity) when raised."""
+def cache_absorbed_reason(reason: str, results: pd.DataFrame | None, run: str, point: str) -> str:
+    """A sustained-write point's cliff ``reason``, with its implausibly-fast-writes flag (the flag's own numbers,
+    processed.validity) when the run's ``results`` raise it for the point: what the windows show is then a
+    write-back cache's, not the drive's."""
     need = {"run_id", "point_id", "flag_implausible", "flag_reasons"}
     if results is None or not need <= set(results.columns):
         return reason

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import math
-import textwrap
 
 import plotly.graph_objects as go
 
-from helpers.figures.common import TEMPLATE, message_figure
+from helpers.figures.common import TEMPLATE, message_figure, wrap_html
 
 COLS = 4
 
 
 def _wrap(text: str, width: int = 42) -> str:
-    """Line breaks (<br>) that keep a sentence inside its tile (plotly does not wrap annotation text)."""
-    return "<br>".join(textwrap.wrap(str(text or ""), width)) or ""
+    """Line breaks (<br>) that keep a sentence inside its tile."""
+    return wrap_html(text, width)
 
 
 def card_figure(card, title: str = "Device card") -> go.Figure:
