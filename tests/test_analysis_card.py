@@ -95,7 +95,7 @@ def test_knee_metric_names_the_qd_range_it_was_found_on():
     iops = {1: 10000.0, 2: 19000.0, 4: 36000.0, 8: 60000.0, 16: 70000.0, 32: 71000.0, 64: 71500.0}
     card = device_card(rows([{"point_id": f"q{q}", "iodepth": q, "iops": v} for q, v in iops.items()]))
     knee = card.metric("Throughput stops growing beyond")
-    assert card.knee_qd is not None and knee.detail.endswith("over QD 1–64"), knee.detail
+    assert card.knee_qd is not None and knee.detail.endswith("over QD 1–64, on the 'g' points"), knee.detail
 
 
 def test_still_rising_sweep_has_no_knee_and_says_why():
@@ -379,3 +379,72 @@ def test_card_leads_with_qd1_tail_and_the_p99_at_the_knee():
     assert card.knee_qd is not None and knee.value == 100.0 * card.knee_qd
     assert knee.label == f"p99 total latency at the knee (QD {card.knee_qd:g})"
     assert "too few I/Os" in card.table().loc["QD1 4k random read p99.9 total latency", "flags"]
+
+
+def characterize_like_run() -> pd.DataFrame:
+    """A characterize run's 4k random reads: the searched series' settle-early probes (group qd: QD 1..64, QD 32
+    re-probed twice, every probe ended once settled, ~0.5 s), beside the 5 s QD1 latency point (group qd1,
+    60,000 I/Os) that reads 5 % above the QD1 probe and a tail point at QD 16 (group tail) far off the curve."""
+    probes = {1: 10000.0, 2: 19000.0, 4: 36000.0, 8: 60000.0, 16: 70000.0, 64: 71500.0}
+    pts = [{"point_id": f"qd-{q}", "group": "qd", "iodepth": q, "iops": v, "runtime_s": 0.45, "settled_after_s": 0.55,
+            "total_ios": int(v * 0.45), "lat_p99_us": 100.0 * q, "lat_p99_9_us": 120.0 * q}
+           for q, v in probes.items()]
+    pts += [{"point_id": f"qd-32-r{i}", "group": "qd", "iodepth": 32, "iops": v, "runtime_s": 0.45,
+             "settled_after_s": 0.55, "total_ios": int(v * 0.45), "lat_p99_us": 3200.0, "lat_p99_9_us": 3840.0}
+            for i, v in ((1, 69000.0), (2, 71000.0), (3, 76000.0))]
+    pts += [{"point_id": "qd1-5s", "group": "qd1", "iodepth": 1, "iops": 10500.0, "runtime_s": 5.0,
+             "total_ios": 60000, "lat_mean_us": 83.0, "lat_p99_us": 130.0, "lat_p99_9_us": 200.0},
+            {"point_id": "tail-16", "group": "tail", "iodepth": 16, "iops": 20000.0, "runtime_s": 30.0,
+             "total_ios": 600000, "lat_p99_us": 9000.0}]
+    df = rows(pts)
+    df["lat_mean_us"] = df["iodepth"] * 1e6 / df["iops"]
+    return add_flags(df)
+
+
+def test_the_knee_series_is_one_groups_measurements_never_mixed_with_other_points():
+    """Per QD one measurement of the searched series: QD1 is the probe's 10,000 IOPS (the 5 s QD1 point's 10,500
+    is not averaged in), QD16 the probe's 70,000 (not the tail point's 20,000), QD 32 the median of its three
+    readings (71,000); the detail says which points the knee was found on and what was left out."""
+    df = characterize_like_run()
+    assert not df["flag_short_run"].any()  # every probe settled: none is flagged too short
+    s = rand4k_qd_series(df).set_index("iodepth")
+    assert s["iops"].to_dict() == {1: 10000.0, 2: 19000.0, 4: 36000.0, 8: 60000.0, 16: 70000.0, 32: 71000.0,
+                                   64: 71500.0}
+    assert s.loc[32, "p99_us"] == 3200.0
+    card = device_card(df)
+    knee = card.metric("Throughput stops growing beyond")
+    assert card.knee_qd is not None
+    assert knee.detail == ("4k random read, Kneedle on IOPS vs log2 QD over QD 1–64, on the 'qd' points (9 of 9 ended "
+                           "once their IOPS settled); QD 32 by the median of its readings; not mixed in: 'qd1' at QD 1; "
+                           "'tail' at QD 16"), knee.detail
+    at_knee = card.metric("p99 latency at the knee")
+    assert at_knee.value == 100.0 * card.knee_qd  # the probe's p99, not a mean with another group's point
+
+
+def test_settled_probes_are_peak_candidates_and_say_how_they_were_measured():
+    """After the probes lost their short-run flag, the 4k random-read headline is a peak over the searched
+    series (QD varied among unflagged candidates) and its detail says the probe ended once settled."""
+    card = device_card(characterize_like_run())
+    peak = card.metric("Peak 4k random read IOPS")
+    assert peak.label == "Peak 4k random read IOPS" and not peak.only_unflagged_setting
+    assert peak.value == 76000.0 and peak.detail == "randread 4k QD32, ended once its IOPS settled after 0.55 s"
+    assert "4k random reads peak at 76,000 IOPS (randread 4k QD32, ended once its IOPS settled after 0.55 s)." \
+        in card.findings
+
+
+def test_qd1_tail_tiles_prefer_a_point_with_enough_ios_for_the_percentile():
+    """The QD1 probe (4,500 I/Os: too few for p99.9) reads a lower p99.9 (120 µs) than the 5 s QD1 point (60,000
+    I/Os, 200 µs): the tile shows the point that can support a p99.9, unmarked.  p99 (4,500 I/Os suffice: 45 beyond
+    it) stays the lowest reliable one, the probe's 100 µs."""
+    card = device_card(characterize_like_run())
+    p999 = card.metric("QD1 4k random read p99.9 latency")
+    assert (p999.value, p999.few_ios) == (200.0, "")
+    p99 = card.metric("QD1 4k random read p99 latency")
+    assert p99.value == 100.0 and p99.few_ios == ""
+    # without the 5 s point the probe's p99.9 is the tile, marked: validity lists the clat column it checked
+    # (fio wrote both latencies' percentiles), the card shows total latency; the I/O count decides for both
+    df = characterize_like_run()
+    only = df[df["point_id"] != "qd1-5s"]
+    assert only.set_index("point_id").loc["qd-1", "unreliable_percentiles"] == "clat_p99_9_us,clat_p99_99_us"
+    p999 = device_card(only).metric("QD1 4k random read p99.9 latency")
+    assert p999.value == 120.0 and p999.few_ios == "too few I/Os for a reliable p99.9 (it needs 10,000 or more)"

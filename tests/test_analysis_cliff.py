@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from figdata import rows
 from helpers.analysis import find_write_cliff, write_cliff_sentence
 from timeseries_helpers import frame
 
@@ -208,3 +209,28 @@ def test_sustained_write_profile_is_size_based():
     assert point.point_id.startswith("sustained-")
     argv = runner.point_argv("fio", point, Path("/t.bin"), 2 << 30, Path("/o"))
     assert f"--io_size={2 << 30}" in argv and not any(a.startswith("--time_based") for a in argv)
+
+
+def test_a_write_too_short_for_a_cliff_says_how_much_in_how_long_and_a_cache_absorbed_it():
+    """A characterize run's sustained write of 1 x a 256 MiB file: one window from the JSON, 0.268 GB in 0.118 s
+    at 2.27 GB/s, which validity flagged as 1.7x the reads at its setting.  The card's sentence says there are too
+    few windows for a cliff, what was written in how long, and that a write-back cache took it (the flag's own
+    numbers) -- not 'no cliff' about the drive."""
+    ts = frame([2.27e9 / 131072], point="sustained-write-bs128k-qd32-nj1-vol1x", direction="write", window_s=0.118,
+               from_json=True)
+    ts["bytes_per_s"] = 2.27e9
+    assert write_cliff_sentence(ts) == ("Sustained write: too few windows (1) to look for a write cliff: 0.268 GB "
+                                        "written in 0.12 s.")
+    why = ("writes at 1.7x the bandwidth of reads at the same setting (1,367 MB/s) after 256 MiB written: more than "
+           "a flash device sustains, a write-back cache absorbed them (measure with a larger SIZE or the "
+           "sustained-write profile)")
+    res = rows([{"point_id": "sustained-write-bs128k-qd32-nj1-vol1x", "run_id": "r", "rw": "write",
+                 "direction": "write", "flag_implausible": True, "flag_reasons": f"ran 0.1 s: too short; {why}"},
+                {"point_id": "other", "run_id": "r", "flag_implausible": True, "flag_reasons": "writes at 9x"}])
+    assert write_cliff_sentence(ts, res) == (
+        "Sustained write: too few windows (1) to look for a write cliff: 0.268 GB written in 0.12 s; its writes at "
+        "1.7x the bandwidth of reads at the same setting (1,367 MB/s) after 256 MiB written went to a write-back "
+        "cache, not the drive's flash: measure with a larger SIZE (several times any cache).")
+    res.loc[0, "flag_implausible"] = False  # a plausible sustained write: the sentence alone
+    assert write_cliff_sentence(ts, res) == write_cliff_sentence(ts)
+    assert find_write_cliff([], []).reason == "too few windows (0) to look for a write cliff."

@@ -13,6 +13,7 @@ import pytest
 from helpers.analysis import grid, search_plateaus
 from helpers.errors import LabError
 from helpers.figures import heatmap_figure
+from helpers.ingest import ingest_paths, ingest_run, manifest_facts
 from helpers.run import sweep
 from helpers.run.profiles import Point, load_profile, parse_profile
 from helpers.run.runner import run_point
@@ -134,6 +135,16 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
               log_hist_msec=0)
     r = run_point(p, scratch_dir / "characterize.bin", 16 << 20, tmp_path)
     assert r.status == "ok" and r.settled_s is not None and r.settled_s < 1.0, (r.settled_s, r.device_s)
+    # ingested with its manifest entry, that probe carries its settle time and is not flagged too short; every
+    # point of the run (all under 3 s) is flagged short exactly when no settle ended it
+    probe = ingest_paths([tmp_path / f"{p.point_id}.json"], "probe", facts=manifest_facts(
+        {"points": {p.point_id: {"parameters": p.as_dict(), "settled_after_s": r.settled_s}}})).results
+    assert (probe["settled_after_s"] == r.settled_s).all() and not probe["flag_short_run"].any()
+    assert not probe["flag_reasons"].str.contains("too short").any()
+    rows = ingest_run(tmp_path / "raw" / "ch").results
+    settled = rows["point_id"].map({k: v.get("settled_after_s") for k, v in pts.items()}).astype("float64")
+    assert rows["settled_after_s"].equals(settled.rename("settled_after_s"))
+    assert (rows["flag_short_run"] == rows["settled_after_s"].isna()).all()
 
 
 def test_a_first_status_object_one_whole_window_in_starts_its_window_from_nothing(tmp_path):

@@ -68,3 +68,24 @@ def test_latency_axis_ticks_at_1_2_5_over_the_drawn_latencies():
     fig = fts.timeseries_figure(an.point_series(ts), an.consistency(ts))
     axis = fig.get_subplot(2, 1).yaxis
     assert axis.type == "log" and {"200", "500"} <= set(axis.ticktext)
+
+
+def test_write_cliff_figure_of_one_window_shows_it_and_says_a_cache_absorbed_it():
+    """A sustained write shorter than fio's first log tick has one window (from the JSON): drawn as a marker (one
+    point makes no line), and with the run's results the title says the cache's flag, wrapped to fit."""
+    from figdata import rows
+
+    point = "sustained-write-bs128k-qd32-nj1-vol1x"
+    ts = frame([2.27e9 / 131072], point=point, direction="write", window_s=0.118, from_json=True)
+    ts["bytes_per_s"] = 2.27e9
+    res = rows([{"point_id": point, "run_id": "r", "rw": "write", "direction": "write", "flag_implausible": True,
+                 "flag_reasons": "writes at 1.7x the bandwidth of reads at the same setting (1,367 MB/s) after 256 MiB "
+                                 "written: more than a flash device sustains"}])
+    fig = fts.write_cliff_figure(an.point_series(ts), results=res)
+    assert fig.data[0].mode == "lines+markers" and list(fig.data[0].y) == [2270.0]
+    title = fig.layout.title.text
+    assert title.replace("<br>", " ").startswith(f"{point}: too few windows (1) to look for a write cliff: 0.268 GB "
+                                                 "written in 0.12 s; its writes at 1.7x")
+    assert "write-back cache" in title and all(len(x) <= fts.TITLE_WIDTH for x in title.split("<br>"))
+    assert fig.layout.margin.t >= 60 + 20 * title.count("<br>")
+    assert "write-back" not in fts.write_cliff_figure(an.point_series(ts)).layout.title.text  # without results

@@ -565,10 +565,23 @@ def test_windows_utf16_output_is_read(tmp_path):
     pd.testing.assert_frame_equal(a, b)
 
 
-def test_manifest_groups_is_one_mapping():
-    m = {"points": {"a": {"parameters": {"group": "qd"}}, "b": {"parameters": {}}, "c": {}}}
-    assert ingest.manifest_groups(m) == {"a": "qd", "b": None, "c": None}
-    assert ingest.manifest_groups({}) == {}
+def test_a_settled_probe_carries_its_settle_time_and_is_not_flagged_short(tmp_path):
+    """The manifest's settled_after_s of a point (a settle-early probe that ended once its IOPS settled) reaches
+    its result rows; a 1 s point without one stays flagged too short."""
+    raw = tmp_path / "run1"
+    shutil.copytree(CORPUS / "multijob", raw)
+    (raw / "manifest.json").write_text(json.dumps({"run_id": "run1", "points": {
+        "seqread": {"parameters": {"group": "qd"}, "settled_after_s": 0.85}, "randwrite": {"parameters": {}}}}))
+    r = ingest.ingest_run(raw).results.set_index("point_id")
+    assert r.loc["seqread", "settled_after_s"] == 0.85 and r.loc["seqread", "group"] == "qd"
+    assert not r.loc["seqread", "flag_short_run"] and r.loc["seqread", "flag_reasons"] == ""
+    assert pd.isna(r.loc["randwrite", "settled_after_s"]) and r.loc["randwrite", "flag_short_run"]
+
+
+def test_manifest_facts_is_one_mapping():
+    m = {"points": {"a": {"parameters": {"group": "qd"}, "settled_after_s": 0.85}, "b": {"parameters": {}}, "c": {}}}
+    assert ingest.manifest_facts(m) == {"a": ingest.PointFacts("qd", 0.85), "b": ingest.PointFacts(), "c": ingest.PointFacts()}
+    assert ingest.manifest_facts({}) == {}
 
 
 # --- total-latency percentiles (issue 10 point 1, ingest part) ------------------------------------

@@ -440,3 +440,43 @@ def test_the_stored_partition_is_the_frame(bench_logs, tmp_path):
     got = store.load(tmp_path, config.TIMESERIES_DATASET, "bench")
     assert n == len(bench_logs["ts"]) > 0 and logs == bench_logs["ts"].attrs["log_files"] == 20
     pd.testing.assert_frame_equal(got.reset_index(drop=True), bench_logs["ts"])
+
+
+def test_a_point_shorter_than_one_log_interval_gets_one_window_from_its_json(tmp_path, scratch_dir, fio_path):
+    """A sustained write of 1 x a 16 MiB target ends (in tens of ms) before fio's first bw/iops tick (500 ms
+    windows; fio 3.33 logged nothing for the first ~140 ms of a job whatever the interval): no logged rate
+    entry, so one from_json row per job and direction over [0, the JSON's runtime] carries the JSON's bytes and
+    I/Os -- the write-cliff view then has a window instead of none."""
+    target = scratch_dir / "short-ts.bin"
+    if not target.exists():
+        target.write_bytes(b"\x3c" * (16 << 20))
+    point = Point(group="sustained", rw="write", bs_bytes=128 << 10, iodepth=8, volume=1, runtime_s=30.0,
+                  ramp_s=0.0, log_avg_msec=500, log_hist_msec=0)
+    res = run_point(point, target, 16 << 20, tmp_path, fio=fio_path)
+    assert res.status == "ok"
+    job = json.loads((tmp_path / f"{point.point_id}.json").read_text())["jobs"][0]["write"]
+    assert job["runtime"] < 500, job["runtime"]  # the premise: shorter than one interval
+    df = ts.timeseries_frame([tmp_path], "r")
+    rate = df[df["log"] == "iops,bw"]
+    assert len(rate) == 1 and rate["from_json"].all() and (rate["direction"] == "write").all()
+    r = rate.iloc[0]
+    assert (r["window_start_s"], r["window_end_s"]) == (0.0, job["runtime"] / 1000)
+    assert r["bytes_per_s"] * r["window_end_s"] == pytest.approx(job["io_bytes"])
+    assert r["iops"] * r["window_end_s"] == pytest.approx(job["total_ios"])
+
+
+def test_clones_that_logged_nothing_share_their_entrys_totals(tmp_path):
+    """Two numjobs clones grouped into one entry, both logs empty (the point ended before the first tick), the
+    JSON's 8 MiB and 2,048 I/Os in 200 ms: each clone gets a window [0, 0.2 s] at half the entry's rate, in the
+    logs it has (bw only for the second: no iops column, NaN)."""
+    (tmp_path / "p.json").write_text(json.dumps({"fio version": "fio-3.33", "jobs": [{
+        "jobname": "p", "error": 0, "job options": {"log_avg_msec": "500"},
+        "write": {"io_bytes": 8 << 20, "total_ios": 2048, "runtime": 200}}]}))
+    for name in ("p_bw.1.log", "p_iops.1.log", "p_bw.2.log"):
+        (tmp_path / name).write_text("")
+    df = ts.timeseries_frame([tmp_path], "r").sort_values("log_job")
+    assert df["log_job"].tolist() == [1, 2] and df["from_json"].all()
+    assert df["log"].tolist() == ["iops,bw", "bw"]
+    assert df["window_start_s"].tolist() == [0.0, 0.0] and df["window_end_s"].tolist() == [0.2, 0.2]
+    assert df["bytes_per_s"].tolist() == pytest.approx([(4 << 20) / 0.2] * 2)
+    assert df["iops"].iloc[0] == pytest.approx(1024 / 0.2) and np.isnan(df["iops"].iloc[1])

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from helpers.processed import schema
-from helpers.processed.validity import FLAG_COLUMNS, add_flags, unreliable_percentiles
+from helpers.processed.validity import FLAG_COLUMNS, add_flags, settled_text, unreliable_percentiles
 from realfio import prefill, run_jobs
 
 
@@ -92,9 +92,31 @@ def test_short_run():
     assert f.loc[0, "flag_short_run"] and "too short for steady state" in f.loc[0, "flag_reasons"]
 
 
+def test_a_probe_that_ended_because_it_settled_is_not_short_one_that_ran_out_is():
+    """A settle-early probe of 0.45 s that ended once its IOPS settled (settled_after_s 0.55, ramp included) measured
+    its level by the settle rule: no short-run flag.  The same probe that ran its whole 1 s without settling (no
+    settled_after_s) is flagged, and so is a point with no settle record at all (NaN, or no such column)."""
+    f = flags(row(runtime_s=0.45, settled_after_s=0.55), row(runtime_s=1.0, settled_after_s=np.nan),
+              row(runtime_s=0.45, settled_after_s=0.55, usr_cpu_pct=60.0, sys_cpu_pct=35.0))
+    assert list(f["flag_short_run"]) == [False, True, False]
+    assert list(f["flag_reasons"]) == ["", "ran 1.0 s: too short for steady state (< 3 s)",
+                                       "fio used 95 % of a CPU (CPU-bound)"]  # its other flags still stand
+    assert flags(row(runtime_s=0.45)).loc[0, "flag_short_run"]
+    assert settled_text(0.5512) == "ended once its IOPS settled after 0.55 s"
+
+
 def test_repeat_spread():
     f = flags(row(iops=100_000.0), row(iops=70_000.0), row(iodepth=8, iops=100_000.0), row(iodepth=8, iops=101_000.0))
     assert list(f["flag_repeat_spread"]) == [True, True, False, False]
+
+
+def test_points_of_different_sweep_groups_are_not_repeats_of_each_other():
+    """A characterize run's QD1 probe (group qd) read 30 % below its 5 s QD1 latency point (group qd1): different
+    measurements of one setting, not repeats (the probe's spread flagged the 5 s point).  Two readings of one
+    group (a re-probe) that disagree so are."""
+    f = flags(row(group="qd", iops=70_000.0), row(group="qd1", iops=100_000.0),
+              row(group="qd", iodepth=8, iops=70_000.0), row(group="qd", iodepth=8, iops=100_000.0))
+    assert list(f["flag_repeat_spread"]) == [False, False, True, True]
 
 
 def test_open_loop_loads_are_not_repeats_of_each_other():

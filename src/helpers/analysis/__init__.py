@@ -85,6 +85,7 @@ from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.card import DeviceCard, device_card
 from helpers.analysis.cliff import (
     WriteCliff,
+    cache_absorbed_reason,
     find_write_cliff,
     point_cliff,
     sustained_write_cliffs,
@@ -167,7 +168,8 @@ __all__ += ["RunComparison", "SampleComparison", "compare_runs", "compare_sample
 __all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capacity", "slo_table"]  # SLO (issue 13)
 __all__ += ["CrossCheck", "cross_check_verdict", "slo_cross_check", "slo_search_steps"]  # SLO search vs fio (13.7)
 __all__ += ["consistency", "consistency_table", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
-__all__ += ["WriteCliff", "find_write_cliff", "point_cliff", "sustained_write_cliffs", "write_cliff_sentence"]  # issue 12
+__all__ += ["WriteCliff", "cache_absorbed_reason", "find_write_cliff", "point_cliff", "sustained_write_cliffs",
+            "write_cliff_sentence"]  # issue 12
 __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)
 __all__ += ["adaptive_steps", "search_plateaus"]  # the sweep notebook's record of adaptive searches
 __all__ += ["health_note", "temperature_at_gb", "temperature_series"]  # device temperature (issue 12)

@@ -15,7 +15,7 @@ from helpers.analysis.points import latency_columns, percentile_latency, percent
 from helpers.analysis.slo import slo_card_sentence
 from helpers.analysis.timeseries import point_series
 from helpers.fio.units import format_bytes
-from helpers.processed.validity import TAIL_SAMPLES
+from helpers.processed.validity import TAIL_SAMPLES, settled_text, too_few_ios
 
 KB4 = 4096
 FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
@@ -81,8 +81,12 @@ class DeviceCard:
 
 
 def _where(r: pd.Series) -> str:
+    """The point's setting, and how it was measured when it was a settle-early probe (its runtime alone would
+    read as too short)."""
+    settled = r.get("settled_after_s")
     return f"{r['rw']} {format_bytes(r['bs_bytes'])} QD{int(r['iodepth'])}" + (
-        "" if r["numjobs"] == 1 else f" x{int(r['numjobs'])} jobs")
+        "" if r["numjobs"] == 1 else f" x{int(r['numjobs'])} jobs") + (
+        f", {settled_text(settled)}" if settled is not None and pd.notna(settled) else "")
 
 
 def _extreme(rows: pd.DataFrame, col: str, how: str) -> pd.Series:
@@ -114,13 +118,58 @@ def _rand4k_read_rows(d: pd.DataFrame) -> pd.DataFrame:
     return d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["numjobs"] == 1) & (d["direction"] == "read")]
 
 
+def _groups(rows: pd.DataFrame) -> pd.Series:
+    """Each row's sweep group ('' when unknown: foreign files)."""
+    if "group" not in rows:
+        return pd.Series("", index=rows.index, dtype="object")
+    return rows["group"].astype("object").where(rows["group"].notna(), "")
+
+
+def _knee_rows(d: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the card's knee series' rows, the other 4k random-read rows of one job, left out of it) of a
+    :func:`with_units` frame: the series is the sweep group that measured the most queue depths (a searched
+    series' probes, a grid's QD sweep; then the one with the most rows, then by name), never mixed with other
+    groups' points at the same depths (a characterize run's 5 s QD1 latency point beside its QD1 probe, tail
+    points)."""
+    s = _rand4k_read_rows(d).dropna(subset=["iodepth"])
+    if s.empty:
+        return s, s
+    g = _groups(s)
+    depths, counts = s.groupby(g)["iodepth"].nunique(), g.value_counts()
+    best = max(depths.index, key=lambda k: (depths[k], counts[k], str(k)))
+    return s[g == best], s[g != best]
+
+
 def rand4k_qd_series(df: pd.DataFrame) -> pd.DataFrame:
-    """4k random-read points of one job, averaged per queue depth (the card's knee series); ``p99_us`` is
-    the p99 of total latency when fio wrote it, else of completion latency (``percentile_latency`` says)."""
-    s = _rand4k_read_rows(with_units(df))
-    out = s.groupby("iodepth", as_index=False).agg(iops=("iops", "mean"), lat_mean_us=("lat_mean_us", "mean"),
-                                                   p99_us=("p99_us", "mean"))
+    """4k random-read points of one job, one measurement per queue depth (the card's knee series): the points of
+    one sweep group (:func:`_knee_rows`), a depth it measured more than once by the median of its readings (of
+    two, their mean, as the adaptive search judges a re-probed depth); ``p99_us`` is the p99 of total latency
+    when fio wrote it, else of completion latency (``percentile_latency`` says)."""
+    s = _knee_rows(with_units(df))[0]
+    out = s.groupby("iodepth", as_index=False).agg(iops=("iops", "median"), lat_mean_us=("lat_mean_us", "median"),
+                                                   p99_us=("p99_us", "median"))
     return out.assign(percentile_latency=percentile_latency(s))
+
+
+def knee_source(d: pd.DataFrame) -> str:
+    """Which points the knee series is (a :func:`with_units` frame): the group, how many of its points ended
+    once their IOPS settled, repeated depths, and the 4k random-read points of other groups left out of it."""
+    rows, other = _knee_rows(d)
+    if rows.empty:
+        return ""
+    group = _groups(rows).iloc[0]
+    parts = [f"on the {group!r} points" if group else "on its points"]
+    if "settled_after_s" in rows and rows["settled_after_s"].notna().any():
+        parts[0] += f" ({int(rows['settled_after_s'].notna().sum())} of {len(rows)} ended once their IOPS settled)"
+    rep = sorted(q for q, n in rows["iodepth"].value_counts().items() if n > 1)
+    if rep:
+        parts.append(f"QD {', '.join(f'{q:g}' for q in rep)} by the median of its readings")
+    if len(other):
+        left = [f"{g!r} at QD {', '.join(f'{q:g}' for q in sorted(o['iodepth'].unique()))}" if g else
+                f"QD {', '.join(f'{q:g}' for q in sorted(o['iodepth'].unique()))}"
+                for g, o in other.groupby(_groups(other), sort=True)]
+        parts.append(f"not mixed in: {'; '.join(left)}")
+    return "; ".join(parts)
 
 
 def _settings(rows: pd.DataFrame) -> list[tuple[int, int]]:
@@ -244,36 +293,56 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
     metrics.append(knee_p99_metric(d, series, knee))
     metrics.append(Metric("Throughput stops growing beyond", knee_qd, "QD",
                           f"4k random read, Kneedle on IOPS vs log2 QD over QD {series['iodepth'].min():g}–"
-                          f"{series['iodepth'].max():g}" if knee_qd is not None else reason))
+                          f"{series['iodepth'].max():g}, {knee_source(d)}" if knee_qd is not None else reason))
     card = DeviceCard(metrics, knee_qd, reason,
                       identity=device_identity(manifest, health) if manifest is not None else {})
     card.findings = findings(d, card, knee)
     if slo_us is not None and len(df):
         card.findings.append(slo_card_sentence(df, slo_us))
-    cliff = write_cliff_sentence(point_series(timeseries)) if timeseries is not None and len(timeseries) else None
+    cliff = write_cliff_sentence(point_series(timeseries), d) if timeseries is not None and len(timeseries) else None
     if cliff:
         card.findings.append(cliff)
     return card
 
 
+def _too_few(rows: pd.DataFrame, p: float) -> pd.Series:
+    """True for the rows (with_units frames) whose I/O count cannot support percentile ``p`` (processed.validity's
+    rule on ``total_ios``; or, without a count, ``unreliable_percentiles`` listing it for either latency)."""
+    total = pd.to_numeric(rows["total_ios"], errors="coerce") if "total_ios" in rows else pd.Series(
+        float("nan"), index=rows.index)
+    few = pd.Series(too_few_ios(total.astype("float64"), p / 100), index=rows.index).fillna(False).astype(bool)
+    if "unreliable_percentiles" in rows:
+        cols = {f"{kind}_{percentile_suffix(p)}" for kind in ("lat", "clat")}
+        listed = rows["unreliable_percentiles"].fillna("").astype(str).str.split(",").map(
+            lambda cs: bool(cols & set(cs))).astype(bool)
+        few = few | (listed & total.isna())
+    return few
+
+
 def _few_ios(rows: pd.DataFrame, p: float) -> str:
-    """'too few I/Os for a reliable p99.9 (it needs 10,000 or more)' when a row of ``rows`` (with_units frames) has its
-    percentile column in ``unreliable_percentiles`` (processed.validity's rule), else ''."""
-    col = latency_columns(rows).column(p)
-    listed = rows["unreliable_percentiles"].fillna("").astype(str) if "unreliable_percentiles" in rows else None
-    if listed is None or not listed.str.split(",").map(lambda cs: col in cs).any():
+    """'too few I/Os for a reliable p99.9 (it needs 10,000 or more)' when a row of ``rows`` (with_units frames)
+    cannot support the percentile (:func:`_too_few`), else ''."""
+    if not _too_few(rows, p).any():
         return ""
     return f"too few I/Os for a reliable p{p:g} (it needs {TAIL_SAMPLES / (1 - p / 100):,.0f} or more)"
 
 
+def _reliable(rows: pd.DataFrame, p: float) -> pd.DataFrame:
+    """The rows (with_units frames) with enough I/Os for percentile ``p`` (processed.validity's rule), when one
+    of them measured it; else all: a short probe's lucky p99.9 never beats a point that can support one."""
+    ok = ~_too_few(rows, p) & rows[percentile_suffix(p)].notna()
+    return rows[ok] if ok.any() else rows
+
+
 def qd1_tail_metrics(rows: pd.DataFrame) -> list[Metric]:
     """QD1 4k random-read p99 and p99.9 (of total latency when fio measured it, else of completion latency:
-    the title says which), each marked when its point had too few I/Os for the percentile."""
+    the title says which), from the points with enough I/Os for the percentile when there are any, else marked
+    as such (too few I/Os)."""
     out = []
     lname = latency_columns(rows).name
     for p in (99.0, 99.9):
         col = percentile_suffix(p)
-        m = _metric(f"QD1 4k random read p{p:g} latency", rows, col, "µs", "min")
+        m = _metric(f"QD1 4k random read p{p:g} latency", _reliable(rows, p), col, "µs", "min")
         m.title = f"QD1 4k random read p{p:g} {lname}"
         if m.available:
             m.few_ios = _few_ios(rows[rows[col] == m.value], p)
@@ -290,7 +359,7 @@ def knee_p99_metric(d: pd.DataFrame, series: pd.DataFrame, knee) -> Metric:
                       title=f"p99 {lname} at the knee")
     at = series[series["iodepth"] == knee.knee_qd]
     value = float(at["p99_us"].iloc[0]) if len(at) and pd.notna(at["p99_us"].iloc[0]) else None
-    rows = _rand4k_read_rows(d)
+    rows = _knee_rows(d)[0]
     rows = rows[rows["iodepth"] == knee.knee_qd]
     m = Metric(name, value, "µs", f"4k random read at QD {knee.knee_qd:g}" if value is not None
                else "no p99 at the knee's queue depth", title=f"p99 {lname} at the knee (QD {knee.knee_qd:g})")
@@ -309,7 +378,7 @@ def _left_out(m: Metric) -> str:
 
 def _series_flags(d: pd.DataFrame) -> str:
     """Say when the knee's own series contains flagged points (the curve may show fio's limit, not the device's)."""
-    s = _rand4k_read_rows(d)
+    s = _knee_rows(d)[0]
     bad = s[s["flagged"]]
     if bad.empty:
         return ""

@@ -77,7 +77,9 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO, 
     n = len(y)
     total = float(x[-1]) if n else 0.0
     if n < MIN_WINDOWS or not np.nanmedian(y) > 0:
-        return WriteCliff(None, None, None, f"too few windows ({n}) to look for a write cliff.", total)
+        took = f" in {float(t1[-1] - t0[0]):.2g} s" if timed and n else ""
+        what = f": {_gb(total)} written{took}" if n else ""
+        return WriteCliff(None, None, None, f"too few windows ({n}) to look for a write cliff{what}.", total)
     med = float(np.median(y))
     z = y / med
     sigma = max(float(np.median(np.abs(np.diff(z)))) / (0.6745 * np.sqrt(2)), 0.01)
@@ -170,9 +172,10 @@ def point_cliff(series: pd.DataFrame) -> WriteCliff:
                             window_end_s=g["window_end_s"])
 
 
-def sustained_write_cliffs(series: pd.DataFrame) -> pd.DataFrame:
+def sustained_write_cliffs(series: pd.DataFrame, results: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per sustained-write point (point_id starting with 'sustained') of a ``point_series``
-    frame: run_id, point_id, cliff_gb, before/after bytes per s, total_gb and the sentence."""
+    frame: run_id, point_id, cliff_gb, before/after bytes per s, total_gb and the sentence (with the run's
+    ``results``, saying when a write-back cache absorbed the point's writes: :func:`cache_absorbed_reason`)."""
     cols = ["run_id", "point_id", "cliff_gb", "before_bytes_per_s", "after_bytes_per_s", "total_gb", "reason"]
     if series is None or series.empty:
         return pd.DataFrame(columns=cols)
@@ -180,14 +183,34 @@ def sustained_write_cliffs(series: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (run, point), g in w.groupby(["run_id", "point_id"], sort=True):
         c = point_cliff(g)
-        rows.append((run, point, c.cliff_gb, c.before_bytes_per_s, c.after_bytes_per_s, c.total_gb, c.reason))
+        rows.append((run, point, c.cliff_gb, c.before_bytes_per_s, c.after_bytes_per_s, c.total_gb,
+                     cache_absorbed_reason(c.reason, results, run, point)))
     return pd.DataFrame(rows, columns=cols)
 
 
-def write_cliff_sentence(series: pd.DataFrame) -> str | None:
+def write_cliff_sentence(series: pd.DataFrame, results: pd.DataFrame | None = None) -> str | None:
     """The device card's sentence ("Sustained write: ≈ X GB at Y MB/s before ...") when a sustained-write
-    point ran; None otherwise."""
-    cliffs = sustained_write_cliffs(series)
+    point ran; None otherwise.  With the run's ``results``, a point whose writes validity flagged as faster than
+    the device sustains (``flag_implausible``) is said to have gone to a write-back cache: whatever its windows
+    show (no cliff, most often) is that cache's, not the drive's."""
+    cliffs = sustained_write_cliffs(series, results)
     if cliffs.empty:
         return None
     return f"Sustained write: {cliffs['reason'].iloc[-1]}"
+
+
+def cache_absorbed_reason(reason: str, results: pd.DataFrame | None, run: str, point: str) -> str:
+    """A sustained-write point's cliff ``reason``, with its implausibly-fast-writes flag (the flag's own numbers,
+    processed.validity) when the run's ``results`` raise it for the point: what the windows show is then a
+    write-back cache's, not the drive's."""
+    need = {"run_id", "point_id", "flag_implausible", "flag_reasons"}
+    if results is None or not need <= set(results.columns):
+        return reason
+    r = results[(results["run_id"] == run) & (results["point_id"] == point)
+                & results["flag_implausible"].fillna(False).astype(bool)]
+    why = next((x for x in "; ".join(r["flag_reasons"].fillna("").astype(str)).split("; ")
+                if x.startswith("writes at ")), "")
+    if not why:
+        return reason
+    return (f"{reason.rstrip('.')}; its {why.split(':')[0]} went to a write-back cache, not the drive's flash: "
+            "measure with a larger SIZE (several times any cache).")

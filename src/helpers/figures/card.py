@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import math
-import textwrap
 
 import plotly.graph_objects as go
 
-from helpers.figures.common import TEMPLATE, message_figure
+from helpers.figures.common import TEMPLATE, message_figure, wrap_html
 
 COLS = 4
 
 
 def _wrap(text: str, width: int = 42) -> str:
-    """Line breaks (<br>) that keep a sentence inside its tile (plotly does not wrap annotation text)."""
-    return "<br>".join(textwrap.wrap(str(text or ""), width)) or ""
+    """Line breaks (<br>) that keep a sentence inside its tile."""
+    return wrap_html(text, width)
 
 
 def card_figure(card, title: str = "Device card") -> go.Figure:
@@ -31,11 +30,11 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
         r, c = divmod(i, COLS)
         domain = {"x": [c / COLS + 0.01, (c + 1) / COLS - 0.01], "y": [1 - (r + 1) / rows + 0.04, 1 - r / rows - 0.08]}
         warn = " ⚠" if m.flag_reasons or m.few_ios else ""
-        sub = (m.detail or "") + ("<br>⚠ flagged point (see the table)" if m.flag_reasons else "")
+        sub = _wrap(m.detail, 52) + ("<br>⚠ flagged point (see the table)" if m.flag_reasons else "")
         if m.few_ios:  # a percentile the point's I/O count cannot support (processed.validity's rule)
-            sub += f"<br>⚠ {m.few_ios}"
+            sub += f"<br>{_wrap('⚠ ' + m.few_ios, 52)}"
         if m.better_flagged:
-            sub += f"<br>a flagged {m.better_flagged} not counted"
+            sub += f"<br>{_wrap(f'a flagged {m.better_flagged} not counted', 52)}"
         if m.available:
             fmt = ",.0f" if m.unit != "µs" else ",.1f"
             fig.add_trace(go.Indicator(

@@ -18,6 +18,11 @@ TEMPLATE = "plotly_white"
 NO_DATA = "lab_no_data"  # layout.meta key of a figure that only says a view has no data (its sentence)
 
 
+def wrap_html(text: str, width: int) -> str:
+    """``text`` with line breaks (<br>) every ``width`` characters at most: plotly wraps no title or annotation."""
+    return "<br>".join(textwrap.wrap(str(text or ""), width))
+
+
 def message_figure(text: str) -> go.Figure:
     """A figure that only says ``text`` (no axes): used when a view has no data for a run."""
     fig = go.Figure()

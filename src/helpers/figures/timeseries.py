@@ -15,7 +15,14 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.analysis.cliff import SUSTAINED_GROUP, gb_written, point_cliff, rate_rows
+from helpers.analysis.cliff import (
+    MIN_WINDOWS,
+    SUSTAINED_GROUP,
+    cache_absorbed_reason,
+    gb_written,
+    point_cliff,
+    rate_rows,
+)
 from helpers.analysis.health import temperature_at_gb, temperature_series
 from helpers.analysis.timeseries import NARROW_FRACTION, narrow_windows
 from helpers.figures.common import (
@@ -26,10 +33,12 @@ from helpers.figures.common import (
     latency_log_axis,
     message_figure,
     natural_key,
+    wrap_html,
 )
 from helpers.fio.latency import latency_label
 
 DISPLAY_MAX_WINDOWS = 1500  # above this many windows per trace the display shows min/max per bucket
+TITLE_WIDTH = 120  # characters per line of the write-cliff figure's title (the finding)
 POINT = ["run_id", "point_id", "source_file"]
 NO_LOGS = ("This run has no fio time-series logs (points recorded before per-window logging, foreign files "
            "without *_iops/*_clat_hist logs, or the bundled sample run).")
@@ -234,10 +243,13 @@ NO_SUSTAINED = ("This run has no sustained-write point with logs (run the sustai
 
 
 def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WINDOWS,
-                       health: pd.DataFrame | None = None, health_note: str = "") -> go.Figure:
-    """Write throughput (MB/s) against GB written for each sustained-write point, the phases found by
+                       health: pd.DataFrame | None = None, health_note: str = "",
+                       results: pd.DataFrame | None = None) -> go.Figure:
+    """Write throughput (MB/s) against GB written for each sustained-write point (a marker per window too when
+    there are too few for a cliff: one window is no line), the phases found by
     :func:`helpers.analysis.point_cliff` as horizontal lines and the cliff as a dashed vertical line;
-    the title is the finding.  With ``health`` rows the device temperature (placed at the GB written when each
+    the title is the finding (with the run's ``results``, saying when a write-back cache absorbed the writes:
+    :func:`helpers.analysis.cache_absorbed_reason`).  With ``health`` rows the device temperature (placed at the GB written when each
     capture was taken) is drawn on a secondary y axis; a point without shows ``health_note``.  A dropdown
     picks the point when there are several."""
     if series is None or series.empty:
@@ -249,14 +261,15 @@ def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WIND
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     groups = list(w.groupby(["run_id", "point_id"], sort=True))
     multi_run = w["run_id"].nunique() > 1
-    owner, layouts = [], []
+    owner, layouts, top = [], [], 80
     for i, ((run, point), g) in enumerate(groups):
         g = rate_rows(g)
         gb = gb_written(g).to_numpy()
         c = point_cliff(g)
         shown = ~narrow_windows(g).to_numpy()
         x, y, red = display_reduce(gb[shown], g["bytes_per_s"].to_numpy()[shown] / 1e6, max_windows)
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name="throughput per window", line={"color": color(0)},
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines" if len(x) >= MIN_WINDOWS else "lines+markers",
+                                 name="throughput per window", line={"color": color(0)},
                                  hovertemplate="%{y:,.0f} MB/s after %{x:.3g} GB<extra></extra>"))
         owner.append(i)
         px, py = [], []
@@ -280,13 +293,16 @@ def write_cliff_figure(series: pd.DataFrame, max_windows: int = DISPLAY_MAX_WIND
         note = " (drawn as min/max per bucket; analysis uses every window)" if red else ""
         missing = "<br>".join(x for x in (_narrow_note(int((~shown).sum())) if not shown.all() else "",
                                           _missing_temperature(has_temp, temps, health_note)) if x)
-        layouts.append({"shapes": shapes, "title": {"text": f"{label}: {c.reason}{note}"}, "yaxis2.visible": has_temp,
+        reason = cache_absorbed_reason(c.reason, results, run, point)
+        title = wrap_html(f"{label}: {reason}{note}", TITLE_WIDTH)
+        top = max(top, 60 + 20 * title.count("<br>"))
+        layouts.append({"shapes": shapes, "title": {"text": title}, "yaxis2.visible": has_temp,
                         "annotations": [{"text": missing, "x": 0, "xref": "paper", "y": -0.25, "yref": "paper",
                                          "showarrow": False, "xanchor": "left", "font": {"size": 11}}] if missing else []})
     masks = [[o == i for o in owner] for i in range(len(groups))]
     for trace, visible in zip(fig.data, masks[0]):
         trace.visible = visible
-    fig.update_layout(layouts[0], template=TEMPLATE, height=480, margin={"b": 110})
+    fig.update_layout(layouts[0], template=TEMPLATE, height=400 + top, margin={"b": 110, "t": top})
     fig.update_xaxes(title_text="Data written (GB, decimal: 1 GB = 10^9 bytes)", rangemode="tozero")
     fig.update_yaxes(title_text="Write throughput per window (MB/s, decimal)", rangemode="tozero", secondary_y=False)
     fig.update_yaxes(title_text=TEMPERATURE_AXIS, secondary_y=True, showgrid=False, tickmode="auto")

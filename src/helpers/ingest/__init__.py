@@ -7,15 +7,16 @@ is the command line.
 
 from helpers.ingest.core import (
     IngestResult,
+    PointFacts,
     ingest,
     ingest_paths,
     ingest_run,
-    manifest_groups,
+    manifest_facts,
     quarantine_report,
     raw_files,
     read_results,
     write_ingest,
 )
 
-__all__ = ["IngestResult", "ingest", "ingest_paths", "ingest_run", "manifest_groups", "quarantine_report",
-           "raw_files", "read_results", "write_ingest"]
+__all__ = ["IngestResult", "PointFacts", "ingest", "ingest_paths", "ingest_run", "manifest_facts",
+           "quarantine_report", "raw_files", "read_results", "write_ingest"]

@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -75,12 +75,21 @@ Q_FIELDS = schema.column_names(schema.QUARANTINE_COLUMNS)
 _ROW_ORDER = [
     "run_id", "host", "fio_version", "source_file", "run_index", "point_id", "group", "job_name", "job_index", "rw", "direction",
     "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "rate_iops", "ioengine", "direct", "group_reporting",
-    "runtime_s", "io_bytes", "total_ios", "iops", "bw_bytes_per_s", "lat_mean_us", "lat_stddev_us", "lat_min_us",
+    "runtime_s", "settled_after_s", "io_bytes", "total_ios", "iops", "bw_bytes_per_s", "lat_mean_us", "lat_stddev_us", "lat_min_us",
     "lat_max_us", "clat_mean_us", "slat_mean_us", *schema.PERCENTILES.values(), *schema.LAT_PERCENTILES.values(),
     "usr_cpu_pct", "sys_cpu_pct", "timestamp_s", "disk_read_ios", "disk_write_ios", "disk_read_merges",
     "disk_write_merges", "source_format", "rounded_columns", "config_note",
 ]
 assert _ROW_ORDER == FIELDS, "the row tuple of _entry_rows must follow the schema's column order"
+
+class PointFacts(NamedTuple):
+    """What a lab run's manifest records about one point (:func:`manifest_facts`), carried by its rows."""
+
+    group: str | None = None  # the profile's sweep group
+    settled_after_s: float | None = None  # a settle-early probe ended once its IOPS settled, this many s in
+
+
+NO_FACTS = PointFacts()  # a point the manifest does not list (foreign files)
 
 BadJob = EntryError  # a job entry (or file) that is not a data point; the message is one sentence
 
@@ -197,7 +206,8 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
     name = entry.name
     host = entry.hostname if entry.hostname is not None else ctx["host"]
     point = name
-    group = ctx["groups"].get(point)
+    facts = ctx["facts"].get(point, NO_FACTS)
+    group = facts.group
     head = (ctx["run_id"], host, res.fio_version, ctx["source_file"], res.run_index, point, group, name, entry.index,
             c.rw)
     note, text_note = c.note, entry.text_note
@@ -207,7 +217,7 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
     for x in entry.directions:
         d = x.direction
         rows.append((*head, d, c.bs_bytes(d), c.iodepth, c.numjobs, c.rwmixread_pct, c.rate_iops(d), c.ioengine,
-                     c.direct, c.group_reporting, x.runtime_s, x.io_bytes, x.total_ios, x.iops, x.bw_bytes_per_s,
+                     c.direct, c.group_reporting, x.runtime_s, facts.settled_after_s, x.io_bytes, x.total_ios, x.iops, x.bw_bytes_per_s,
                      x.lat_mean_us, x.lat_stddev_us, x.lat_min_us, x.lat_max_us, x.clat_mean_us, x.slat_mean_us,
                      *x.clat_pct_us, *x.lat_pct_us, *tail))
     sink.rows.extend(rows)
@@ -229,7 +239,7 @@ def latency_target_reason(entry) -> str:
 
 
 def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str | None = None,
-             groups: dict[str, str] | None = None) -> None:
+             facts: dict[str, PointFacts] | None = None) -> None:
     """Parse one raw file's bytes into ``sink`` (rows, histograms, quarantine). Never raises."""
     sink.files += 1
 
@@ -255,7 +265,7 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
     sink.runs += len(runs)
     if len(runs) > 1:
         sink.multi_run[source_file] = len(runs)
-    ctx = {"run_id": run_id, "source_file": source_file, "host": host, "groups": groups or {}}
+    ctx = {"run_id": run_id, "source_file": source_file, "host": host, "facts": facts or {}}
     for res in runs:
         i = res.run_index
         for e in res.entries:
@@ -276,10 +286,10 @@ def add_file(data: bytes, run_id: str, source_file: str, sink: _Sink, host: str 
 
 
 def rows_from_bytes(data: bytes, run_id: str, source_file: str, host: str | None = None,
-                    groups: dict[str, str] | None = None) -> tuple[list[dict], list[dict]]:
+                    facts: dict[str, PointFacts] | None = None) -> tuple[list[dict], list[dict]]:
     """(result rows, quarantine rows) for one raw file's bytes, as dicts (convenience for tests)."""
     sink = _Sink()
-    add_file(data, run_id, source_file, sink, host, groups)
+    add_file(data, run_id, source_file, sink, host, facts)
     return [dict(zip(FIELDS, r)) for r in sink.rows], [dict(zip(Q_FIELDS, b)) for b in sink.bad]
 
 
@@ -414,18 +424,18 @@ class Batch:
     multi_run: dict[str, int] = field(default_factory=dict)
 
 
-def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict,
+def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, facts: dict,
            flags: bool = True) -> Batch:
     """Parse a batch of (path, source_file) into frames; without ``flags`` the results frame has
     only the fields (the caller flags the whole run)."""
-    return _frames(_parse(items, run_id, host, groups), flags)
+    return _frames(_parse(items, run_id, host, facts), flags)
 
 
-def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Packed:
+def _parse(items: list[tuple[str, str]], run_id: str, host: str | None, facts: dict) -> _Packed:
     """Read and parse a batch of (path, source_file) into columns (in a worker process: a packed sink
     pickles as numpy arrays and tuples, much faster than frames of Arrow strings)."""
     with _gc_paused():
-        return _parse_files(items, run_id, host, groups).pack()
+        return _parse_files(items, run_id, host, facts).pack()
 
 
 @contextlib.contextmanager
@@ -457,7 +467,7 @@ def _system_memory() -> Iterator[None]:
         pa.set_memory_pool(previous)
 
 
-def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, groups: dict) -> _Sink:
+def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, facts: dict) -> _Sink:
     sink = _Sink()
     for path, rel in items:
         try:
@@ -472,7 +482,7 @@ def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, gr
             sink.files += 1
             sink.bad.append((run_id, rel, None, None, f"the file cannot be read ({exc.strerror or exc})."))
             continue
-        add_file(data, run_id, rel, sink, host, groups)
+        add_file(data, run_id, rel, sink, host, facts)
     return sink
 
 
@@ -483,12 +493,12 @@ def _frames(p: _Packed, flags: bool = True, arrow: bool = False) -> Batch:
 
 
 def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
-                 groups: dict | None = None, batch_files: int = BATCH_FILES,
+                 facts: dict[str, PointFacts] | None = None, batch_files: int = BATCH_FILES,
                  workers: int | None = None, flags: bool = True, arrow: bool = False) -> Iterator[Batch]:
     """Batches in input order; a process pool (fork, at most 2 batches per worker in flight) for many
     files.  Each batch's results are flagged on their own unless ``flags`` is False; with ``arrow`` the
     histograms come as the Arrow table to write (:func:`_hist_table`), not a frame."""
-    groups = groups or {}
+    facts = facts or {}
     workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
     pool = workers > 1 and len(items) >= POOL_MIN_FILES
     if pool:
@@ -497,21 +507,21 @@ def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = N
         chunks = [items[i:i + batch_files] for i in range(0, len(items), batch_files)]
     if not pool or len(chunks) < 2:
         for c in chunks:
-            yield _frames(_parse(c, run_id, host, groups), flags, arrow)
+            yield _frames(_parse(c, run_id, host, facts), flags, arrow)
         return
     ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as ex:
         pending = []
         it = iter(chunks)
         for c in it:
-            pending.append(ex.submit(_parse, c, run_id, host, groups))
+            pending.append(ex.submit(_parse, c, run_id, host, facts))
             if len(pending) >= 2 * workers:
                 break
         while pending:
             yield _frames(pending.pop(0).result(), flags, arrow)
             nxt = next(it, None)
             if nxt is not None:
-                pending.append(ex.submit(_parse, nxt, run_id, host, groups))
+                pending.append(ex.submit(_parse, nxt, run_id, host, facts))
 
 
 def _pool_chunks(items: list[tuple[str, str]], batch_files: int, workers: int) -> list[list[tuple[str, str]]]:
@@ -623,7 +633,7 @@ def _rel(f: str, link: bool, base: Path, rel_dirs: dict[str, str]) -> str:
 
 
 def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None, keep: bool = True,
-                 host: str | None = None, groups: dict | None = None, batch_files: int = BATCH_FILES,
+                 host: str | None = None, facts: dict[str, PointFacts] | None = None, batch_files: int = BATCH_FILES,
                  workers: int | None = None, glob: str | None = None) -> IngestResult:
     """Ingest files and folders (recursive) as one run.
 
@@ -652,7 +662,7 @@ def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None,
         # per job and direction) are kept, so the validity flags are computed once over the whole run
         with _gc_paused(), _system_memory():  # (the worker processes forked here inherit both)
             # (not kept: histograms go to the writer as Arrow tables, their strings never materialised per bin)
-            for b in iter_batches(items, run_id, host, groups, batch_files, workers, flags=False,
+            for b in iter_batches(items, run_id, host, facts, batch_files, workers, flags=False,
                                   arrow=out is not None and not keep):
                 if empty is None:  # (read here, while the worker processes parse the next batches)
                     health, empty = health_frame(paths, run_id), _empty()
@@ -714,12 +724,18 @@ def ingest_run(run_dir: Path, run_id: str | None = None) -> IngestResult:
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir) if run_dir.is_dir() else {}
     run_id = run_id or manifest.get("run_id") or (run_dir.name if run_dir.is_dir() else run_dir.stem)
-    return ingest_paths([run_dir], run_id, host=manifest.get("host"), groups=manifest_groups(manifest))
+    return ingest_paths([run_dir], run_id, host=manifest.get("host"), facts=manifest_facts(manifest))
 
 
-def manifest_groups(manifest: dict) -> dict[str, str | None]:
-    """{point id: its sweep group} from a run manifest ({} for foreign folders without one)."""
-    return {k: (v.get("parameters") or {}).get("group") for k, v in (manifest.get("points") or {}).items()}
+def manifest_facts(manifest: dict) -> dict[str, PointFacts]:
+    """{point id: what the run manifest records about it that its result rows carry} ({} for foreign folders
+    without a manifest): the one place ingest reads a manifest's point entries."""
+    out = {}
+    for k, v in (manifest.get("points") or {}).items():
+        settled = v.get("settled_after_s")
+        out[k] = PointFacts((v.get("parameters") or {}).get("group"),
+                            float(settled) if isinstance(settled, (int, float)) and settled >= 0 else None)
+    return out
 
 
 def write_ingest(result: IngestResult, run_id: str, processed_dir: Path = config.PROCESSED_DIR) -> None:
@@ -797,7 +813,7 @@ def main(argv: list[str] | None = None) -> int:
     for run_id, paths in groups:
         manifest = read_manifest(paths[0]) if len(paths) == 1 and paths[0].is_dir() else {}
         res = ingest_paths(paths, run_id, out=args.out, keep=False, host=manifest.get("host"),
-                           groups=manifest_groups(manifest), workers=args.workers, glob=args.glob)
+                           facts=manifest_facts(manifest), workers=args.workers, glob=args.glob)
         files, rows, hrows = files + res.files, rows + res.rows, hrows + (res.histogram_rows or 0)
         recognised += res.recognised
         runs, log_files, windows = runs + res.runs, log_files + res.log_files, windows + res.windows

@@ -29,7 +29,10 @@ The final partial window.  fio never writes the bw/iops entry of the time after 
 the job without a last ``__add_samples``), so the JSON's ``io_bytes``/``total_ios`` minus what the logs
 hold is added as one more row per job and direction, ``[last entry, the JSON's runtime]``, with
 ``from_json`` = True (numjobs clones grouped by group_reporting share their entry's remainder in
-proportion to each one's last rate x its remaining time).  Not for logs with Unix-epoch time stamps
+proportion to each one's last rate x its remaining time).  A point that ended before fio's first tick
+(fio 3.33 logged nothing for the first ~140 ms of a job, whatever log_avg_msec) has no bw/iops entry at all:
+its one row per job and direction is ``[0, the JSON's runtime]``, from_json, the JSON's totals shared
+equally by the entry's clones.  Not for logs with Unix-epoch time stamps
 (``log_unix_epoch=1``: several jobs may write one stream).  Then, for every point,
 sum(bytes_per_s x window width) = the JSON's io_bytes.
 
@@ -521,11 +524,29 @@ def _turn_guesses(sets: list[dict], col: str, total: float, epoch: bool, n_jobs:
             missing -= delta
 
 
-def _final_windows(sets_by_job: dict[int, list[dict]], job_entry: dict[int, int], totals: list[dict]) -> None:
+def _final_windows(sets_by_job: dict[int, list[dict]], job_entry: dict[int, int], totals: list[dict],
+                   rate_logs: dict[int, list[str]] | None = None, interval_ms: float = 0.0) -> None:
     """Append each job's final partial bw/iops window (fio does not log it): the JSON's totals minus what the
-    logs hold, from the last entry to the JSON's runtime (clones of one entry share it; module text)."""
+    logs hold, from the last entry to the JSON's runtime (clones of one entry share it; module text).  An entry
+    none of whose jobs logged a bw/iops entry at all (a point shorter than fio's first tick) gets one window
+    [0, runtime] per job and direction, the JSON's totals shared equally by its jobs, in the logs each job has
+    (``rate_logs``: job -> its 'iops'/'bw' logs; ``interval_ms``: their log_avg_msec)."""
     for entry, tot in enumerate(totals):
         jobs = [j for j, e in job_entry.items() if e == entry]
+        if not any(s["family"] == "rate" and len(s["t"]) for j in jobs for s in sets_by_job.get(j, [])):
+            for j in jobs:
+                kinds = (rate_logs or {}).get(j) or []
+                for d, (io_bytes, ios, runtime) in tot.items() if kinds else ():
+                    if runtime <= 0:
+                        continue
+                    s = {"dir": d, "family": "rate", "log": kinds, "t": np.array([runtime], dtype=np.int64),
+                         "start": np.zeros(1), "end": np.array([runtime], dtype=np.float64),
+                         "interval": float(interval_ms), "from_json": np.ones(1, dtype=bool)}
+                    for kind, total in (("iops", ios), ("bw", io_bytes)):
+                        if kind in kinds:
+                            s[VALUE_COLUMNS[kind]] = np.array([total / len(jobs) / (runtime / 1000.0)])
+                    sets_by_job.setdefault(j, []).append(s)
+            continue
         for d, (io_bytes, ios, runtime) in tot.items():
             rate_sets = [(j, s) for j in jobs for s in sets_by_job.get(j, [])
                          if s["dir"] == d and s["family"] == "rate" and len(s["t"])]
@@ -638,7 +659,8 @@ def _point_segments(prep: dict, averaged: list[list[dict]]) -> list[dict] | None
     if avg_ms > 0:
         _reconcile(sets_by_job, job_entry, info["totals"], epoch, not _truthy(opts.get("per_job_logs", 1)))
     if avg_ms > 0 and not epoch:
-        _final_windows(sets_by_job, job_entry, info["totals"])
+        _final_windows(sets_by_job, job_entry, info["totals"],
+                       {job: [k for k in ("iops", "bw") if k in logs] for job, logs in parsed.items()}, avg_ms)
     segments = []  # one per row set: scalars of its rows and the arrays it has (the rest NaN when assembled)
     ramp = _seconds(opts.get("ramp_time"))
     for job, sets in sets_by_job.items():

@@ -36,6 +36,9 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("direct", "int64", "1 when O_DIRECT was used (fio default 0)."),
     ("group_reporting", "bool", "True when fio aggregated all clones into this entry."),
     ("runtime_s", "float64", "Measured runtime of this direction in seconds (fio's runtime, ms / 1000)."),
+    ("settled_after_s", "float64", "A settle-early probe (adaptive or characterize search) that ended before its "
+     "runtime because its IOPS had settled: the seconds after which it did (ramp included; the run manifest's "
+     "settled_after_s). NaN when the point ran its full runtime or volume, or is not a lab sweep point."),
     ("io_bytes", "int64", "Bytes transferred in this direction (fio 2.x wrote KiB here: multiplied by 1024)."),
     ("total_ios", "int64", "I/Os completed in this direction; <NA> for fio before 2.1.14, which did not write it "
      "(a direction did I/O when io_bytes or iops is positive)."),

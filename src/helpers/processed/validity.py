@@ -21,6 +21,9 @@ CPU_BOUND_PCT = 90.0  # usr+sys of one fio job near a full core (fio's group_rep
 DISK_IO_RATIO = 2.0  # fio counted > 2x the I/Os the block device saw (ios + merges): served from memory
 TAIL_SAMPLES = 10  # a percentile p needs >= 10 I/Os beyond it: N * (1 - p) >= 10 (p99.99 -> 10^5 I/Os)
 MIN_RUNTIME_S = 3.0  # below this the start-up transient dominates (real SSD steady state needs minutes)
+# ... unless the point ended early because its IOPS had settled (settled_after_s, a settle-early probe of the
+# adaptive/characterize search): the lab's settle rule measured its level (probes read -3.2..+5.4 % of 3 s runs
+# at QD 4-64 on the bench's disk, 2026-11-26); one that ran its whole runtime without settling stays flagged
 REPEAT_CV = 0.10  # repeated points whose IOPS coefficient of variation exceeds 10 %
 # Writes at >= 1.3x the bandwidth of reads cannot be a flash device's sustained rate: an SSD programs flash far
 # slower than it reads it, so writes outrun reads only while a write-back cache (page cache, hypervisor, the
@@ -37,8 +40,10 @@ PERCENTILE_LEVELS: dict[str, float] = {  # column -> percentile (fraction)
     "clat_p50_us": 0.50, "clat_p90_us": 0.90, "clat_p95_us": 0.95, "clat_p99_us": 0.99,
     "clat_p99_9_us": 0.999, "clat_p99_99_us": 0.9999,
 }
-REPEAT_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
-               "ioengine", "direct", "rate_iops"]  # open-loop points at different offered loads are not repeats
+# open-loop points at different offered loads are not repeats; nor are points of different sweep groups (a
+# characterize run's 1 s QD1 probe and its 5 s QD1 latency point: the probe's spread flagged the 5 s point)
+REPEAT_KEYS = ["run_id", "host", "group", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
+               "ioengine", "direct", "rate_iops"]
 
 # (column, dtype, description) in schema format
 FLAG_COLUMNS: list[tuple[str, str, str]] = [
@@ -51,9 +56,12 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
      "p99.99 needs 10^5 I/Os): see unreliable_percentiles."),
     ("unreliable_percentiles", "string",
      "Comma-separated percentile columns with too few I/Os behind them (empty when all are reliable)."),
-    ("flag_short_run", "bool", "Measured runtime below 3 s: too short for steady state."),
+    ("flag_short_run", "bool", "Measured runtime below 3 s: too short for steady state. Not raised for a "
+     "settle-early probe that ended because its IOPS had settled (settled_after_s): the settle rule measured "
+     "its level; one that ran its whole runtime without settling is flagged."),
     ("flag_repeat_spread", "bool",
-     "A repeated point (same configuration measured more than once) whose IOPS vary by more than 10 % (CV)."),
+     "A repeated point (same configuration measured more than once in one sweep group: a profile's repeat, an "
+     "adaptive search's re-probes) whose IOPS vary by more than 10 % (CV)."),
     ("flag_implausible", "bool",
      "Writes faster than the device could sustain: bandwidth at least 1.3x that of reads at the same setting "
      "(same run, operation family, block size, queue depth, jobs), or of any read in the run, from 4 "
@@ -73,17 +81,28 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
 ]
 
 
+def settled_text(settled_after_s: float) -> str:
+    """How a settle-early probe was measured, where its short runtime would otherwise raise flag_short_run."""
+    return f"ended once its IOPS settled after {round(float(settled_after_s), 2):g} s"
+
+
 def _num(df: pd.DataFrame, col: str) -> pd.Series:
     if col not in df.columns:
         return pd.Series(np.nan, index=df.index, dtype="float64")
     return pd.to_numeric(df[col], errors="coerce").astype("float64")
 
 
+def too_few_ios(total_ios, p: float, min_tail: int = TAIL_SAMPLES):
+    """True where ``total_ios`` I/Os cannot support percentile ``p`` (a fraction: fewer than ``min_tail`` I/Os
+    beyond it); False where the count is unknown (NaN).  Scalars or arrays alike."""
+    return total_ios * (1.0 - p) < min_tail
+
+
 def unreliable_percentiles(total_ios: float, min_tail: int = TAIL_SAMPLES) -> list[str]:
     """Percentile columns that ``total_ios`` I/Os cannot support (fewer than ``min_tail`` beyond)."""
     if total_ios is None or pd.isna(total_ios):
         return []
-    return [c for c, p in PERCENTILE_LEVELS.items() if total_ios * (1.0 - p) < min_tail]
+    return [c for c, p in PERCENTILE_LEVELS.items() if too_few_ios(total_ios, p, min_tail)]
 
 
 def disk_ios_for(df: pd.DataFrame) -> pd.Series:
@@ -200,12 +219,12 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
     names = list(PERCENTILE_LEVELS)
     few = np.zeros((len(out), len(names)), dtype=bool)
     for j, (col, p) in enumerate(PERCENTILE_LEVELS.items()):
-        few[:, j] = (_num(out, col).notna() & (total * (1.0 - p) < TAIL_SAMPLES)).to_numpy()
+        few[:, j] = (_num(out, col).notna() & too_few_ios(total, p)).to_numpy()
     lists = [",".join(n for j, n in enumerate(names) if code >> j & 1) for code in range(1 << len(names))]
     unreliable = np.array(lists, dtype=object)[few.astype(np.int64) @ (1 << np.arange(len(names)))]
     few_ios = pd.Series(few.any(axis=1), index=out.index, dtype=bool)
     runtime = _num(out, "runtime_s")
-    short = runtime < MIN_RUNTIME_S
+    short = (runtime < MIN_RUNTIME_S) & _num(out, "settled_after_s").isna()
     cv = repeat_cv(out)
     spread = cv > REPEAT_CV
     same_ratio, any_ratio, read_bw = write_read_ratio(out)
