@@ -78,6 +78,14 @@ def grid_position(qd: float | None) -> float | None:
     return float(len(logs) - 1)
 
 
+def seed_text(seed: dict | None) -> str:
+    """How a seeded search's ladder started (``helpers.run.adaptive.Seed``), or nothing."""
+    if not seed:
+        return ""
+    return (f"; seeded by {seed['seeded_from'].split('-')[2]}: QD 1 then from {seed['start_qd']} "
+            f"(skipped {', '.join(map(str, seed['skipped_qds']))})")
+
+
 def key_of(rw: str, bs_bytes: int) -> str:
     return f"{rw}:{format_bytes(bs_bytes)}"
 
@@ -150,7 +158,7 @@ def main() -> int:
                 out["series"][key_of(p["rw"], p["bs_bytes"])] = {
                     "level": level, "curve": concluded_curve(steps, a), "dev": info["device_s"],
                     "lat1": qd1[0].lat_mean_us if qd1 else None, "probes": len(steps),
-                    "settled": info["settled_steps"], "stop": info["stop_reason"]}
+                    "settled": info["settled_steps"], "stop": info["stop_reason"], "seed": info.get("seed")}
         print(f"{kind} {n}: device {out['dev']:.1f} s, wall {out['wall']:.1f} s; " + "; ".join(
             f"{k} {v['level']:.0f}" for k, v in out["series"].items()), flush=True)
         return out
@@ -183,7 +191,7 @@ def main() -> int:
             kt = "n/a" if knee is None else f"{knee:.2f}"
             print(f"{k:<16}{pct(x['ratio']):>10}{pct(x['peak']):>11}{kt:>12}{pct(x['lat1']):>14}  "
                   f"{'yes' if x['repro'] else 'no'} ({pct(abs(a0['level'] - a1['level']) / level)})"
-                  f"   ({s['probes']}, {s['settled']}, {s['stop'][:60]})")
+                  f"   ({s['probes']}, {s['settled']}, {s['stop'][:60]}){seed_text(s.get('seed'))}")
         print(f"whole run: characterize {ch['dev']:.1f} s of device time against the grids' {g0['dev']:.1f} / "
               f"{g1['dev']:.1f} s ({pct(ch['dev'] / statistics.fmean((g0['dev'], g1['dev'])))}; it includes the "
               f"sustained write{' and the extras' if args.extras else ''})")
