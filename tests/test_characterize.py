@@ -134,6 +134,17 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
     fig = search_figure(steps)
     drawn = sum(len(t.x) for t in fig.data if t.mode == "lines+markers")
     assert drawn == len(steps) and {t.name for t in fig.data if t.mode == "lines+markers"} == set(table.index)
+    # the SLO capacity (queue-depth page, device card) from the searches' own probes: p99 per measured depth
+    from helpers.analysis import slo_card_sentence, slo_table
+    from helpers.ingest import core as ingest
+    from helpers.notebook import runs
+
+    ingest.ingest("ch", raw_dir=tmp_path / "raw", processed_dir=tmp_path / "processed")
+    results = runs.load_results("ch", tmp_path / "processed", tmp_path / "raw").results
+    slo = slo_table(results, 1_000_000.0).set_index("series")  # an SLO every probe meets: at least the best probe
+    assert slo.loc["randread 4k (read)", "limited_by"] == "range" and slo.loc["randread 4k (read)", "max_iops"] > 0
+    assert "randwrite 4k (write)" in slo.index
+    assert slo_card_sentence(results, 1_000_000.0).startswith("Max 4k random-read IOPS with p99 total latency")
     pl = search_plateaus(m)
     assert sorted(pl["rw"]) == ["randread", "randwrite"] and (pl["max_qd"] == 4).all()
     assert all(info["max_qd"] == 4 for info in m["adaptive"].values())  # each series records its ladder's end

@@ -148,7 +148,8 @@ def search_table(manifests: dict[str, dict[str, Any]]) -> pd.DataFrame:
                        f", plateau from QD {seed['expected_plateau_qd']}; QD "
                        f"{', '.join(map(str, seed['skipped_qds']))} skipped)")
             else:
-                how = "QD 1, 2, 4, ... (not seeded)" if steps else ""
+                first = [s["qd"] for s in steps if s.get("kind") == "ladder"][:3]
+                how = f"QD {', '.join(map(str, first))}, ... (not seeded)" if steps else ""
             rows.append({"run_id": run_id, "series": labels.get(sid, sid), "phase": ch.get("phase"),
                          "target_state": ch.get("target_state"), "probes": len(steps), "measured_qds": qds,
                          "seeded": how, "plateau_iops": info.get("plateau_iops"), "peak_iops": info.get("peak_iops"),
