@@ -38,6 +38,17 @@ the full chain (all 24 series, two rounds) was not run.  Behind ``--cap-iops 400
 round): series device time 10.8 % of the grid's (whole run 11.1 %); randread 4k and randwrite 4k (grids within 0.0 %)
 peak 1.2 and 0.4 % off, knee 0.75 grid steps, QD1 latency 8.5 and 2.9 %; read 128k (below the ceiling, its grids
 20 % apart) 8.5 %, 3 probes.
+
+Series seeding each other (``seed: true``, 2026-11-26 15:55-16:06, ``--series randread:4k,randread:16k,randread:32k,
+randread:128k --rounds 1 --cap-iops 40000``, before and after on the same 512 MiB file, one chain each): behind the
+ceiling every series but 32k plateaus from QD 2-4, too shallow to seed (a seed skips the depths below one step under
+the seeding plateau: nothing below QD 4), so seeding acted once, 128k from 32k (ladder QD 1, 4, 8, 16, refine at 2;
+unseeded the same series took 8 probes with two re-probes of a dip, seeded 5).  Device time of the four series 19.2 %
+of the grid's before (23.0 s; my own tests ran beside its grid 1 and characterize run) and 13.7 % after (16.5 s):
+most of that difference is the disk's mood and the re-probes, not the seed.  After: peak within 5 % in 3 of the 3
+series whose grids agreed (median 1.0 %), knee within one grid step in 4 of 4 (at most 0.75 steps), QD1 latency within
+5 % in 2 of 4.  Where seeding acts is a deep plateau followed by larger blocks of the same operation (uncapped 4k
+random reads on this VM, CPU-bound from QD 8-16); that chain was not measured.
 """
 
 from __future__ import annotations
