@@ -109,7 +109,7 @@ def _profile_max_qd(manifest: dict[str, Any]) -> int | None:
     return prof.adaptive.max_qd if prof.adaptive else None
 
 
-SEARCH_COLUMNS = ["run_id", "series", "phase", "target_state", "probes", "measured_qds", "seeded", "plateau_iops",
+SEARCH_COLUMNS = ["series", "phase", "target_state", "probes", "measured_qds", "seeded", "plateau_iops",
                   "peak_iops", "peak_qd", "stop_reason", "device_s"]
 
 
@@ -129,7 +129,8 @@ def search_steps(manifests: dict[str, dict[str, Any]]) -> pd.DataFrame:
 
 
 def search_table(manifests: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    """One row per searched QD series of every run (adaptive or characterize mode), in the order searched: its
+    """One row per searched QD series of every run (adaptive or characterize mode), in the order searched (``series``:
+    "randread 4k", the run id in front when several runs are shown): its
     characterize phase and the state of the target it measured (empty in adaptive mode), its probes and the depths
     they measured, how its ladder started (``seeded``: "QD 1, then from QD 8 (seeded by randread 4k, plateau from
     QD 16; QD 2, 4 skipped)", or "QD 1, 2, 4, ... (not seeded)"), its plateau level (median of its plateau probes),
@@ -138,6 +139,7 @@ def search_table(manifests: dict[str, dict[str, Any]]) -> pd.DataFrame:
     rows = []
     for run_id, m in (manifests or {}).items():
         labels = _labels(m)
+        prefix = f"{run_id}: " if len(manifests) > 1 else ""
         for sid, info in ((m or {}).get("adaptive") or {}).items():
             steps = info.get("steps") or []
             ch = info.get("characterize") or {}
@@ -150,7 +152,7 @@ def search_table(manifests: dict[str, dict[str, Any]]) -> pd.DataFrame:
             else:
                 first = [s["qd"] for s in steps if s.get("kind") == "ladder"][:3]
                 how = f"QD {', '.join(map(str, first))}, ... (not seeded)" if steps else ""
-            rows.append({"run_id": run_id, "series": labels.get(sid, sid), "phase": ch.get("phase"),
+            rows.append({"series": prefix + labels.get(sid, sid), "phase": ch.get("phase"),
                          "target_state": ch.get("target_state"), "probes": len(steps), "measured_qds": qds,
                          "seeded": how, "plateau_iops": info.get("plateau_iops"), "peak_iops": info.get("peak_iops"),
                          "peak_qd": info.get("peak_qd"), "stop_reason": info.get("stop_reason", info.get("error")),
