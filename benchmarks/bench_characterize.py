@@ -47,8 +47,18 @@ unseeded the same series took 8 probes with two re-probes of a dip, seeded 5).  
 of the grid's before (23.0 s; my own tests ran beside its grid 1 and characterize run) and 13.7 % after (16.5 s):
 most of that difference is the disk's mood and the re-probes, not the seed.  After: peak within 5 % in 3 of the 3
 series whose grids agreed (median 1.0 %), knee within one grid step in 4 of 4 (at most 0.75 steps), QD1 latency within
-5 % in 2 of 4.  Where seeding acts is a deep plateau followed by larger blocks of the same operation (uncapped 4k
-random reads on this VM, CPU-bound from QD 8-16); that chain was not measured.
+5 % in 2 of 4.  Where seeding acts is a deep plateau followed by larger blocks of the same operation.  Uncapped,
+``--series read:4k,read:16k,read:32k,read:128k`` (16:27 before, 16:36 after; load average 3.5-6.8): the disk was in
+two different moods (before, read 4k climbed to QD 1024 and 250k IOPS, read 16k and 32k to QD 256, 13 probes each;
+after, read 4k plateaued from QD 16 at 110k), so the runs do not compare like for like.  After: read 16k seeded from
+4k (QD 1, 8, 16, 32, refine 3: 5 probes, 11.3 % of its grid's device time) and 32k from 16k (QD 1, 4, 8, 16, refine 2:
+5 probes, 11.9 %) against 16.9 % for the unseeded 4k and 128k series of the same run (before: 29.5-32.7 % for 16k and
+32k); the four series 14.3 % (before 26.6 %).  Accuracy could not be judged there: of the seeded series' grids none
+reproduced within 5 % (27.7 % and 11.4 % apart; knee 1.25 and 0.5 grid steps, peak 28 % and 15 % off), and uncapped
+sequential 4k reads read 55-61 % below the grids' 5 s points with or without a seed (the grids' own level doubles
+between runs on this VM).  In the run-all ``PROFILE=characterize SIZE=256m`` (16:19) 15 of 24 series were seeded:
+7.1 probes and 4.7 s of device time per seeded series against 10.2 and 6.9 s per unseeded one; all 24 series 132.5 s,
+18.4 % of a 5 s-point grid's 720 s.
 """
 
 from __future__ import annotations
