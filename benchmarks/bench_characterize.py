@@ -38,6 +38,27 @@ the full chain (all 24 series, two rounds) was not run.  Behind ``--cap-iops 400
 round): series device time 10.8 % of the grid's (whole run 11.1 %); randread 4k and randwrite 4k (grids within 0.0 %)
 peak 1.2 and 0.4 % off, knee 0.75 grid steps, QD1 latency 8.5 and 2.9 %; read 128k (below the ceiling, its grids
 20 % apart) 8.5 %, 3 probes.
+
+Series seeding each other (``seed: true``, 2026-11-26 15:55-16:06, ``--series randread:4k,randread:16k,randread:32k,
+randread:128k --rounds 1 --cap-iops 40000``, before and after on the same 512 MiB file, one chain each): behind the
+ceiling every series but 32k plateaus from QD 2-4, too shallow to seed (a seed skips the depths below one step under
+the seeding plateau: nothing below QD 4), so seeding acted once, 128k from 32k (ladder QD 1, 4, 8, 16, refine at 2;
+unseeded the same series took 8 probes with two re-probes of a dip, seeded 5).  Device time of the four series 19.2 %
+of the grid's before (23.0 s; my own tests ran beside its grid 1 and characterize run) and 13.7 % after (16.5 s):
+most of that difference is the disk's mood and the re-probes, not the seed.  After: peak within 5 % in 3 of the 3
+series whose grids agreed (median 1.0 %), knee within one grid step in 4 of 4 (at most 0.75 steps), QD1 latency within
+5 % in 2 of 4.  Where seeding acts is a deep plateau followed by larger blocks of the same operation.  Uncapped,
+``--series read:4k,read:16k,read:32k,read:128k`` (16:27 before, 16:36 after; load average 3.5-6.8): the disk was in
+two different moods (before, read 4k climbed to QD 1024 and 250k IOPS, read 16k and 32k to QD 256, 13 probes each;
+after, read 4k plateaued from QD 16 at 110k), so the runs do not compare like for like.  After: read 16k seeded from
+4k (QD 1, 8, 16, 32, refine 3: 5 probes, 11.3 % of its grid's device time) and 32k from 16k (QD 1, 4, 8, 16, refine 2:
+5 probes, 11.9 %) against 16.9 % for the unseeded 4k and 128k series of the same run (before: 29.5-32.7 % for 16k and
+32k); the four series 14.3 % (before 26.6 %).  Accuracy could not be judged there: of the seeded series' grids none
+reproduced within 5 % (27.7 % and 11.4 % apart; knee 1.25 and 0.5 grid steps, peak 28 % and 15 % off), and uncapped
+sequential 4k reads read 55-61 % below the grids' 5 s points with or without a seed (the grids' own level doubles
+between runs on this VM).  In the run-all ``PROFILE=characterize SIZE=256m`` (16:19) 15 of 24 series were seeded:
+7.1 probes and 4.7 s of device time per seeded series against 10.2 and 6.9 s per unseeded one; all 24 series 132.5 s,
+18.4 % of a 5 s-point grid's 720 s.
 """
 
 from __future__ import annotations
@@ -76,6 +97,14 @@ def grid_position(qd: float | None) -> float | None:
         if x <= logs[i + 1]:
             return i + (x - logs[i]) / (logs[i + 1] - logs[i])
     return float(len(logs) - 1)
+
+
+def seed_text(seed: dict | None) -> str:
+    """How a seeded search's ladder started (``helpers.run.adaptive.Seed``), or nothing."""
+    if not seed:
+        return ""
+    return (f"; seeded by {seed['seeded_from'].split('-')[2]}: QD 1 then from {seed['start_qd']} "
+            f"(skipped {', '.join(map(str, seed['skipped_qds']))})")
 
 
 def key_of(rw: str, bs_bytes: int) -> str:
@@ -150,7 +179,7 @@ def main() -> int:
                 out["series"][key_of(p["rw"], p["bs_bytes"])] = {
                     "level": level, "curve": concluded_curve(steps, a), "dev": info["device_s"],
                     "lat1": qd1[0].lat_mean_us if qd1 else None, "probes": len(steps),
-                    "settled": info["settled_steps"], "stop": info["stop_reason"]}
+                    "settled": info["settled_steps"], "stop": info["stop_reason"], "seed": info.get("seed")}
         print(f"{kind} {n}: device {out['dev']:.1f} s, wall {out['wall']:.1f} s; " + "; ".join(
             f"{k} {v['level']:.0f}" for k, v in out["series"].items()), flush=True)
         return out
@@ -183,7 +212,7 @@ def main() -> int:
             kt = "n/a" if knee is None else f"{knee:.2f}"
             print(f"{k:<16}{pct(x['ratio']):>10}{pct(x['peak']):>11}{kt:>12}{pct(x['lat1']):>14}  "
                   f"{'yes' if x['repro'] else 'no'} ({pct(abs(a0['level'] - a1['level']) / level)})"
-                  f"   ({s['probes']}, {s['settled']}, {s['stop'][:60]})")
+                  f"   ({s['probes']}, {s['settled']}, {s['stop'][:60]}){seed_text(s.get('seed'))}")
         print(f"whole run: characterize {ch['dev']:.1f} s of device time against the grids' {g0['dev']:.1f} / "
               f"{g1['dev']:.1f} s ({pct(ch['dev'] / statistics.fmean((g0['dev'], g1['dev'])))}; it includes the "
               f"sustained write{' and the extras' if args.extras else ''})")

@@ -10,9 +10,9 @@ import math
 import pandas as pd
 import pytest
 
-from helpers.analysis import grid, search_plateaus
+from helpers.analysis import characterize_phase_table, grid, search_plateaus, search_steps, search_table
 from helpers.errors import LabError
-from helpers.figures import heatmap_figure
+from helpers.figures import heatmap_figure, search_figure
 from helpers.ingest import ingest_paths, ingest_run, manifest_facts
 from helpers.run import sweep
 from helpers.run.profiles import Point, load_profile, parse_profile
@@ -122,6 +122,30 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
             assert any(e.get("adaptive", {}).get("series") == sid and e["parameters"]["iodepth"] == s["qd"]
                        and any(a.startswith("--status-interval") for a in e["argv"]) for e in pts.values())
     assert not any(a.startswith("--status-interval") for a in pts["qd1-randread-bs4k-qd1-nj1"]["argv"])
+    # the sweep-modes page: every search with its phase and target state, each phase of the run, every probe drawn
+    table = search_table({"ch": m}).set_index("series")
+    assert list(table.index) == ["randread 4k", "randwrite 4k"] and (table["seeded"] == "QD 1, 2, 4, ... (not seeded)").all()
+    assert table.loc["randwrite 4k", "phase"] == "writes" and "preconditioned" in table.loc["randwrite 4k", "target_state"]
+    assert table["probes"].tolist() == [len(v["steps"]) for v in m["adaptive"].values()]
+    phases = characterize_phase_table({"ch": m})
+    assert phases["phase"].tolist() == ["reads", "sustained", "writes"]
+    assert phases["series_searched"].tolist() == [1, 0, 1] and phases["points_listed"].tolist() == [1, 1, 1]
+    assert phases["device_s"].sum() == pytest.approx(m["device_seconds"], abs=0.05)
+    steps = search_steps({"ch": m})
+    fig = search_figure(steps)
+    drawn = sum(len(t.x) for t in fig.data if t.mode == "lines+markers")
+    assert drawn == len(steps) and {t.name for t in fig.data if t.mode == "lines+markers"} == set(table.index)
+    # the SLO capacity (queue-depth page, device card) from the searches' own probes: p99 per measured depth
+    from helpers.analysis import slo_card_sentence, slo_table
+    from helpers.ingest import core as ingest
+    from helpers.notebook import runs
+
+    ingest.ingest("ch", raw_dir=tmp_path / "raw", processed_dir=tmp_path / "processed")
+    results = runs.load_results("ch", tmp_path / "processed", tmp_path / "raw").results
+    slo = slo_table(results, 1_000_000.0).set_index("series")  # an SLO every probe meets: at least the best probe
+    assert slo.loc["randread 4k (read)", "limited_by"] == "range" and slo.loc["randread 4k (read)", "max_iops"] > 0
+    assert "randwrite 4k (write)" in slo.index
+    assert slo_card_sentence(results, 1_000_000.0).startswith("Max 4k random-read IOPS with p99 total latency")
     pl = search_plateaus(m)
     assert sorted(pl["rw"]) == ["randread", "randwrite"] and (pl["max_qd"] == 4).all()
     assert all(info["max_qd"] == 4 for info in m["adaptive"].values())  # each series records its ladder's end
@@ -166,3 +190,53 @@ def test_a_first_status_object_one_whole_window_in_starts_its_window_from_nothin
     late.write_text("\n".join([status(9_000, 300), status(16_500, 550), status(24_000, 800)]))
     m = runner.SettleMonitor(late, windows=3, pct=10.0, ramp_s=0.1, window_ms=250)
     assert m() is False and len(m.iops) == 2
+
+
+def test_series_seed_the_next_of_their_operation_real_fio_with_a_known_curve(tmp_path, scratch_dir, fio_path,
+                                                                             monkeypatch):
+    """``seed: true``: randread 4k, then 16k, each searched with real fio (0.1 s probes on a 16 MiB file) but judged
+    on a known device curve (the ladder's numbers read through ``point_metrics``: 4k saturates at QD 16, 16k at QD 4).
+    The 4k search plateaus from QD 16, so the 16k series measures QD 1, then 8, 16, 32 and refines in the depths it
+    skipped (at 3).  The seed is recorded in the series summary, the cells the seeded ladder skipped are "not measured
+    (...)" and name the seed, and a resumed sweep re-derives the seed from the raw files and measures nothing again."""
+    from helpers.run import adaptive as adaptive_mod
+    from sweep_helpers import fio_recorder
+
+    knees = {4096: 16, 16384: 4}
+
+    def known(raw):
+        p = json.loads(open(raw).read())["jobs"][0]["job options"]
+        bs, qd = int(p["bs"]), int(p["iodepth"])
+        return {"iops": min(qd, knees[bs]) * 1000.0, "lat_mean_us": 100.0 * qd}
+
+    monkeypatch.setattr(adaptive_mod, "point_metrics", known)
+    settings = {"ioengine": "libaio", "runtime_s": 0.1, "ramp_s": 0, "log_avg_msec": 0, "log_hist_msec": 0,
+                "settle_windows": 0}
+    prof = write_profile(tmp_path, "seeded", [{"group": "qd", "rw": "randread", "bs": ["4k", "16k"]}],
+                         mode="characterize", adaptive={"max_qd": 64, "seed": True}, settings=settings)
+    raw = tmp_path / "raw"
+    m = sweep.sweep(scratch_dir / "seeded.bin", prof, "seeded", None, "16m", raw, progress=False)
+    assert m["status"] == "complete"
+    s4, s16 = (m["adaptive"][f"qd-randread-bs{b}-qd1-nj1"] for b in ("4k", "16k"))
+    assert [s["qd"] for s in s4["steps"]] == [1, 2, 4, 8, 16, 32, 64, 23] and s4["seed"] is None
+    assert s16["seed"] == {"seeded_from": "qd-randread-bs4k-qd1-nj1", "expected_plateau_qd": 16, "start_qd": 8,
+                           "skipped_qds": [2, 4]}
+    assert [(s["qd"], s["kind"]) for s in s16["steps"]] == [(1, "ladder"), (8, "ladder"), (16, "ladder"),
+                                                           (32, "ladder"), (3, "refine")]
+    assert s16["plateau_iops"] == 4000.0  # its own probes' median, not the seeding series'
+    assert sorted(s["qd"] for s in s16["steps"]) == sorted(  # every step is a measured point of its own series
+        e["parameters"]["iodepth"] for e in m["points"].values() if e["adaptive"]["series"] == "qd-randread-bs16k-qd1-nj1")
+    pl = search_plateaus(m).set_index("bs_bytes")
+    assert pl.loc[16384, "seeded_from"] == "randread 4k" and pd.isna(pl.loc[4096, "seeded_from"])
+    df = _results([("randread", b, s["qd"], s["iops"]) for b, info in ((4096, s4), (16384, s16))
+                   for s in info["steps"]])
+    cell = grid(df, "bs_bytes", "iodepth", search_plateaus(m)).set_index(["held", "x"])
+    assert cell.loc[(4, 16384), "note"] == "not measured (skipped: the search was seeded by randread 4k)"
+    assert pd.isna(cell.loc[(4, 16384), "iops"])
+    seeded = search_table({"s": m}).set_index("series")["seeded"]
+    assert seeded["randread 16k"] == "QD 1, then from QD 8 (seeded by randread 4k, plateau from QD 16; QD 2, 4 skipped)"
+    wrapper, log = fio_recorder(tmp_path, fio_path)
+    monkeypatch.setenv("FIO", str(wrapper))
+    m2 = sweep.sweep(scratch_dir / "seeded.bin", prof, "seeded", None, "16m", raw, progress=False)
+    assert m2["adaptive"] == m["adaptive"]
+    assert "--name=qd-" not in (log.read_text() if log.exists() else "")  # nothing measured twice

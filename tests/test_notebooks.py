@@ -98,7 +98,8 @@ def test_analysis_notebook_on_bundled_sample_with_default_run_id(nb_path, sample
 def test_sweep_modes_page_says_in_one_sentence_when_a_run_has_none_of_that_data(smoke_reports):
     nb = nbformat.read(smoke_reports["executed"] / "17-sweep-modes.ipynb", as_version=4)
     cells = [json.dumps(c.get("outputs", [])) for c in nb.cells if c.cell_type == "code"]
-    for sentence in ("No open-loop points", "No multi-host points", "No steady-state rounds", "No SLO search in this run"):
+    for sentence in ("No adaptive queue-depth search", "No open-loop points", "No multi-host points",
+                     "No steady-state rounds", "No SLO search in this run"):
         assert sum(sentence in c for c in cells) == 1, sentence  # once: the figure says it, its table adds nothing
 
 

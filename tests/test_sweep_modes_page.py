@@ -17,7 +17,8 @@ def test_sweep_modes_page_shows_open_loop_hosts_and_steady_state_from_real_runs(
     assert '"ename"' not in text
     assert "No open-loop points" not in text and "No multi-host points" not in text
     assert "No steady-state rounds" not in text
-    openloop, slo, hosts, steady = figure_traces(modes_reports["executed"])
+    searches, openloop, slo, hosts, steady = figure_traces(modes_reports["executed"])
+    assert searches == [] and "No adaptive queue-depth search in this run" in text  # none of these runs searched
     # one line per percentile and series: the open-loop run's loads and the SLO search's steps (also offered
     # rates) each on their own line, never joined
     ol, slo_steps = "modes-openloop: randread 4k QD32", "modes-slo: randread 4k QD16"
@@ -34,7 +35,8 @@ def test_sweep_modes_page_shows_open_loop_hosts_and_steady_state_from_real_runs(
 
 @pytest.mark.browser
 def test_sweep_modes_report_renders_offline(browser, modes_reports):
-    """The open-loop / SLO search / multi-host / steady-state page of real runs draws its four plots offline."""
+    """The open-loop / SLO search / multi-host / steady-state page of real runs draws its four plots (and the adaptive
+    section's one sentence) offline."""
     from browser_helpers import SCREENS, offline_page  # skips this test only when chromium is missing
 
     ctx, page, errors, blocked = offline_page(browser)

@@ -80,7 +80,13 @@ Run comparison (issue 13)::
     ``slo_search_steps(manifests)``: every step of the searches.
 """
 
-from helpers.analysis.adaptive import adaptive_steps, search_plateaus
+from helpers.analysis.adaptive import (
+    adaptive_steps,
+    characterize_phase_table,
+    search_plateaus,
+    search_steps,
+    search_table,
+)
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.card import DeviceCard, device_card
 from helpers.analysis.cliff import (
@@ -171,5 +177,5 @@ __all__ += ["consistency", "consistency_table", "point_series", "stall_windows",
 __all__ += ["WriteCliff", "cache_absorbed_reason", "find_write_cliff", "point_cliff", "sustained_write_cliffs",
             "write_cliff_sentence"]  # issue 12
 __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)
-__all__ += ["adaptive_steps", "search_plateaus"]  # the sweep notebook's record of adaptive searches
+__all__ += ["adaptive_steps", "characterize_phase_table", "search_plateaus", "search_steps", "search_table"]  # the sweep notebook's record of adaptive searches
 __all__ += ["health_note", "temperature_at_gb", "temperature_series"]  # device temperature (issue 12)

@@ -9,8 +9,10 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from helpers.analysis.points import operation_label
 from helpers.errors import LabError
-from helpers.run.adaptive import PROBE_KINDS
+from helpers.fio.units import format_bytes
+from helpers.run.adaptive import PROBE_KINDS, device_seconds
 from helpers.run.profiles import parse_profile
 
 STEP_COLUMNS = ["series", "step", "kind", "qd", "iops", "clat_mean_us", "runtime_s", "device_s", "settled_after_s",
@@ -47,7 +49,7 @@ def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
 
 
 PLATEAU_COLUMNS = ["rw", "bs_bytes", "rwmixread_pct", "numjobs", "measured_qds", "last_qd", "max_qd", "plateau_iops",
-                   "target_state"]
+                   "target_state", "seeded_from", "seed_start_qd"]
 
 
 def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
@@ -56,7 +58,9 @@ def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
     (``last_qd``), the ladder's largest (``max_qd``: the series' record, for older runs the profile's; the deepest power
     of two when unknown), the
     plateau level it stopped on (``plateau_iops``: the median of its plateau probes, NaN when it ended on none)
-    and the state of the target it measured (``target_state``, characterize runs).  The points come from the
+    and the state of the target it measured (``target_state``, characterize runs); a seeded search
+    (:class:`helpers.run.adaptive.Seed`) names the series that seeded it (``seeded_from``: "randread 4k") and the depth
+    its ladder jumped to from QD 1 (``seed_start_qd``), both empty when it was not seeded.  The points come from the
     manifest's point entries (their ``adaptive.series``); empty when the run searched nothing."""
     m = manifest or {}
     series = m.get("adaptive") or {}
@@ -79,10 +83,20 @@ def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
         last = max(ladder) if ladder else max(row["measured_qds"])
         level = series[sid].get("plateau_iops")
         max_qd = series[sid].get("max_qd") or profile_max
+        seed = series[sid].get("seed") or {}
+        by = rows.get(seed.get("seeded_from"))
         out.append({**row, "measured_qds": sorted(row["measured_qds"]), "last_qd": last,
                     "max_qd": max_qd or 1 << (int(last).bit_length() - 1),
-                    "plateau_iops": float("nan") if level is None else float(level)})
+                    "plateau_iops": float("nan") if level is None else float(level),
+                    "seeded_from": None if not seed else _series_label(by) if by else seed["seeded_from"],
+                    "seed_start_qd": seed.get("start_qd")})
     return pd.DataFrame(out, columns=PLATEAU_COLUMNS)
+
+
+def _series_label(row: dict) -> str:
+    """A searched series in words: ``randread 4k``, ``randrw 70% read 16k``."""
+    mix = row.get("rwmixread_pct")
+    return f"{operation_label(row['rw'], float('nan') if mix is None else mix)} {format_bytes(row['bs_bytes'])}"
 
 
 def _profile_max_qd(manifest: dict[str, Any]) -> int | None:
@@ -93,3 +107,89 @@ def _profile_max_qd(manifest: dict[str, Any]) -> int | None:
     except (LabError, yaml.YAMLError, AttributeError, TypeError, ValueError):
         return None
     return prof.adaptive.max_qd if prof.adaptive else None
+
+
+SEARCH_COLUMNS = ["series", "phase", "target_state", "probes", "measured_qds", "seeded", "plateau_iops",
+                  "peak_iops", "peak_qd", "stop_reason", "device_s"]
+
+
+def search_steps(manifests: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """:func:`adaptive_steps` of every run, with ``run_id`` and the series in words (``label``: "randread 4k", the
+    run id in front when several runs are shown)."""
+    frames = []
+    for run_id, m in (manifests or {}).items():
+        steps = adaptive_steps(m)
+        if steps.empty:
+            continue
+        labels = _labels(m)
+        prefix = f"{run_id}: " if len(manifests) > 1 else ""
+        frames.append(steps.assign(run_id=run_id, label=[prefix + labels.get(s, s) for s in steps["series"]]))
+    cols = ["run_id", "label", *STEP_COLUMNS]
+    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
+
+
+def search_table(manifests: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """One row per searched QD series of every run (adaptive or characterize mode), in the order searched (``series``:
+    "randread 4k", the run id in front when several runs are shown): its
+    characterize phase and the state of the target it measured (empty in adaptive mode), its probes and the depths
+    they measured, how its ladder started (``seeded``: "QD 1, then from QD 8 (seeded by randread 4k, plateau from
+    QD 16; QD 2, 4 skipped)", or "QD 1, 2, 4, ... (not seeded)"), its plateau level (median of its plateau probes),
+    its best probe, why it stopped and the seconds it drove the device.  Every number is one of the series' own
+    probes or their median: a seed only chose depths."""
+    rows = []
+    for run_id, m in (manifests or {}).items():
+        labels = _labels(m)
+        prefix = f"{run_id}: " if len(manifests) > 1 else ""
+        for sid, info in ((m or {}).get("adaptive") or {}).items():
+            steps = info.get("steps") or []
+            ch = info.get("characterize") or {}
+            seed = info.get("seed")
+            qds = sorted({s["qd"] for s in steps if s.get("kind") != "confirm"})
+            if seed:
+                how = (f"QD 1, then from QD {seed['start_qd']} (seeded by {labels.get(seed['seeded_from'], seed['seeded_from'])}"
+                       f", plateau from QD {seed['expected_plateau_qd']}; QD "
+                       f"{', '.join(map(str, seed['skipped_qds']))} skipped)")
+            else:
+                first = [s["qd"] for s in steps if s.get("kind") == "ladder"][:3]
+                how = f"QD {', '.join(map(str, first))}, ... (not seeded)" if steps else ""
+            rows.append({"series": prefix + labels.get(sid, sid), "phase": ch.get("phase"),
+                         "target_state": ch.get("target_state"), "probes": len(steps), "measured_qds": qds,
+                         "seeded": how, "plateau_iops": info.get("plateau_iops"), "peak_iops": info.get("peak_iops"),
+                         "peak_qd": info.get("peak_qd"), "stop_reason": info.get("stop_reason", info.get("error")),
+                         "device_s": info.get("device_s")})
+    return pd.DataFrame(rows, columns=SEARCH_COLUMNS)
+
+
+PHASE_COLUMNS = ["run_id", "phase", "target_state", "series_searched", "points_listed", "device_s"]
+
+
+def characterize_phase_table(manifests: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """One row per phase of every characterize run, in run order (reads on the fresh target, the sustained write,
+    writes and mixes on the preconditioned target: manifest ``characterize``): the state of the target, the series
+    it searched and the points it ran as listed, and the seconds it drove the device.  Empty for other runs."""
+    rows = []
+    for run_id, m in (manifests or {}).items():
+        phases = ((m or {}).get("characterize") or {}).get("phases") or {}
+        points = (m or {}).get("points") or {}
+        series = (m or {}).get("adaptive") or {}
+        for phase in phases:
+            entries = [e for e in points.values() if (e.get("characterize") or {}).get("phase") == phase]
+            state = next((e["characterize"].get("target_state") for e in entries), None)
+            searched = [s for s, v in series.items() if (v.get("characterize") or {}).get("phase") == phase]
+            listed = [e for e in entries if not e.get("adaptive")]
+            rows.append({"run_id": run_id, "phase": phase, "target_state": state,
+                         "series_searched": len(searched), "points_listed": len(listed),
+                         "device_s": round(device_seconds({i: e for i, e in enumerate(entries)}), 2)})
+    return pd.DataFrame(rows, columns=PHASE_COLUMNS)
+
+
+def _labels(manifest: dict[str, Any]) -> dict[str, str]:
+    """Series id -> "randread 4k" (from the series' first point entry; the id itself when it has none)."""
+    out: dict[str, str] = {}
+    for entry in ((manifest or {}).get("points") or {}).values():
+        sid = (entry.get("adaptive") or {}).get("series")
+        if sid and sid not in out:
+            p = entry.get("parameters") or {}
+            out[sid] = _series_label({"rw": p.get("rw"), "bs_bytes": p.get("bs_bytes"),
+                                      "rwmixread_pct": p.get("rwmixread")})
+    return out

@@ -35,7 +35,8 @@ def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth",
     ``plateaus`` (:func:`helpers.analysis.search_plateaus`: the QD series an adaptive search measured) adds a
     row for every (operation, block size, queue depth) cell of a searched series that the search did not measure,
     over the ladder's depths up to its ``max_qd`` and the depths other series measured: metrics empty, ``note`` "not measured (plateau ≈ X IOPS)"
-    past the depth where it stopped on a plateau, "not measured (the search skipped this depth)" below it, "not
+    past the depth where it stopped on a plateau, "not measured (the search skipped this depth)" below it ("not
+    measured (skipped: the search was seeded by randread 4k)" below the depth a seeded ladder jumped to), "not
     measured (the search stopped before this depth)" when it ended on no plateau; never a number in a metric."""
     cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons", "percentile_latency", "note"]
     ops = operations(df)
@@ -77,6 +78,8 @@ def _unmeasured(g: pd.DataFrame, plateaus: pd.DataFrame, x: str, held: str) -> p
             if qd > s["last_qd"]:
                 note = ("not measured (the search stopped before this depth)" if pd.isna(s["plateau_iops"]) else
                         f"not measured (plateau ≈ {s['plateau_iops']:,.0f} IOPS)")
+            elif isinstance(s.get("seeded_from"), str) and qd < (s.get("seed_start_qd") or 0):
+                note = f"not measured (skipped: the search was seeded by {s['seeded_from']})"
             else:
                 note = "not measured (the search skipped this depth)"
             rows.append({"held": key[0], "operation": op, "x": key[1], "n_points": 0, "flagged": False,

@@ -5,6 +5,7 @@ depth and block size with plotly's own sliders and dropdowns (they work in expor
 kernel); ``helpers.notebook.explorer`` is the ipywidgets version for JupyterLab.
 """
 
+from helpers.figures.adaptive import search_figure
 from helpers.figures.blocksize import blocksize_figure
 from helpers.figures.card import card_figure
 from helpers.figures.common import message_figure
@@ -30,3 +31,4 @@ __all__ += ["hosts_figure", "openloop_figure", "steady_state_figure"]  # sweep e
 __all__ += ["forest_figure"]  # run comparison (issue 13)
 __all__ += ["slo_figure", "slo_search_figure"]  # SLO capacity, SLO search vs fio's latency_target (issue 13)
 __all__ += ["timeseries_figure", "write_cliff_figure"]  # time inside a point (issue 12)
+__all__ += ["search_figure"]  # adaptive QD searches, characterize runs (issue 25)

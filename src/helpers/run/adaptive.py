@@ -15,6 +15,13 @@ readings disagree by more than ``gain_pct`` (a dip that did not settle is not: i
 anyway); the ladder then judges that depth by the median of its readings, so a drop that persists is
 kept.  At most ``max_reprobes`` such runs per series.
 
+A series may be seeded (``seed: true``, :class:`Seed`) by the series of its operation measured before it with a
+smaller block: it measures ``start_qd`` (QD 1: its own QD1 latency), then doubles from one step below the depth the
+seeding series' plateau began at, skipping the depths between.  Only where its ladder starts comes from the other
+series: every number it reports is its own probe, and it confirms its own plateau with ``flat_steps`` flat doublings
+of its own (a series that is still rising doubles on past the seeded depths as any ladder does).  When the seeded
+jump was the last doubling that paid off, the refine step goes into the depths it skipped instead.
+
 It then refines between the last depth that still paid off and the first flat (or too slow)
 depth by measuring their geometric midpoint, and optionally re-measures the peak with a longer
 runtime.  :func:`next_depth` is a pure function of the history, so a resumed sweep re-reads the
@@ -100,10 +107,11 @@ def settle_text(step: Step) -> str:
         f"confirm run of{full} (no settle-stop)"
 
 
-def summary(history: list[Step], a: AdaptiveSettings) -> dict:
+def summary(history: list[Step], a: AdaptiveSettings, seed: Seed | None = None) -> dict:
     """The manifest's record of one series: every step, why the ladder stopped, the peak (a measured step)
     and how settled it was, the plateau's probes and their median IOPS (:func:`plateau_iops`; None when the
-    ladder did not end on a plateau), the seconds the series drove the device and the ladder's largest depth."""
+    ladder did not end on a plateau), the seconds the series drove the device, the ladder's largest depth and the
+    seed its ladder started from (:meth:`Seed.record`; None: unseeded)."""
     pk = peak(history)
     return {"steps": [s.__dict__ for s in history], "stop_reason": stop_reason(history, a),
             "peak_qd": pk.qd, "peak_iops": round(pk.iops, 1), "peak_kind": pk.kind,
@@ -111,7 +119,8 @@ def summary(history: list[Step], a: AdaptiveSettings) -> dict:
             "plateau_qds": [s.qd for s in plateau(history, a)],
             "plateau_iops": None if (pl := plateau_iops(history, a)) is None else round(pl, 1),
             "device_s": round(sum(s.device_s or 0.0 for s in history), 3), "max_qd": a.max_qd,
-            "settled_steps": sum(s.settled_s is not None for s in history)}
+            "settled_steps": sum(s.settled_s is not None for s in history),
+            "seed": None if seed is None else seed.record(a)}
 
 
 def _flat_run(ladder: list[Step], gain: float) -> int:
@@ -237,17 +246,71 @@ def refine_bracket(ladder: list[Step], a: AdaptiveSettings) -> tuple[int, int] |
     return ladder[first_flat - 1].qd, ladder[first_flat].qd
 
 
-def next_depth(history: list[Step], a: AdaptiveSettings) -> tuple[int, str] | None:
-    """The next (QD, kind) to measure, or None when the search is done."""
+@dataclass(frozen=True)
+class Seed:
+    """What a finished search tells the next series of its operation (same ``rw``, read share and jobs) with the same
+    or a larger block: that series saturates at the same or a lower depth (a larger block moves more bytes per I/O,
+    so a bandwidth or per-I/O limit is reached with fewer I/Os in flight), so its ladder can skip the rising depths
+    the seeding series had to climb.  The seeded ladder measures ``a.start_qd`` (QD 1: its QD1 latency is reported),
+    then ``start_qd``, ``2 * start_qd``, ... as usual, ``start_qd`` being one doubling below ``plateau_qd``, the depth
+    the seeding series' plateau was measured from (so a series that saturates where the seeding one did still shows
+    its last rising doubling).  The seed decides depths only, never a number."""
+
+    from_series: str  # the seeding series (its id in the manifest's ``adaptive`` section)
+    plateau_qd: int  # the depth its plateau began at (the best ladder depth before its flat doublings)
+    start_qd: int  # the seeded ladder's second depth
+
+    def depths(self, a: AdaptiveSettings) -> list[int]:
+        """The seeded ladder: ``a.start_qd``, then doublings from ``start_qd`` to ``a.max_qd``."""
+        return [a.start_qd] + qd_ladder(self.start_qd, a.max_qd)
+
+    def skipped(self, a: AdaptiveSettings) -> list[int]:
+        """The depths of the unseeded ladder the seeded one leaves out."""
+        return [q for q in qd_ladder(a.start_qd, a.max_qd) if a.start_qd < q < self.start_qd]
+
+    def record(self, a: AdaptiveSettings) -> dict:
+        """The series summary's record of the seed (manifest ``adaptive.<series>.seed``)."""
+        return {"seeded_from": self.from_series, "expected_plateau_qd": self.plateau_qd, "start_qd": self.start_qd,
+                "skipped_qds": self.skipped(a)}
+
+
+def seed_from(history: list[Step], a: AdaptiveSettings, series: str) -> Seed | None:
+    """The seed a finished search gives the next series of its operation, or None: seeding is off, the search did
+    not end on a plateau of its own (still rising at ``max_qd``, stopped by the latency limit: nothing to say about
+    the next), or its plateau began so shallow that the seeded ladder would skip nothing.  A pure function of the
+    history, so a resumed sweep seeds exactly as the first pass did."""
+    if not a.seed:
+        return None
+    steps = plateau(history, a)
+    if not steps:
+        return None
+    base = min(s.qd for s in steps if s.kind != "refine")  # the depth the flat run was measured against
+    start = base // 2
+    if start <= 2 * a.start_qd:
+        return None
+    return Seed(series, base, start)
+
+
+def ladder_depths(a: AdaptiveSettings, seed: Seed | None = None) -> list[int]:
+    """The depths the ladder doubles through: ``start_qd`` .. ``max_qd``, or the seeded ladder (:class:`Seed`)."""
+    return seed.depths(a) if seed is not None else qd_ladder(a.start_qd, a.max_qd)
+
+
+def next_depth(history: list[Step], a: AdaptiveSettings, seed: Seed | None = None) -> tuple[int, str] | None:
+    """The next (QD, kind) to measure, or None when the search is done; ``seed``: where a seeded ladder goes."""
     if (again := reprobe_due(history, a)) is not None:
         return again, "reprobe"
     ladder = ladder_steps(history)
-    depths = qd_ladder(a.start_qd, a.max_qd)
+    depths = ladder_depths(a, seed)
     if ladder_stop(ladder, a) is None:
         return depths[len(ladder)], "ladder"
     measured = {s.qd for s in history}
     if a.refine and not any(s.kind == "refine" for s in history):
         br = refine_bracket(ladder, a)
+        if seed is not None and br and br[0] == seed.start_qd:
+            # the seeded jump was the last doubling that paid off: the knee is anywhere between the first depth and
+            # the jump's, where the ladder measured nothing (unseeded, it would have measured every doubling there)
+            br = (a.start_qd, seed.start_qd)
         if br and br[1] - br[0] >= 2:
             mid = round(math.sqrt(br[0] * br[1]))
             if mid not in measured and br[0] < mid < br[1]:

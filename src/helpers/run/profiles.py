@@ -151,6 +151,10 @@ class AdaptiveSettings:
     # probes whose previous step's IOPS fill a shorter settle window with helpers.run.adaptive.WINDOW_IOS I/Os
     # use it, down to this many ms (the profile's settle_window_ms is the longest; see adaptive.probe_window_ms)
     min_window_ms: int = 150
+    # seed: a finished series that ended on a plateau seeds the next series of the same operation with a larger block
+    # (a larger block saturates at the same or a lower depth): its ladder measures QD start_qd, then doubles from one
+    # step below the plateau depth the seeding series found, skipping the depths between (helpers.run.adaptive.Seed)
+    seed: bool = False
     typical_steps: int = 8  # for the duration estimate
 
 

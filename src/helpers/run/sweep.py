@@ -221,8 +221,10 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
                                           pc.bs_bytes, pc.iodepth, name=f"precondition-{i}")))
     def series_cmds(p0: Point) -> list[str]:  # an adaptive series: every depth its ladder may measure
         a = prof.adaptive
-        return [f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the plateau; "
-                "at most:", *(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))]
+        seeded = " (a series seeded by the one before it of its operation skips depths below its plateau)" \
+            if a.seed else ""
+        return [f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the plateau"
+                f"{seeded}; at most:", *(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))]
 
     if prof.mode == "adaptive" and prof.adaptive:
         for p0 in prof.points:
@@ -569,6 +571,9 @@ class _SweepContext:
         self.current: str | None = None
         self.tracker = _Progress(plan, manifest)
         self.health_source: tuple[list[str], str] | None = None
+        # per operation (a series' point without block size and depth): the block size of its last series searched
+        # and the seed that search gives the next (None: it ended on no plateau)
+        self.seeds: dict[Point, tuple[int, adaptive_mod.Seed | None]] = {}
 
     def raw(self, point: Point) -> Path:
         return self.plan.run_dir / f"{point.point_id}.json"
@@ -647,14 +652,20 @@ class _SweepContext:
 
     def search_series(self, p0: Point, bar, extra: dict | None = None) -> None:
         """The adaptive ladder over one (rw, bs, ...) series (helpers.run.adaptive); ``extra`` is recorded with
-        each of its points and in its summary."""
+        each of its points and in its summary.  With ``seed: true`` the last series searched of the same operation
+        (everything but the block size and depth alike) seeds it when its block was not larger
+        (:class:`helpers.run.adaptive.Seed`, recorded in the summary); its own search then seeds the next."""
         a = self.plan.profile.adaptive
         summary = self.manifest.setdefault("adaptive", {})
         history: list[adaptive_mod.Step] = []
         series = replace(p0, iodepth=a.start_qd).point_id
+        operation = replace(p0, bs_bytes=0, iodepth=0)
+        before = self.seeds.get(operation) if a.seed else None
+        seed = before[1] if before is not None and before[0] <= p0.bs_bytes else None
         while True:
-            nxt = adaptive_mod.next_depth(history, a)
-            if nxt is None:
+            nxt = adaptive_mod.next_depth(history, a, seed)
+            if nxt is None:  # the search finished: it seeds the next series of its operation
+                self.seeds[operation] = (p0.bs_bytes, adaptive_mod.seed_from(history, a, series))
                 break
             qd, kind = nxt
             point = replace(p0, iodepth=qd)
@@ -670,10 +681,11 @@ class _SweepContext:
             bar.update(1)
             if entry.get("status") != "ok":
                 summary[series] = {"error": f"point {point.point_id} failed; search stopped", **(extra or {})}
+                self.seeds[operation] = (p0.bs_bytes, None)  # an unfinished search seeds nothing
                 break
             history.append(adaptive_mod.step_of(qd, kind, self.raw(point), entry))
         if history:
-            summary[series] = {**adaptive_mod.summary(history, a), **(extra or {})}
+            summary[series] = {**adaptive_mod.summary(history, a, seed), **(extra or {})}
         write_manifest(self.plan.run_dir, self.manifest)
 
     # ---------------------------------------------------------------------------- characterize
