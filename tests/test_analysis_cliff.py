@@ -185,14 +185,18 @@ def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):
     assert c["cliff_gb"] <= known_gb * 1.01, (c["reason"], windows)
     assert known_gb <= c["cliff_gb"] + gap_s * c["before_bytes_per_s"] / 1e9, (c["reason"], gap_s, windows)
     assert c["before_bytes_per_s"] == pytest.approx(64 * 2**20, rel=0.10), (c["reason"], windows)
-    assert c["after_bytes_per_s"] == pytest.approx(16 * 2**20, rel=0.10), (c["reason"], windows)
-    # (when the machine stalls fio, its rate limiter catches up afterwards, faster than the rate for a while; the
-    # detector then reports that phase as a recovery: "; recovered to 33 MB/s at ≈ 0.126 GB" seen once)
+    # after the cliff: 16 MiB/s, unless the disk stalled the second job at its start (1.2 s at 3-20 MB/s seen in
+    # a quiet fresh-clone make test, then fio's rate limiter caught up at 337 MB/s for 50 ms): the low stretch
+    # from the cliff reads slower (11 MB/s), the catch-up is a recovery phase, and the last phase is the rate
+    from helpers.analysis.cliff import point_cliff
+    assert 0.5 * 16 * 2**20 <= c["after_bytes_per_s"] <= 1.1 * 16 * 2**20, (c["reason"], windows)
+    assert point_cliff(point_series(ts)).segments[-1]["mean_bytes_per_s"] == pytest.approx(16 * 2**20, rel=0.10)
     m = re.fullmatch(r"≈ ([\d.]+) GB at ([\d,]+) MB/s before the write cache ran out, then ([\d.,]+) MB/s "
                      r"\(([\d.]+)× slower\)(; recovered to [\d.,]+ MB/s at ≈ [\d.]+ GB(, [\d.,]+ MB/s at ≈ [\d.]+ GB)*)?\.",
                      c["reason"])
     assert m, c["reason"]
-    assert float(m.group(4)) == pytest.approx(4.0, rel=0.1)  # 64 MiB/s / 16 MiB/s
+    assert float(m.group(4)) == pytest.approx(c["before_bytes_per_s"] / c["after_bytes_per_s"], abs=0.06)
+    assert float(m.group(4)) >= 3.6  # 64 MiB/s / 16 MiB/s, or slower still after a stall
     assert float(m.group(2).replace(",", "")) == pytest.approx(67.1, rel=0.1)  # 64 MiB/s in MB/s
     assert write_cliff_sentence(point_series(ts)) == "Sustained write: " + c["reason"]
     fig = write_cliff_figure(point_series(ts))

