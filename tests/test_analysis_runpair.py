@@ -315,6 +315,29 @@ def test_setting_differences_name_runtime_target_size_profile_host_and_fio():
         "measured runtime per point: base 5 s, new 60 s (median)"]  # unknown on one side: not compared
 
 
+def test_setting_differences_of_raw_fio_folders_come_from_fios_options():
+    """Issue 22.1: two raw fio folders (no manifest) written to different files of different sizes: the gate
+    listed no difference; the results now state fio's filename and size options, and the manifest still wins
+    where a run has one."""
+    from figdata import rows
+    from helpers.analysis.runpair import setting_differences
+
+    res = rows([{"run_id": "a", "runtime_s": 1.0, "target_file": "/s/a.bin", "target_size_bytes": 64 << 20},
+                {"run_id": "b", "runtime_s": 1.0, "target_file": "/s/b.bin", "target_size_bytes": 32 << 20}])
+    assert setting_differences(res, ["a"], ["b"]) == ["target: base /s/a.bin, new /s/b.bin",
+                                                      "target size: base 64m, new 32m"]
+    man = {"a": {"target": {"path": "/dev/x"}}, "b": {"target": {"path": "/dev/x"}}}
+    assert setting_differences(res, ["a"], ["b"], man) == ["target size: base 64m, new 32m"]
+
+
+def test_fio_options_state_the_target_and_its_size():
+    from helpers.fio import options as fo
+
+    assert fo.target({"filename": "/s/a.bin", "size": "64m"}) == ("/s/a.bin", 64 << 20)
+    assert fo.target({"size": "80%"}) == (None, None) and fo.target({}) == (None, None)
+    assert fo.target({"filename": "/dev/nvme0n1", "size": "1g"}) == ("/dev/nvme0n1", 1 << 30)
+
+
 def test_interval_samples_join_on_the_fio_run_of_the_file():
     """Since the ingest writes run_index into both results and timeseries (runs appended to one file), the join
     keys include it, but on_grid dropped it: `make reports RUN=a,b` and `python -m helpers.compare A B` on two

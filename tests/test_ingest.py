@@ -670,3 +670,13 @@ def test_summary_line_counts_with_thousands_and_millions():
     assert line == "3,455 files: 3,450 results (3,666 rows), 106,610 fio logs (6.2 M windows), 5 quarantined"
     assert ingest.summary_line(1, 3, 3, {"all.log": 3}, 1, 1, 0) == (
         "1 file: 3 results (3 rows; all.log held 3 separate fio runs), 1 fio log (1 window), 0 quarantined")
+
+
+def test_results_state_the_target_and_size_fio_was_given(tmp_path):
+    """Issue 22.1: fio's filename and size options reach the results (the gate names a differing target or size
+    of two raw fio folders, which have no manifest)."""
+    from helpers import config
+    from helpers.ingest.core import ingest_paths
+
+    r = ingest_paths([config.SAMPLE_RAW_DIR / "sample-quick-vm"], "s", out=tmp_path).results
+    assert set(r["target_file"]) == {"/tmp/fiot/sample.bin"} and set(r["target_size_bytes"]) == {256 << 20}

@@ -21,7 +21,7 @@ def test_every_column_has_a_unit_or_is_a_label():
              "direct", "count", "_index")
     labels = {"run_id", "host", "fio_version", "source_file", "point_id", "group", "job_name", "rw", "direction",
               "ioengine", "group_reporting", "flag_reasons", "unreliable_percentiles", "reason",
-              "source_format", "rounded_columns", "config_note", "latency"}
+              "source_format", "rounded_columns", "config_note", "latency", "target_file"}
     for name, _, _ in schema.RESULT_COLUMNS + schema.HISTOGRAM_COLUMNS + schema.QUARANTINE_COLUMNS:
         assert name.startswith("flag_") or name in labels or name.endswith(units), name
 

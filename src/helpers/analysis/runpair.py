@@ -670,8 +670,9 @@ def setting_differences(results: pd.DataFrame, base: list[str], new: list[str],
                         manifests: dict[str, dict] | None = None) -> list[str]:
     """Settings that differ between the base and the new run(s), one sentence each ([] when none): the
     measured runtime per point (medians differ by more than 25 %), the host and fio version (from the
-    results), and, from the runs' manifests, the target, its size and the profile.  A fact unknown on a
-    side is not compared."""
+    results), and, from the runs' manifests, the target, its size and the profile (for runs without a manifest,
+    e.g. raw fio folders, the target and size fio's own options state: results ``target_file``,
+    ``target_size_bytes``).  A fact unknown on a side is not compared."""
     out = []
     manifests = manifests or {}
 
@@ -690,11 +691,17 @@ def setting_differences(results: pd.DataFrame, base: list[str], new: list[str],
         if all(pd.notna(v) and v > 0 for v in rt.values()) and max(rt.values()) > RUNTIME_DIFFERS * min(rt.values()):
             out.append(f"measured runtime per point: base {rt['base']:.3g} s, new {rt['new']:.3g} s (median)")
     facts = [("host", lambda ids: column(ids, "host")), ("fio version", lambda ids: column(ids, "fio_version"))]
-    for what, key in (("target", lambda m: (m.get("target") or {}).get("path")),
-                      ("target size", lambda m: format_bytes(int(m["target_size_bytes"]))
-                       if m.get("target_size_bytes") else None),
-                      ("profile", lambda m: m.get("profile"))):
-        facts.append((what, lambda ids, key=key: side_values(ids, lambda i: key(manifests.get(i) or {}))))
+    def sizes(ids):
+        return [format_bytes(x) for x in sorted({int(float(v)) for v in column(ids, "target_size_bytes")})]
+
+    for what, key, fallback in (
+            ("target", lambda m: (m.get("target") or {}).get("path"), lambda ids: column(ids, "target_file")),
+            ("target size", lambda m: format_bytes(int(m["target_size_bytes"])) if m.get("target_size_bytes") else None,
+             sizes),
+            ("profile", lambda m: m.get("profile"), lambda ids: [])):
+        def get(ids, key=key, fallback=fallback):
+            return side_values(ids, lambda i: key(manifests.get(i) or {})) or fallback(ids)
+        facts.append((what, get))
     for what, get in facts:
         b, n = get(base), get(new)
         if b and n and b != n:

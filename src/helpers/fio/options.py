@@ -131,3 +131,17 @@ def rwmixread(options: dict, rw: str | None) -> float | None:
         return option(options, ("rwmixread",), DEFAULT_RWMIXREAD, _pct, "a percentage")
     w = option(options, ("rwmixwrite",), 100.0 - DEFAULT_RWMIXREAD, _pct, "a percentage")
     return None if w is None else 100.0 - w
+
+
+def target(options: dict) -> tuple[str | None, int | None]:
+    """The target a job names (fio's ``filename``; None when absent or unknown) and its ``size`` in bytes (None
+    when absent, unknown or not a plain size such as '80%' or a range): settings the result states, for
+    telling two runs apart; never an error of the entry."""
+    name = options.get("filename")
+    name = str(name) if isinstance(name, (str, int)) and str(name).strip() else None
+    size = options.get("size")
+    try:
+        size = int_option(size) if isinstance(size, (str, int)) and not isinstance(size, bool) else None
+    except (ValueError, LabError):
+        size = None
+    return name, size if size else None

@@ -262,6 +262,8 @@ class Config:
     group_reporting: bool
     note: str | None = None
     recorded: bool = True
+    target_file: str | None = None  # fio's filename option (None: not stated)
+    target_size_bytes: int | None = None  # fio's size option in bytes (None: not stated or not a plain size)
     bs: dict = field(default_factory=dict)  # direction -> block size in bytes, read when first asked
     rate: dict = field(default_factory=dict)  # direction -> rate_iops cap (NaN: none), read when first asked
 
@@ -467,7 +469,9 @@ def _config(job: dict, glob: _Globals, version: str | None, entries_alike: int, 
             if type(v) is Unknown and not (k.startswith("rwmix") and rw is not None and rw not in fo.MIXED_MODES):
                 by_reason.setdefault(v.reason, []).append(k)
         note = "; ".join(f"{', '.join(ks)} {r}" for r, ks in by_reason.items()) or None
-    return Config(opts, rw, iodepth, numjobs, rwmix, ioengine, direct, grouped, note)
+    target_file, target_size = fo.target(opts)
+    return Config(opts, rw, iodepth, numjobs, rwmix, ioengine, direct, grouped, note,
+                  target_file=target_file, target_size_bytes=target_size)
 
 
 def _client_count(obj: dict, jobs: list) -> int:

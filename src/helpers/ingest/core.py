@@ -75,7 +75,7 @@ Q_FIELDS = schema.column_names(schema.QUARANTINE_COLUMNS)
 _ROW_ORDER = [
     "run_id", "host", "fio_version", "source_file", "run_index", "point_id", "group", "job_name", "job_index", "rw", "direction",
     "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "rate_iops", "ioengine", "direct", "group_reporting",
-    "runtime_s", "settled_after_s", "io_bytes", "total_ios", "iops", "bw_bytes_per_s", "lat_mean_us", "lat_stddev_us", "lat_min_us",
+    "target_file", "target_size_bytes", "runtime_s", "settled_after_s", "io_bytes", "total_ios", "iops", "bw_bytes_per_s", "lat_mean_us", "lat_stddev_us", "lat_min_us",
     "lat_max_us", "clat_mean_us", "slat_mean_us", *schema.PERCENTILES.values(), *schema.LAT_PERCENTILES.values(),
     "usr_cpu_pct", "sys_cpu_pct", "timestamp_s", "disk_read_ios", "disk_write_ios", "disk_read_merges",
     "disk_write_merges", "source_format", "rounded_columns", "config_note",
@@ -217,7 +217,7 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
     for x in entry.directions:
         d = x.direction
         rows.append((*head, d, c.bs_bytes(d), c.iodepth, c.numjobs, c.rwmixread_pct, c.rate_iops(d), c.ioengine,
-                     c.direct, c.group_reporting, x.runtime_s, facts.settled_after_s, x.io_bytes, x.total_ios, x.iops, x.bw_bytes_per_s,
+                     c.direct, c.group_reporting, c.target_file, c.target_size_bytes, x.runtime_s, facts.settled_after_s, x.io_bytes, x.total_ios, x.iops, x.bw_bytes_per_s,
                      x.lat_mean_us, x.lat_stddev_us, x.lat_min_us, x.lat_max_us, x.clat_mean_us, x.slat_mean_us,
                      *x.clat_pct_us, *x.lat_pct_us, *tail))
     sink.rows.extend(rows)

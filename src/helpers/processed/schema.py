@@ -35,6 +35,10 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("ioengine", "string", "fio ioengine (fio default psync)."),
     ("direct", "int64", "1 when O_DIRECT was used (fio default 0)."),
     ("group_reporting", "bool", "True when fio aggregated all clones into this entry."),
+    ("target_file", "string", "fio's filename option: the target the job named (<NA> when the file does not "
+     "state it, e.g. fio's text output, or fio chose the file name itself)."),
+    ("target_size_bytes", "Int64", "fio's size option in bytes (<NA> when not stated or not a plain size, e.g. "
+     "'80%')."),
     ("runtime_s", "float64", "Measured runtime of this direction in seconds (fio's runtime, ms / 1000)."),
     ("settled_after_s", "float64", "A settle-early probe (adaptive or characterize search) that ended before its "
      "runtime because its IOPS had settled: the seconds after which it did (ramp included; the run manifest's "
