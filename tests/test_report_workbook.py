@@ -25,6 +25,10 @@ def test_xlsx_has_a_sheet_per_table_with_numbers_as_numbers_and_units_in_headers
     assert out == tmp / "reports" / run / f"{run}-data.xlsx"
     sheets = pd.read_excel(out, sheet_name=None)
     assert {"run", "results", "device card", "queue depth", "knee", "validity flags"} <= set(sheets)
+    # the other pages' tables where the run has data for them (a quick run: the queue-depth page's SLO capacity
+    # and linear region; not the sweep-modes, sustained-write or PTS pages', which say so in one sentence)
+    assert {"slo capacity", "linear region"} <= set(sheets) and not {"searches", "pts iops", "write cliff"} & set(sheets)
+    assert len(sheets["slo capacity"]) == len(workbook.analysis.slo_table(runs.load_results(run, tmp / "processed").results))
     data = runs.load_results(run, tmp / "processed")
     res = sheets["results"]
     assert len(res) == len(data.results) and res.shape[1] == data.results.shape[1]  # every column

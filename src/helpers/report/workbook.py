@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from helpers import analysis, config
+from helpers.analysis import pts
 from helpers.analysis.card import device_identity
 from helpers.errors import LabError
 from helpers.figures.table import csv_table
@@ -66,6 +67,29 @@ def run_tables(data: runs.RunData) -> dict[str, pd.DataFrame]:
         "consistency": analysis.consistency_table(analysis.consistency(data.timeseries), r),
         "validity flags": analysis.flag_table(r),
     }
+    # the tables of the pages of other sweep modes (queue-depth SLO and linear region, sweep modes, sustained
+    # write, PTS): a sheet each where the run has data for it (the page then says in one sentence it has none)
+    steady = analysis.first_steady_state_run(data.manifests)
+    run = pts.pts_run(data.manifests)
+    optional = {
+        "slo capacity": lambda: analysis.slo_table(r),  # at the queue-depth page's default SLO
+        "linear region": lambda: analysis.linear_region_table(qd_points),
+        "write cliff": lambda: analysis.sustained_write_cliffs(analysis.point_series(data.timeseries), r),
+        "searches": lambda: analysis.search_table(data.manifests),
+        "characterize phases": lambda: analysis.characterize_phase_table(data.manifests),
+        "open loop": lambda: analysis.openloop_table(r),
+        "slo search check": lambda: analysis.slo_cross_check(data.manifests),
+        "hosts": lambda: analysis.host_table(analysis.multi_host_rows(analysis.label_hosts(r, data.manifests))),
+        "steady-state rounds": lambda: steady.rounds,
+        "pts steady state": lambda: pts.steady_table(run),
+        "pts iops": lambda: pts.iops_table(r, run),
+        "pts throughput": lambda: pts.tp_table(r, run),
+        "pts latency": lambda: pts.lat_table(r, data.histograms, run),
+    }
+    for name, make in optional.items():
+        df = make()
+        if df is not None and len(df):
+            tables[name] = df
     if data.left_out is not None and len(data.left_out):
         tables["rows left out"] = data.left_out
     return tables
