@@ -152,13 +152,15 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
     older = {**m, "adaptive": {k: {x: y for x, y in v.items() if x != "max_qd"} for k, v in m["adaptive"].items()}}
     assert (search_plateaus(older)["max_qd"] == 4).all()  # runs before that: the profile the manifest holds
     assert (pl["last_qd"] <= 4).all() and all(1 in q for q in pl["measured_qds"])
-    # on the same target, a steady (rate-limited) probe with 250 ms windows and a 0.1 s ramp settles at its third
-    # window, about 0.85 s in, before its 1 s runtime: it could not before (its first window was lost)
-    p = Point(group="fw", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=1.0, ramp_s=0.1, settle_windows=3,
+    # on the same target, a steady (rate-limited) probe with 250 ms windows and a 0.1 s ramp settles early: at its
+    # third window, about 0.85 s in, on a quiet machine (its first window counts: the known-answer test below);
+    # runtime 2 s, since under load fio's status objects come late (a 1 s probe ran to its end beside one busy
+    # loop in a fresh-clone make test)
+    p = Point(group="fw", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=2.0, ramp_s=0.1, settle_windows=3,
               settle_pct=10.0, settle_window_ms=250, rate_iops=2000, rate_process="linear", log_avg_msec=0,
               log_hist_msec=0)
     r = run_point(p, scratch_dir / "characterize.bin", 16 << 20, tmp_path)
-    assert r.status == "ok" and r.settled_s is not None and r.settled_s < 1.0, (r.settled_s, r.device_s)
+    assert r.status == "ok" and r.settled_s is not None and r.settled_s < 1.6, (r.settled_s, r.device_s)
     # ingested with its manifest entry, that probe carries its settle time and is not flagged too short; every
     # point of the run (all under 3 s) is flagged short exactly when no settle ended it
     probe = ingest_paths([tmp_path / f"{p.point_id}.json"], "probe", facts=manifest_facts(
