@@ -8,6 +8,7 @@ import pandas as pd
 from helpers.analysis.points import operation_label, operations, percentile_latency, sorted_operations
 from helpers.fio.latency import latency_name
 from helpers.fio.units import format_bytes
+from helpers.run.profiles import qd_ladder
 
 METRICS: dict[str, str] = {  # column -> label with unit
     "iops": "IOPS (I/O per second)",
@@ -67,8 +68,7 @@ def _unmeasured(g: pd.DataFrame, plateaus: pd.DataFrame, x: str, held: str) -> p
     rows = []
     for _, s in plateaus[plateaus["numjobs"].fillna(1) == 1].iterrows():
         op = operation_label(s["rw"], s["rwmixread_pct"] if s["rwmixread_pct"] is not None else float("nan"))
-        depths = sorted({1 << k for k in range(int(s["max_qd"]).bit_length())} | {q for q in shown if
-                                                                                 q <= s["max_qd"]})
+        depths = sorted(set(qd_ladder(1, int(s["max_qd"]))) | {q for q in shown if q <= s["max_qd"]})
         for qd in depths:
             if qd in s["measured_qds"]:
                 continue
