@@ -20,7 +20,9 @@ grids on either side of it (a drift over the round cancels).  Per series it prin
   QD 1024) against ``find_knee`` on both grids' points, as positions on the grid's depth list (1, 16, 64, 256, 1024:
   one step = one grid column, log-interpolated between columns);
 * QD1 mean latency difference: the search's QD 1 probe against the grids' QD 1 points (mean completion latency);
-* whether the two grids reproduce each other within 5 % (their levels).
+* whether the two grids reproduce each other within 5 % (their levels), and how far apart their QD 1 mean latencies
+  are: the QD1 latency goal is judged only where those reproduce within 5 % (on this VM's disk they mostly do not:
+  the 17:03 chain below, 2 of 24 series).
 
 Then the totals: the device-time ratio over all series (and of the whole characterize run, sustained write and
 extras included, against the grids'), and how many series met each goal among those whose grids reproduced.
@@ -190,7 +192,8 @@ def main() -> int:
                 out["series"][key_of(p["rw"], p["bs_bytes"])] = {
                     "level": level, "curve": concluded_curve(steps, a), "dev": info["device_s"],
                     "lat1": qd1[0].lat_mean_us if qd1 else None, "probes": len(steps),
-                    "settled": info["settled_steps"], "stop": info["stop_reason"], "seed": info.get("seed")}
+                    "settled": info["settled_steps"], "stop": info["stop_reason"], "seed": info.get("seed"),
+                    "path": " ".join(f"{x.qd}{'' if x.kind == 'ladder' else x.kind[:3]}" for x in steps)}
         print(f"{kind} {n}: device {out['dev']:.1f} s, wall {out['wall']:.1f} s; " + "; ".join(
             f"{k} {v['level']:.0f}" for k, v in out["series"].items()), flush=True)
         return out
@@ -202,7 +205,7 @@ def main() -> int:
         g0, g1 = grids[r - 1], grids[r]
         print(f"\nround {r} (grid {r - 1}, characterize {r}, grid {r})")
         print(f"{'series':<16}{'dev ratio':>10}{'peak diff':>11}{'knee steps':>12}{'QD1 lat diff':>14}  grids within 5 %"
-              "   (search: probes, settled, stop)")
+              "  (QD1 lat)   (search: probes, settled, path: QD of each step, ref = refine, rep = re-probe)")
         for k in keys:
             s, a0, a1 = ch["series"].get(k), g0["series"][k], g1["series"][k]
             if s is None:
@@ -218,12 +221,14 @@ def main() -> int:
             x = {"series": k, "ratio": s["dev"] / statistics.fmean((a0["dev"], a1["dev"])),
                  "peak": abs(s["level"] - level) / level, "knee": knee,
                  "lat1": None if s["lat1"] is None else abs(s["lat1"] - lat1) / lat1,
-                 "repro": abs(a0["level"] - a1["level"]) / level <= 0.05}
+                 "repro": abs(a0["level"] - a1["level"]) / level <= 0.05,
+                 "lat_repro": abs(a0["lat"][1] - a1["lat"][1]) / lat1}
             rows.append(x)
             kt = "n/a" if knee is None else f"{knee:.2f}"
             print(f"{k:<16}{pct(x['ratio']):>10}{pct(x['peak']):>11}{kt:>12}{pct(x['lat1']):>14}  "
-                  f"{'yes' if x['repro'] else 'no'} ({pct(abs(a0['level'] - a1['level']) / level)})"
-                  f"   ({s['probes']}, {s['settled']}, {s['stop'][:60]}){seed_text(s.get('seed'))}")
+                  f"{'yes' if x['repro'] else 'no'} ({pct(abs(a0['level'] - a1['level']) / level)}; "
+                  f"{pct(x['lat_repro'])})"
+                  f"   ({s['probes']}, {s['settled']}, {s['path']}){seed_text(s.get('seed'))}")
         print(f"whole run: characterize {ch['dev']:.1f} s of device time against the grids' {g0['dev']:.1f} / "
               f"{g1['dev']:.1f} s ({pct(ch['dev'] / statistics.fmean((g0['dev'], g1['dev'])))}; it includes the "
               f"sustained write{' and the extras' if args.extras else ''})")
@@ -241,6 +246,10 @@ def main() -> int:
               f"{pct(statistics.median(x['peak'] for x in ok))}), knee within one grid step in "
               f"{sum(x['knee'] is not None and x['knee'] <= 1 for x in ok)} of {len(ok)}, QD1 mean latency within 5 % "
               f"in {sum(x['lat1'] is not None and x['lat1'] <= 0.05 for x in ok)} of {len(ok)}")
+    lat_ok = [x for x in rows if x["lat_repro"] <= 0.05 and x["lat1"] is not None]
+    print(f"  QD1 mean latency (judged where the two grids' QD1 latencies reproduced each other within 5 %, "
+          f"{len(lat_ok)} of {len(rows)}): within 5 % in {sum(x['lat1'] <= 0.05 for x in lat_ok)} of {len(lat_ok)}"
+          + (f" (median {pct(statistics.median(x['lat1'] for x in lat_ok))})" if lat_ok else ""))
     print(f"  all: peak within 5 % in {sum(x['peak'] <= 0.05 for x in rows)} of {len(rows)}, knee within one step in "
           f"{sum(x['knee'] is not None and x['knee'] <= 1 for x in rows)}, QD1 latency within 5 % in "
           f"{sum(x['lat1'] is not None and x['lat1'] <= 0.05 for x in rows)}")

@@ -434,13 +434,21 @@ def test_settled_probes_are_peak_candidates_and_say_how_they_were_measured():
 
 def test_qd1_tail_tiles_prefer_a_point_with_enough_ios_for_the_percentile():
     """The QD1 probe (4,500 I/Os: too few for p99.9) reads a lower p99.9 (120 µs) than the 5 s QD1 point (60,000
-    I/Os, 200 µs): the tile shows the point that can support a p99.9, unmarked.  p99 (4,500 I/Os suffice: 45 beyond
-    it) stays the lowest reliable one, the probe's 100 µs."""
+    I/Os, 200 µs): the tile shows the point that can support a p99.9, unmarked.  p99 (4,500 I/Os would suffice: 45
+    beyond it) comes from the long point too (130 µs, not the probe's lower 100 µs), and so does the mean, also when
+    the probe's is lower: the lower of a short and a long reading is the luckier one, not the better measured
+    (card._longest)."""
     card = device_card(characterize_like_run())
     p999 = card.metric("QD1 4k random read p99.9 latency")
     assert (p999.value, p999.few_ios) == (200.0, "")
     p99 = card.metric("QD1 4k random read p99 latency")
-    assert p99.value == 100.0 and p99.few_ios == ""
+    assert p99.value == 130.0 and p99.few_ios == "" and p99.detail == "randread 4k QD1"
+    mean = card.metric("QD1 4k random read latency")
+    assert mean.value == pytest.approx(1e6 / 10500.0)
+    # a probe with a lower mean than the 5 s point is not the tile either
+    df = characterize_like_run()
+    df.loc[df["point_id"] == "qd-1", "lat_mean_us"] = 50.0
+    assert device_card(df).metric("QD1 4k random read latency").value == pytest.approx(1e6 / 10500.0)
     # without the 5 s point the probe's p99.9 is the tile, marked: validity lists the clat column it checked
     # (fio wrote both latencies' percentiles), the card shows total latency; the I/O count decides for both
     df = characterize_like_run()

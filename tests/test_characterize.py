@@ -87,6 +87,18 @@ def test_unmeasured_cells_say_not_measured_with_the_plateau_never_a_number():
     assert trace.text[0][0] == "not measured<br>(plateau ≈ 48,000 IOPS)" and trace.z[0][0] is None or \
         math.isnan(trace.z[0][0])
     assert trace.customdata[0][0] == "not measured (plateau ≈ 48,000 IOPS)"
+    # a plateau check jumped QD 32 -> 128 (helpers.run.adaptive.check_due): QD 64 lies on the plateau between probes
+    q32 = [1, 2, 4, 8, 16, 32, 128, 11]
+    df32 = pd.concat([df, _results([("randread", 32768, q, min(q, 8) * 5000.0) for q in q32])], ignore_index=True)
+    checked = pd.concat([plateaus, pd.DataFrame([
+        {"rw": "randread", "bs_bytes": 32768, "rwmixread_pct": None, "numjobs": 1, "measured_qds": sorted(q32),
+         "last_qd": 128, "max_qd": 1024, "plateau_iops": 40000.0, "plateau_from_qd": 8, "target_state": None}])],
+        ignore_index=True)
+    c32 = grid(df32, "bs_bytes", "iodepth", checked).set_index(["held", "x"])
+    assert c32.loc[(64, 32768), "note"] == "not measured (on the plateau ≈ 40,000 IOPS: the search measured it on " \
+        "either side)" and pd.isna(c32.loc[(64, 32768), "iops"])
+    assert c32.loc[(256, 32768), "note"] == "not measured (plateau ≈ 40,000 IOPS)"
+    assert c32.loc[(128, 32768), "iops"] == 40000.0
     # a QD on the x axis: the same cells
     gx = grid(df, "iodepth", "bs_bytes", plateaus).set_index(["held", "x"])
     assert gx.loc[(4096, 1024), "note"] == "not measured (plateau ≈ 48,000 IOPS)"
@@ -230,6 +242,7 @@ def test_series_seed_the_next_of_their_operation_real_fio_with_a_known_curve(tmp
         e["parameters"]["iodepth"] for e in m["points"].values() if e["adaptive"]["series"] == "qd-randread-bs16k-qd1-nj1")
     pl = search_plateaus(m).set_index("bs_bytes")
     assert pl.loc[16384, "seeded_from"] == "randread 4k" and pd.isna(pl.loc[4096, "seeded_from"])
+    assert pl.loc[4096, "plateau_from_qd"] == 16 and pl.loc[16384, "plateau_from_qd"] == 8  # the plateaus' depths
     df = _results([("randread", b, s["qd"], s["iops"]) for b, info in ((4096, s4), (16384, s16))
                    for s in info["steps"]])
     cell = grid(df, "bs_bytes", "iodepth", search_plateaus(m)).set_index(["held", "x"])

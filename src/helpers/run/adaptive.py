@@ -15,6 +15,10 @@ readings disagree by more than ``gain_pct`` (a dip that did not settle is not: i
 anyway); the ladder then judges that depth by the median of its readings, so a drop that persists is
 kept.  At most ``max_reprobes`` such runs per series.
 
+With ``check_doublings`` (the characterize profile: 2), a plateau so found is checked by one more ladder probe
+that many doublings past the last flat one before the ladder stops (:func:`check_due`): a slow rise hidden in the
+noise of short probes shows there, and the ladder doubles on from the check.
+
 A series may be seeded (``seed: true``, :class:`Seed`) by the series of its operation measured before it with a
 smaller block: it measures ``start_qd`` (QD 1: its own QD1 latency), then doubles from one step below the depth the
 seeding series' plateau began at, skipping the depths between.  Only where its ladder starts comes from the other
@@ -215,16 +219,49 @@ def reprobe_due(history: list[Step], a: AdaptiveSettings) -> int | None:
     return None
 
 
+def check_due(ladder: list[Step], a: AdaptiveSettings) -> int | None:
+    """The depth of the plateau check still due, or None (``check_doublings`` > 0).
+
+    Once ``flat_steps`` doublings in a row were flat, one more ladder probe goes ``check_doublings`` doublings past
+    the last of them (at most to ``max_qd``) before the ladder stops: a curve that still rises slowly, by less
+    than ``gain_pct`` over the flat run's few doublings and under the noise of short probes, shows it there.  The
+    bench behind a 40,000 IOPS ceiling (2026-11-26 17:03, rw 16k) read 59.9k, 56.2k and 64.2k IOPS at QD 8, 16 and
+    32 and stopped on "2 flat doublings" while both grids' level was 80k from QD 64 on: two doublings deeper, at
+    QD 128, the ladder would have seen it.  When the check reads ``gain_pct`` over the depths before the flat run,
+    the run is broken (:func:`_flat_run`) and the ladder doubles on from the check; when it reads flat, it is one
+    more reading of the plateau (:func:`plateau_iops`).  None when the check is off, the ladder is not flat, the
+    last flat doubling is already the check (the last step came ``check_doublings`` doublings after the one before
+    it and the flat run holds it) or no deeper depth is left."""
+    if a.check_doublings <= 0 or len(ladder) < 2:
+        return None
+    flat = _flat_run(ladder, a.gain_pct / 100)
+    if flat < a.flat_steps:
+        return None
+    last = ladder[-1]
+    if flat > a.flat_steps and last.qd >= ladder[-2].qd << a.check_doublings:
+        return None  # checked
+    if last.qd * 2 > a.max_qd:
+        return None
+    qd = last.qd << a.check_doublings
+    while qd > a.max_qd:
+        qd //= 2
+    return qd
+
+
 def ladder_stop(ladder: list[Step], a: AdaptiveSettings) -> str | None:
-    """Why the doubling stops after these steps (None: keep doubling)."""
+    """Why the doubling stops after these steps (None: keep doubling, or the plateau check is due:
+    :func:`check_due`)."""
     if not ladder:
         return None
     last = ladder[-1]
     if a.lat_limit_us is not None and last.lat_mean_us > a.lat_limit_us:
         return f"mean latency {last.lat_mean_us:.0f} us at QD {last.qd} exceeds the limit {a.lat_limit_us:.0f} us"
-    if _flat_run(ladder, a.gain_pct / 100) >= a.flat_steps:
+    if (flat := _flat_run(ladder, a.gain_pct / 100)) >= a.flat_steps and check_due(ladder, a) is None:
+        checked = "" if flat == a.flat_steps or a.check_doublings <= 0 else \
+            f"; the check deeper, at QD {last.qd}, read flat too"
+        first = ladder[-flat - 1 + a.flat_steps].qd if checked else last.qd
         return (f"{a.flat_steps} doublings in a row added less than {a.gain_pct:g} % IOPS over the depths before "
-                f"them (up to QD {last.qd})")
+                f"them (up to QD {first}{checked})")
     if last.qd * 2 > a.max_qd:
         unsettled = sum(s.unsettled for s in ladder)
         note = f" ({unsettled} of {len(ladder)} doublings did not settle)" if unsettled else ""
@@ -233,7 +270,10 @@ def ladder_stop(ladder: list[Step], a: AdaptiveSettings) -> str | None:
 
 
 def refine_bracket(ladder: list[Step], a: AdaptiveSettings) -> tuple[int, int] | None:
-    """(last depth that still paid off, first flat or too-slow depth)."""
+    """(last depth that still paid off, first flat or too-slow depth); when the ladder reached the last depth that
+    paid off by a jump of more than one doubling (a seeded ladder's jump from QD 1, :class:`Seed`, or a plateau
+    check that found the curve still rising, :func:`check_due`), the jump instead: the knee lies anywhere in it,
+    where the ladder measured nothing (unseeded and unchecked, it would have measured every doubling there)."""
     if len(ladder) < 2:
         return None
     last = ladder[-1]
@@ -243,7 +283,10 @@ def refine_bracket(ladder: list[Step], a: AdaptiveSettings) -> tuple[int, int] |
     if flat == 0:
         return None  # still rising at max_qd: nothing to refine
     first_flat = len(ladder) - flat
-    return ladder[first_flat - 1].qd, ladder[first_flat].qd
+    lo = ladder[first_flat - 1]
+    if first_flat >= 2 and lo.qd > 2 * ladder[first_flat - 2].qd:
+        return ladder[first_flat - 2].qd, lo.qd
+    return lo.qd, ladder[first_flat].qd
 
 
 @dataclass(frozen=True)
@@ -301,16 +344,14 @@ def next_depth(history: list[Step], a: AdaptiveSettings, seed: Seed | None = Non
     if (again := reprobe_due(history, a)) is not None:
         return again, "reprobe"
     ladder = ladder_steps(history)
-    depths = ladder_depths(a, seed)
+    if (check := check_due(ladder, a)) is not None:
+        return check, "ladder"
     if ladder_stop(ladder, a) is None:
-        return depths[len(ladder)], "ladder"
+        depths = ladder_depths(a, seed)
+        return next(q for q in depths if not ladder or q > ladder[-1].qd), "ladder"
     measured = {s.qd for s in history}
     if a.refine and not any(s.kind == "refine" for s in history):
         br = refine_bracket(ladder, a)
-        if seed is not None and br and br[0] == seed.start_qd:
-            # the seeded jump was the last doubling that paid off: the knee is anywhere between the first depth and
-            # the jump's, where the ladder measured nothing (unseeded, it would have measured every doubling there)
-            br = (a.start_qd, seed.start_qd)
         if br and br[1] - br[0] >= 2:
             mid = round(math.sqrt(br[0] * br[1]))
             if mid not in measured and br[0] < mid < br[1]:

@@ -139,6 +139,9 @@ class AdaptiveSettings:
 
     gain_pct: float = 10.0  # a doubling of QD that adds less than this % of IOPS is "flat"
     flat_steps: int = 2  # stop after this many flat doublings in a row
+    # > 0: a plateau so found is checked by one more probe this many doublings past the last flat depth before the
+    # ladder stops (a curve still rising slowly under the noise of short probes shows there; adaptive.check_due)
+    check_doublings: int = 0
     start_qd: int = 1
     max_qd: int = 1024
     lat_limit_us: float | None = None  # stop when mean completion latency exceeds this
