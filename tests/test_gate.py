@@ -250,3 +250,18 @@ def test_an_interval_too_wide_for_the_threshold_is_inconclusive_not_a_pass(tmp_p
     assert run(tmp_path, tmp_path, "wa", "wc", "--metric", "iops", "--max-regression", "5%")[0] == 0  # -2 %
     assert run(tmp_path, tmp_path, "wa", "wb", "--metric", "iops", "--max-regression", "0%")[0] == 0
     capsys.readouterr()
+
+
+def test_a_failing_gate_still_lists_the_points_it_could_not_judge(tmp_path, capsys):
+    """IOPS -20 % beyond the noise (a regression) and mean latency +60 % by its estimate with repeats so spread that
+    the interval holds both no change and +60 %: the gate fails on IOPS and still lists the latency it could not
+    judge (before, the list was printed only when nothing failed)."""
+    write(tmp_path, "fa", [1000, 1010, 990], [100, 30, 170])
+    write(tmp_path, "fb", [800, 808, 792], [160, 40, 280], t0=1)
+    code, _ = run(tmp_path, tmp_path, "fa", "fb", "--metric", "iops,lat", "--max-regression", "5%")
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "FAIL: 1 point-metric(s) significantly worse than 5 %, 1 more worse by their point estimate could not be " \
+           "judged" in out, out
+    listed = out.split("Also could not judge")[1].split("FAIL:")[0]
+    assert "mean" in listed.lower() and "IOPS" not in listed, out

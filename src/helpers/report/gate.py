@@ -387,13 +387,15 @@ def main(argv: list[str] | None = None) -> int:
     if n_none:
         print(f"Note: {n_none} point-metric(s) have no interval (measured fewer than twice in a run): repeat the "
               "points (profile 'repeat: 3') or compare >= 2 runs a side.")
-    if inconclusive and not failed:
-        print(f"Could not judge (worse than {threshold:g} % by the point estimate, no interval that judges it):")
+    if inconclusive:
+        print(f"{'Also c' if failed else 'C'}ould not judge (worse than {threshold:g} % by the point estimate, no "
+              "interval that judges it):")
         for line in inconclusive:
             print(f"  {line}")
     n_unproven = int(c.table["verdict"].eq(UNPROVEN).sum())
     if failed:
-        head = f"FAIL: {n_bad} point-metric(s) significantly worse than {threshold:g} %"
+        head = f"FAIL: {n_bad} point-metric(s) significantly worse than {threshold:g} %" + (
+            f", {len(inconclusive)} more worse by their point estimate could not be judged" if inconclusive else "")
     elif inconclusive:
         head = (f"INCONCLUSIVE: {len(inconclusive)} point-metric(s) worse than {threshold:g} % by their point "
                 "estimate could not be judged (exit 3)")
