@@ -59,7 +59,8 @@ def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
     of two when unknown), the
     plateau level it stopped on (``plateau_iops``: the median of its plateau probes, NaN when it ended on none)
     and the shallowest depth of those probes (``plateau_from_qd``; a depth between it and ``last_qd`` the ladder did
-    not measure was jumped over by its plateau check, :func:`helpers.run.adaptive.check_due`), and the state of the target it measured (``target_state``, characterize runs); a seeded search
+    not measure was jumped over by its plateau check, :func:`helpers.run.adaptive.check_due`), and the state of the
+    target it measured (``target_state``, characterize runs); a seeded search
     (:class:`helpers.run.adaptive.Seed`) names the series that seeded it (``seeded_from``: "randread 4k") and the depth
     its ladder jumped to from QD 1 (``seed_start_qd``), both empty when it was not seeded.  The points come from the
     manifest's point entries (their ``adaptive.series``); empty when the run searched nothing."""
