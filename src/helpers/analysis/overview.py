@@ -78,7 +78,7 @@ def _unmeasured(g: pd.DataFrame, plateaus: pd.DataFrame, x: str, held: str) -> p
             if qd > s["last_qd"]:
                 note = ("not measured (the search stopped before this depth)" if pd.isna(s["plateau_iops"]) else
                         f"not measured (plateau ≈ {s['plateau_iops']:,.0f} IOPS)")
-            elif not pd.isna(s["plateau_iops"]) and qd > (s.get("plateau_from_qd") or qd):
+            elif pd.notna(s["plateau_iops"]) and pd.notna(s.get("plateau_from_qd")) and qd > s["plateau_from_qd"]:
                 note = (f"not measured (on the plateau ≈ {s['plateau_iops']:,.0f} IOPS: the search measured it on "
                         "either side)")
             elif isinstance(s.get("seeded_from"), str) and qd < (s.get("seed_start_qd") or 0):
