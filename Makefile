@@ -111,7 +111,7 @@ test-fast: setup ## the inner loop: leaves out notebooks, browser and slow tests
 bench-adaptive: setup ## adaptive QD search (probes end once settled) vs the full 1..1024 grid, 3 rounds (grid, search, grid, ...), on a scratch file (about 4 min)
 	$(BIN)/python benchmarks/bench_adaptive.py
 
-bench-characterize: setup ## PROFILE=characterize vs the course grid, chain grid, characterize, grid, ... on a scratch file (ARGS=--quick: 3 series; all 24: about an hour)
+bench-characterize: setup ## PROFILE=characterize vs the course grid, chain grid, characterize, grid, ... on a scratch file (ARGS=--quick: 3 series; all 24, 2 rounds: about 45 minutes)
 	$(BIN)/python benchmarks/bench_characterize.py $(ARGS)
 
 LINT_VENV := .venv-lint
