@@ -105,6 +105,31 @@ series below it, and every uncapped series, wander with the disk between a searc
 time went up with the check (capped 14.1 % before, 17.4 and 18.6 % after; uncapped 16.6 % before, 20.8 % after): the
 check adds a probe per series and, on a noisy disk, re-probes at deep queues.  It stays within the required 25 %;
 the 10 % goal is not reached (7-10 probes per series of 0.55 s, 0.85 s at QD 1, against the grid's 30 s).
+
+The floor: two chains of ``--rounds 2`` (grid, characterize, grid, characterize, grid), each middle grid judged as a
+search is against the grids before and after it, its own 5 s points at the full grid's device time:
+
+* 2026-11-26 21:10, uncapped: device time 20.8 % (ladder probes 62 % of it, the QD 1 probes 14 %, re-probes 14 %,
+  refine 9 %; 9.6 probes and 6.2 s per series against the grid's 30 s).  Adjacent grids reproduced in 18 of 48
+  series x rounds; among those the search's peak was within 5 % in 8, the knee within one grid step in 15; QD1
+  latency within 5 % in 8 of the 17 whose grids' QD1 latencies reproduced.  The middle grid, the same way: outer
+  grids reproduced in 8 of 24; peak within 5 % in 4 of 8, knee in 6 of 8, QD1 latency in 2 of 5.  A full grid
+  meets the uncapped goals no more often than the search: on this disk they lie below its noise.
+* 22:06, behind ``--cap-iops 40000``: device time 18.5 % (ladder 63 %, QD 1 17 %, refine 12 %, re-probes 9 %; 8.1
+  probes, 5.5 s per series).  Grids reproduced in 30 of 48; peak within 5 % in 28, knee in 28; the 26 series the
+  ceiling held: peak 26 of 26, knee 24 of 26 (read 4k: its QD 1 probe read 38k IOPS against the grids' 28k and
+  33k, so the curve was flat from QD 1 and had no knee; rw 16k: QD 128 against the grids' 16-64, its rise below the
+  80k ceiling wandered as the grids' did).  QD1 latency within 5 % in 10 of 22.  The middle grid: outer grids
+  reproduced in 18 of 24; peak within 5 % in 13 of 18, knee in 16 of 18, QD1 latency in 7 of 10; the 14 held: peak
+  13 of 14, knee 14 of 14.
+
+QD1 latency alone, back to back (21:02: six rounds of a 5 s + 1 s ramp run, then runs of 0.75 s, 2 s and 5 s with a
+0.1 s ramp, randread 4k, randwrite 4k, read 32k; each against the mean of the 5 s + 1 s runs either side): within
+5 % in 2, 4 and 1 of 6 at 0.75 s; 2, 4 and 2 at 2 s; 4, 5 and 5 at 5 s.  5 s runs 15 s apart differed by up to
+14 %, 10 % and 22 %.  A longer QD 1 probe buys little short of the grid's own 5 s.  What bounds the device time is
+the doubling ladder.  Recomputed from the recorded probes of the five chains above (not run as a method), leaving out
+the ladder's odd powers of two (2, 8, 32, 128, 512: a ladder that quadruples) cuts 14.1-20.8 % to 9.1-13.5 %, and
+also leaving out the refine to 6.9-11.5 %, at a knee resolution of 4x.
 """
 
 from __future__ import annotations
