@@ -355,8 +355,15 @@ def test_bench_fio_bytes_over_window_widths_are_the_jsons_io_bytes(bench_logs, n
     # taken for a tick would pile up here at least a whole tick's bytes (8.4 MB); within half of that is fio's
     # rate limiter catching up after the machine held the job back (620 KB in the last 5 ms seen at load 5-7);
     # less is a device that slowed down at the end (a 48 ms completion in the last 0.15 s beside busy loops)
+    # fio's rate limiter also pays back what its own log shows it owed: windows logged below the offered rate (the
+    # job held back; seen in a fresh-clone make test right after a busy loop: 1 MiB/s logged for 1 s after the
+    # SIGSTOP, then the 42 MB owed in the final 0.24 s).  A logged window at the offered rate owes nothing, so a gap
+    # credited too little there still piles up above this bound
     tick_bytes = BENCH_RATE * BENCH_INTERVAL_MS / 1000
-    assert (tail["bytes_per_s"] * width <= 1.2 * BENCH_RATE * width + 4 * 65536 + tick_bytes / 2).all(), tail
+    logged_width = logged["window_end_s"] - logged["window_start_s"]
+    owed = ((BENCH_RATE - logged["bytes_per_s"]).clip(lower=0) * logged_width).groupby(logged["log_job"]).sum()
+    allowed = 1.2 * BENCH_RATE * width + 4 * 65536 + tick_bytes / 2 + tail["log_job"].map(owed).fillna(0)
+    assert (tail["bytes_per_s"] * width <= allowed).all(), tail
 
 
 def test_bench_fio_stall_and_stop_widths(bench_logs):
