@@ -204,18 +204,24 @@ def judge(k: str, s_level: float, s_curve: tuple, s_lat1: float | None, a0: dict
 
 
 def goal_counts(rows: list[dict]) -> str:
-    """Among rows whose grids reproduced: the peak, knee and QD1-latency goals (QD1 latency where the grids' QD1
-    latencies reproduced), as counts; behind a ceiling also among the series it held still."""
+    """The goals as counts: peak and knee among the rows whose grids reproduced each other within 5 %, QD1 latency
+    among those whose grids' QD1 latencies did; behind a ceiling also among the series it held still (both grids'
+    level at it, each direction of a mix) and the peak of the others (below it: the device's own level)."""
     ok = [x for x in rows if x["repro"]]
     lat = [x for x in rows if x["lat_repro"] <= 0.05 and x["lat1"] is not None]
-    return (f"grids reproduced in {len(ok)} of {len(rows)}; among those peak within 5 % in "
-            f"{sum(x['peak'] <= 0.05 for x in ok)}, knee within one grid step in "
-            f"{sum(x['knee'] is not None and x['knee'] <= 1 for x in ok)}; QD1 mean latency within 5 % in "
-            f"{sum(x['lat1'] <= 0.05 for x in lat)} of the {len(lat)} whose grids' QD1 latencies reproduced"
-            + ("" if not any(x["held"] for x in rows) else
-               f"; the {sum(x['held'] for x in rows)} the ceiling held: peak within 5 % in "
-               f"{sum(x['peak'] <= 0.05 for x in rows if x['held'])}, knee within one grid step in "
-               f"{sum(x['knee'] is not None and x['knee'] <= 1 for x in rows if x['held'])}"))
+    held = [x for x in rows if x["held"]]
+    out = (f"grids reproduced in {len(ok)} of {len(rows)}; among those peak within 5 % in "
+           f"{sum(x['peak'] <= 0.05 for x in ok)}" + (f" (median {pct(statistics.median(x['peak'] for x in ok))})"
+                                                       if ok else "") +
+           f", knee within one grid step in {sum(x['knee'] is not None and x['knee'] <= 1 for x in ok)}; QD1 mean "
+           f"latency within 5 % in {sum(x['lat1'] <= 0.05 for x in lat)} of the {len(lat)} whose grids' QD1 latencies "
+           "reproduced" + (f" (median {pct(statistics.median(x['lat1'] for x in lat))})" if lat else ""))
+    if held:
+        out += (f"; the {len(held)} the ceiling held: peak within 5 % in {sum(x['peak'] <= 0.05 for x in held)}, knee "
+                f"within one grid step in {sum(x['knee'] is not None and x['knee'] <= 1 for x in held)}; the other "
+                f"{len(rows) - len(held)} (below the ceiling): peak within 5 % in "
+                f"{sum(x['peak'] <= 0.05 for x in rows if not x['held'])}")
+    return out
 
 
 def main() -> int:
@@ -332,7 +338,6 @@ def main() -> int:
               f"sustained write{' and the extras' if args.extras else ''})")
 
     print("\n== totals ==")
-    ok = [x for x in rows if x["repro"]]
     s_dev = sum(c["series"][k]["dev"] for c in chars for k in keys if k in c["series"])
     g_dev = sum(statistics.fmean((grids[r]["series"][k]["dev"], grids[r + 1]["series"][k]["dev"]))
                 for r in range(len(chars)) for k in keys)
@@ -350,23 +355,8 @@ def main() -> int:
         for kind, v in sorted(kinds.items(), key=lambda kv: -sum(kv[1]))) + f"; per series "
           f"{sum(map(len, kinds.values())) / max(len(rows), 1):.1f} probes, {s_dev / max(len(rows), 1):.2f} s against "
           f"the grid's {g_dev / max(len(rows), 1):.1f} s")
-    print(f"series x rounds: {len(rows)}; grids reproduced within 5 % in {len(ok)}")
-    if ok:
-        print(f"  among those: peak within 5 % in {sum(x['peak'] <= 0.05 for x in ok)} of {len(ok)} (median "
-              f"{pct(statistics.median(x['peak'] for x in ok))}), knee within one grid step in "
-              f"{sum(x['knee'] is not None and x['knee'] <= 1 for x in ok)} of {len(ok)}, QD1 mean latency within 5 % "
-              f"in {sum(x['lat1'] is not None and x['lat1'] <= 0.05 for x in ok)} of {len(ok)}")
-    held = [x for x in rows if x["held"]]
-    if args.cap_iops:
-        print(f"  series the ceiling held still (both grids' level at the {args.cap_iops} IOPS ceiling, each direction "
-              f"of a mix): {len(held)}; peak within 5 % in {sum(x['peak'] <= 0.05 for x in held)} of {len(held)}, "
-              f"knee within one grid step in {sum(x['knee'] is not None and x['knee'] <= 1 for x in held)}; the "
-              f"others ({len(rows) - len(held)}, below the ceiling: the device's own level) peak within 5 % in "
-              f"{sum(x['peak'] <= 0.05 for x in rows if not x['held'])}")
-    lat_ok = [x for x in rows if x["lat_repro"] <= 0.05 and x["lat1"] is not None]
-    print(f"  QD1 mean latency (judged where the two grids' QD1 latencies reproduced each other within 5 %, "
-          f"{len(lat_ok)} of {len(rows)}): within 5 % in {sum(x['lat1'] <= 0.05 for x in lat_ok)} of {len(lat_ok)}"
-          + (f" (median {pct(statistics.median(x['lat1'] for x in lat_ok))})" if lat_ok else ""))
+    print(f"series x rounds: {len(rows)}")
+    print(f"  the search: {goal_counts(rows)}")
     print(f"  all: peak within 5 % in {sum(x['peak'] <= 0.05 for x in rows)} of {len(rows)}, knee within one step in "
           f"{sum(x['knee'] is not None and x['knee'] <= 1 for x in rows)}, QD1 latency within 5 % in "
           f"{sum(x['lat1'] is not None and x['lat1'] <= 0.05 for x in rows)}")
@@ -375,7 +365,6 @@ def main() -> int:
     floor = [judge(k, mid["level"], (list(mid["curve"]), list(mid["curve"].values())), mid["lat"][1],
                    grids[r - 1]["series"][k], grids[r + 1]["series"][k], args.cap_iops)
              for r in range(1, len(grids) - 1) for k in keys for mid in (grids[r]["series"][k],)]
-    print(f"  the search, same rules: {goal_counts(rows)}")
     if floor:
         print(f"  the grid's own floor (each grid between two others judged as the search is, against the grids "
               f"before and after it; {len(floor)} series x grids): {goal_counts(floor)}")
