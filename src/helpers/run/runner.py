@@ -168,8 +168,13 @@ class FioInterrupted(Exception):
     """fio was stopped because the sweep was interrupted (Ctrl-C / SIGTERM)."""
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}  # the sweep's stop signals (sweep._StopOnSignal)
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Linux: fio gets SIGTERM when the sweep process dies (even by kill -9), so no orphan keeps running."""
+    """Linux: fio gets SIGTERM when the sweep process dies (even by kill -9), so no orphan keeps running; and the
+    stop signals :func:`run_fio` blocked around the fork are unblocked for fio (a blocked mask survives exec)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     try:
         import ctypes
 
@@ -328,8 +333,21 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
     """
     t0 = time.monotonic()
     kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    # a stop signal must not land inside Popen after the fork: its KeyboardInterrupt would leave a running fio that
+    # nothing stops or waits for (seen: the SIGTERM test found fio alive after the sweep had exited).  Blocked here,
+    # it is delivered once ``proc`` exists, inside the try below
+    block = bool(kwargs) and threading.current_thread() is threading.main_thread()
+    if block:
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    except BaseException:
+        if block:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        raise
+    try:
+        if block:  # a stop signal that came meanwhile raises KeyboardInterrupt here, handled below
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         if on_start:
             on_start(proc.pid)
         deadline = None if timeout is None else t0 + timeout
