@@ -21,7 +21,7 @@ def mixed_run() -> pd.DataFrame:
     """One run with decoys around every headline: other block sizes, modes, job counts and directions."""
     return rows([
         {"point_id": "rr-qd1-a", "iodepth": 1, "iops": 11000.0, "lat_mean_us": 90.0},
-        {"point_id": "rr-qd1-b", "iodepth": 1, "iops": 12500.0, "lat_mean_us": 80.0},  # best QD1 repeat
+        {"point_id": "rr-qd1-b", "iodepth": 1, "iops": 12500.0, "lat_mean_us": 80.0},  # a QD1 repeat
         {"point_id": "rr-qd1-x4", "iodepth": 1, "numjobs": 4, "iops": 40000.0, "lat_mean_us": 50.0},  # 4 jobs
         {"point_id": "rr-qd32", "iodepth": 32, "iops": 250000.0, "lat_mean_us": 128.0},
         {"point_id": "rr-qd32-x4", "iodepth": 32, "numjobs": 4, "iops": 400000.0, "lat_mean_us": 320.0},
@@ -48,7 +48,8 @@ def mixed_run() -> pd.DataFrame:
 def test_headline_numbers_come_from_the_right_rows():
     card = device_card(mixed_run())
     expected = {  # name: (value, unit, measured at)
-        "QD1 4k random read latency": (80.0, "µs", "randread 4k QD1"),
+        # two runs of one setting: their mean, and their range (issue 34.1: never the luckier run)
+        "QD1 4k random read latency": (85.0, "µs", "randread 4k QD1; mean of 2 runs: 80.0–90.0 µs"),
         "QD1 4k random write latency": (200.0, "µs", "randwrite 4k QD1"),
         "Peak 4k random read IOPS": (400000.0, "IOPS", "randread 4k QD32 x4 jobs"),
         "Peak 4k random write IOPS": (90000.0, "IOPS", "randwrite 4k QD16"),
@@ -63,10 +64,10 @@ def test_headline_numbers_come_from_the_right_rows():
 
 def test_findings_each_carry_their_number():
     card = device_card(mixed_run())
-    # 200 / 80 = 2.5; 3.5e9 B/s / 2^20 = 3337.9 MiB/s; 2.1e9 / 2^20 = 2002.7 MiB/s
+    # 200 / 85 = 2.4; 3.5e9 B/s / 2^20 = 3337.9 MiB/s; 2.1e9 / 2^20 = 2002.7 MiB/s
     assert card.findings == [
-        "At queue depth 1 a 4k random read takes 80 µs on average.",
-        "At queue depth 1 a 4k random write takes 200 µs on average, 2.5× the read latency.",
+        "At queue depth 1 a 4k random read takes 85 µs on average.",
+        "At queue depth 1 a 4k random write takes 200 µs on average, 2.4× the read latency.",
         "4k random reads peak at 400,000 IOPS (randread 4k QD32 x4 jobs).",
         "4k random writes peak at 90,000 IOPS (randwrite 4k QD16).",
         "No queue-depth knee was found for 4k random reads: only 2 distinct QDs: a knee needs at least 3.",
@@ -427,9 +428,41 @@ def test_settled_probes_are_peak_candidates_and_say_how_they_were_measured():
     card = device_card(characterize_like_run())
     peak = card.metric("Peak 4k random read IOPS")
     assert peak.label == "Peak 4k random read IOPS" and not peak.only_unflagged_setting
-    assert peak.value == 76000.0 and peak.detail == "randread 4k QD32, ended once its IOPS settled after 0.55 s"
-    assert "4k random reads peak at 76,000 IOPS (randread 4k QD32, ended once its IOPS settled after 0.55 s)." \
+    # QD 32 read three times (69,000, 71,000, 76,000): their mean, never the luckiest reading (issue 34.1)
+    assert peak.value == 72000.0 and peak.detail == "randread 4k QD32; mean of 3 runs: 69,000–76,000 IOPS"
+    assert "4k random reads peak at 72,000 IOPS (randread 4k QD32; mean of 3 runs: 69,000–76,000 IOPS)." \
         in card.findings
+    one = device_card(characterize_like_run().query("point_id != 'qd-32-r1' and point_id != 'qd-32-r2'"))
+    assert one.metric("Peak 4k random read IOPS").detail == ("randread 4k QD32, ended once its IOPS settled after "
+                                                              "0.55 s")  # one reading: how it was measured
+
+
+def characterize_manifest(plateau: bool = True) -> dict:
+    """The manifest of :func:`characterize_like_run`'s search: its probes as steps, the plateau it ended on (QD 16,
+    32 three times, 64: median 71,000) or none."""
+    probes = [(1, 10000.0), (2, 19000.0), (4, 36000.0), (8, 60000.0), (16, 70000.0), (32, 69000.0), (32, 71000.0),
+              (32, 76000.0), (64, 71500.0)]
+    steps = [{"qd": q, "iops": v, "kind": "ladder" if i < 6 or q == 64 else "reprobe"} for i, (q, v) in enumerate(probes)]
+    ids = [f"qd-{q}" for q in (1, 2, 4, 8, 16, 64)] + [f"qd-32-r{i}" for i in (1, 2, 3)]
+    series = {"steps": steps, "plateau_qds": [16, 32, 32, 32, 64] if plateau else [],
+              "plateau_iops": 71000.0 if plateau else None}
+    return {"adaptive": {"qd-rr": series}, "points": {p: {"status": "ok", "adaptive": {"series": "qd-rr"}} for p in ids}}
+
+
+def test_a_searched_series_headlines_its_plateau_level_within_its_probes_spread():
+    """Issue 34.1: a characterize card's peak is the search's plateau level (the median of its plateau probes: 71,000),
+    inside the range of those probes (69,000-76,000), not the best one (76,000); the tile says over what."""
+    card = device_card(characterize_like_run(), manifest=characterize_manifest())
+    peak = card.metric("Peak 4k random read IOPS")
+    assert peak.value == 71000.0 and peak.spread == (69000.0, 76000.0) and peak.n_measured == 5
+    assert peak.spread[0] <= peak.value <= peak.spread[1] < 76000.0 + 1
+    assert peak.detail == "randread 4k plateau at QD 16–64; median of 5 plateau probes: 69,000–76,000 IOPS"
+    assert peak.label == "Peak 4k random read IOPS"
+    # a search that ended on no plateau: the median of its three best probes (71,500, 71,000, 76,000), not its best
+    none = device_card(characterize_like_run(), manifest=characterize_manifest(plateau=False))
+    top = none.metric("Peak 4k random read IOPS")
+    assert top.value == 71500.0 and top.spread == (71000.0, 76000.0)
+    assert top.detail.startswith("randread 4k search (no plateau), best probes at QD 32–64; median of 3 best probes")
 
 
 def test_qd1_tail_tiles_prefer_a_point_with_enough_ios_for_the_percentile():

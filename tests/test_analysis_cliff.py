@@ -239,3 +239,58 @@ def test_a_write_too_short_for_a_cliff_says_how_much_in_how_long_and_a_cache_abs
     res.loc[0, "flag_implausible"] = False  # a plausible sustained write: the sentence alone
     assert write_cliff_sentence(ts, res) == write_cliff_sentence(ts)
     assert find_write_cliff([], []).reason == "too few windows (0) to look for a write cliff."
+
+
+def test_a_short_timed_write_without_a_cliff_is_inconclusive_not_no_cliff():
+    """Issue 34.2: a characterize run's sustained write of 1 GiB in about 0.5 s (10 ms windows, flat) cannot show
+    that a cache ran out, nor that none would: the verdict says so, with what was written in how long and how
+    much more to write; the same flat rate over 100 s is a finding ('no write cliff')."""
+    n = 48
+    y = np.full(n, 2.2e9)
+    t1 = np.arange(1, n + 1) * 0.01
+    x = np.cumsum(y * 0.01) / 1e9
+    c = find_write_cliff(x, y, window_start_s=t1 - 0.01, window_end_s=t1)
+    assert c.cliff_gb is None and not c.conclusive
+    assert c.reason == ("inconclusive: 1.06 GB written in 0.48 s (2,200 MB/s median); a write this short cannot show "
+                        "that a write cache ran out, nor that none would: write ≥ 63× more (a larger SIZE), or use a "
+                        "block device.")
+    t1 = np.arange(1, n + 1) * 2.5  # the same windows over 120 s: a finding
+    long = find_write_cliff(x, y, window_start_s=t1 - 2.5, window_end_s=t1)
+    assert long.conclusive and long.reason.startswith("no write cliff detected over 1.06 GB")
+
+
+def test_a_write_whose_rate_steps_up_never_settled_and_is_inconclusive():
+    """The issue's 0.48 s write stepped up from about 2,040 to 3,030 MB/s: not 'no cliff' (its phases are named)."""
+    y = np.r_[np.full(30, 2.04e9), np.full(30, 3.03e9)]
+    x = np.cumsum(y * 0.01) / 1e9
+    c = find_write_cliff(x, y)  # no window times: the rise alone makes it inconclusive
+    assert c.cliff_gb is None and not c.conclusive
+    assert c.reason.startswith("inconclusive: ") and "stepped up from 2,040 MB/s to 3,030 MB/s" in c.reason
+    assert "a write still speeding up cannot show" in c.reason
+
+
+def test_real_fio_short_sustained_write_reads_inconclusive(tmp_path, scratch_dir, fio_path):
+    """Real fio: 64 MiB written sequentially with 10 ms bw-log windows (a fraction of a second) through the
+    ingest: the sustained-write sentence is inconclusive, never 'no write cliff detected'."""
+    import subprocess
+
+    from helpers import config
+    from helpers.analysis import point_series, sustained_write_cliffs
+    from helpers.ingest import core
+    from helpers.processed import store
+
+    target = scratch_dir / "short-sustained.bin"
+    if not target.exists() or target.stat().st_size != 64 << 20:
+        target.write_bytes(b"\x22" * (64 << 20))
+    run = tmp_path / "raw" / "short"
+    run.mkdir(parents=True)
+    name = "sustained-write-bs128k-qd8-nj1-vol1x"
+    subprocess.run([fio_path, "--output-format=json", f"--output={run / (name + '.json')}", f"--name={name}",
+                    f"--filename={target}", "--size=64m", "--rw=write", "--bs=128k", "--ioengine=libaio",
+                    "--iodepth=8", "--direct=1", f"--write_bw_log={run / name}", "--log_avg_msec=10",
+                    "--log_unix_epoch=1"], check=True, capture_output=True, timeout=60)
+    core.ingest_paths([run], "short", out=tmp_path / "processed")
+    ts = store.load(tmp_path / "processed", config.TIMESERIES_DATASET, "short")
+    (reason,) = sustained_write_cliffs(point_series(ts))["reason"]
+    assert reason.startswith(("inconclusive: 0.0671 GB written in ", "too few windows")), reason
+    assert "no write cliff" not in reason

@@ -94,6 +94,7 @@ from helpers.analysis.cliff import (
     cache_absorbed_reason,
     find_write_cliff,
     point_cliff,
+    preconditioning_note,
     sustained_write_cliffs,
     write_cliff_sentence,
 )
@@ -175,7 +176,7 @@ __all__ += ["SloCapacity", "slo_capacity", "slo_card_sentence", "slo_rate_capaci
 __all__ += ["CrossCheck", "cross_check_verdict", "slo_cross_check", "slo_search_steps"]  # SLO search vs fio (13.7)
 __all__ += ["consistency", "consistency_table", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
 __all__ += ["WriteCliff", "cache_absorbed_reason", "find_write_cliff", "point_cliff", "sustained_write_cliffs",
-            "write_cliff_sentence"]  # issue 12
+            "write_cliff_sentence", "preconditioning_note"]  # issue 12; 34.2
 __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)
 __all__ += ["adaptive_steps", "characterize_phase_table", "search_plateaus", "search_steps", "search_table"]  # the sweep notebook's record of adaptive searches
 __all__ += ["health_note", "temperature_at_gb", "temperature_series"]  # device temperature (issue 12)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
-from helpers.analysis.cliff import write_cliff_sentence
+from helpers.analysis.cliff import preconditioning_note, write_cliff_sentence
 from helpers.analysis.flags import flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
 from helpers.analysis.knee import find_knee
@@ -16,6 +16,7 @@ from helpers.analysis.slo import slo_card_sentence
 from helpers.analysis.timeseries import point_series
 from helpers.fio.units import format_bytes
 from helpers.processed.validity import TAIL_SAMPLES, settled_text, too_few_ios
+from helpers.run.adaptive import PROBE_KINDS
 
 KB4 = 4096
 FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
@@ -44,6 +45,12 @@ class Metric:
     # the one setting named by ``title`` is the only unflagged one among several measured (e.g. a characterize
     # run's 5 s QD1 point beside its short, flagged probes): still not a peak
     only_unflagged_setting: bool = False
+    # the range the level is a level of (its plateau probes', or its repeated runs'), in the metric's unit; the
+    # value itself when it is one measurement
+    spread: tuple[float, float] | None = None
+    n_measured: int = 0
+    # the levels the value was chosen from (:func:`levels`): the title counts their settings
+    levels: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -93,21 +100,114 @@ def _extreme(rows: pd.DataFrame, col: str, how: str) -> pd.Series:
     return rows.loc[rows[col].idxmax() if how == "max" else rows[col].idxmin()]
 
 
-def _metric(name: str, rows: pd.DataFrame, col: str, unit: str, how: str = "max", scale: float = 1.0) -> Metric:
-    """The best value among unflagged points (flagged ones only when nothing else was measured, and
-    then marked); a better value at a flagged point is named in ``better_flagged``."""
+def _metric(name: str, rows: pd.DataFrame, col: str, unit: str, how: str = "max", scale: float = 1.0,
+            manifest: dict | None = None) -> Metric:
+    """The best concluded level (:func:`levels`) among unflagged ones (flagged ones only when nothing else was
+    measured, and then marked); a better level at a flagged point is named in ``better_flagged``.  The level is
+    what the run concluded, never its luckiest short probe: a searched series' plateau (the median of its plateau
+    probes, with their range), a setting measured more than once by the mean of its runs (with their range), else
+    the one measurement."""
     rows = rows[rows[col].notna()]
     if rows.empty:
         return Metric(name, None, unit, "not measured in this run")
-    clean = rows[~rows["flagged"]]
-    r = _extreme(clean if not clean.empty else rows, col, how)
-    best = _extreme(rows, col, how)
-    m = Metric(name, float(r[col]) * scale, unit, _where(r), r["flag_reasons"])
-    if bool(best["flagged"]) and not bool(r["flagged"]) and best[col] != r[col]:
+    lv = levels(rows, col, manifest)
+    clean = lv[~lv["flagged"]]
+    r = _extreme(clean if not clean.empty else lv, "value", how)
+    best = _extreme(lv, "value", how)
+    digits = 1 if unit == "µs" else 0
+    m = Metric(name, float(r["value"]) * scale, unit, _spread_text(r, scale, unit), r["flag_reasons"],
+               spread=(float(r["low"]) * scale, float(r["high"]) * scale), n_measured=int(r["n"]), levels=lv)
+    if bool(best["flagged"]) and not bool(r["flagged"]) and best["value"] != r["value"]:
         m.better_flagged = (f"{'higher' if how == 'max' else 'lower'} "
-                            f"{float(best[col]) * scale:,.{1 if unit == 'µs' else 0}f} {unit} at {_where(best)}")
+                            f"{float(best['value']) * scale:,.{digits}f} {unit} at {best['where']}")
         m.better_flagged_reasons = best["flag_reasons"]
     return m
+
+
+LEVEL_COLUMNS = ["value", "low", "high", "n", "flagged", "flag_reasons", "where", "kind", "iodepth", "numjobs"]
+
+
+def _spread_text(r: pd.Series, scale: float, unit: str) -> str:
+    """Where a level was measured, and over what it is a level: '..., median of 5 plateau probes: 86,100-95,300
+    IOPS'; nothing more for one measurement."""
+    if int(r["n"]) < 2:
+        return str(r["where"])
+    digits = 1 if unit == "µs" else 0
+    what = {"plateau": "plateau probes", "top": "best probes"}.get(r["kind"], "runs")
+    stat = "mean" if r["kind"] == "point" else "median"
+    return (f"{r['where']}; {stat} of {int(r['n'])} {what}: {float(r['low']) * scale:,.{digits}f}–"
+            f"{float(r['high']) * scale:,.{digits}f} {unit}")
+
+
+TOP_PROBES = 3  # a search that ended on no plateau: its level is the median of its three best probes
+
+
+def _series_plateaus(manifest: dict | None) -> list[dict]:
+    """Per searched QD series of the run's manifest: its point ids, the probes its level is the median of and the
+    depths they measured, and the level.  A series that ended on a plateau: its plateau probes (the ladder's,
+    re-probes' and refine's readings at the plateau's depths) and the search's own level (their median); one that
+    ended on none (it reached the ladder's end still rising, or noise hid the plateau): its :data:`TOP_PROBES` best
+    probes, and their median -- never the best probe alone."""
+    m = manifest or {}
+    points = m.get("points") or {}
+    out = []
+    for sid, info in (m.get("adaptive") or {}).items():
+        steps = [s for s in info.get("steps") or [] if s.get("kind") in PROBE_KINDS and s.get("iops") is not None]
+        ids = {pid for pid, e in points.items() if (e.get("adaptive") or {}).get("series") == sid}
+        if not steps or not ids:
+            continue
+        qds = set(info.get("plateau_qds") or ())
+        if info.get("plateau_iops") is not None and qds:
+            probes, kind = [s for s in steps if s.get("qd") in qds], "plateau"
+        else:
+            probes, kind = sorted(steps, key=lambda s: -float(s["iops"]))[:TOP_PROBES], "top"
+        iops = [float(s["iops"]) for s in probes]
+        level = float(info["plateau_iops"]) if kind == "plateau" else float(pd.Series(iops).median())
+        out.append({"series": sid, "ids": ids, "qds": sorted({int(s["qd"]) for s in probes}), "level": level,
+                    "iops": iops, "kind": kind})
+    return out
+
+
+def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.DataFrame:
+    """The levels the run concluded from ``rows`` (with_units frames, one direction) for ``col``: one per searched
+    QD series that ended on a plateau (its manifest's ``plateau_iops``, the median of its plateau probes, scaled to
+    ``col`` by the probes' own ratio for bandwidth; ``low``/``high`` the probes' range; flagged when a plateau
+    probe is), and one per other setting (operation, block size, QD, jobs, mix): the mean of its runs and their
+    range (its flagged runs a level apart from its clean ones).  Columns :data:`LEVEL_COLUMNS`; ``where`` names the
+    setting."""
+    used = pd.Series(False, index=rows.index)
+    out = []
+    for p in _series_plateaus(manifest):
+        mine = rows["point_id"].isin(p["ids"]) if "point_id" in rows else used
+        if not mine.any():
+            continue
+        used |= mine
+        on = rows[mine & rows["iodepth"].isin(p["qds"])]
+        if on.empty:
+            continue
+        # bandwidth: the probes' IOPS in the column's unit (bytes per I/O of this direction, from its own rows)
+        per_io = 1.0 if col == "iops" else float((on[col] / on["iops"]).median())
+        vals = [v * per_io for v in p["iops"]]
+        r = on.iloc[0]
+        depths = f"QD {min(p['qds'])}–{max(p['qds'])}" if len(p["qds"]) > 1 else f"QD {p['qds'][0]}"
+        what = "plateau at" if p["kind"] == "plateau" else "search (no plateau), best probes at"
+        out.append({"value": p["level"] * per_io, "low": min(vals), "high": max(vals), "n": len(vals),
+                    "flagged": bool(on["flagged"].any()),
+                    "flag_reasons": "; ".join(dict.fromkeys(x for x in on["flag_reasons"].fillna("") if x)),
+                    "where": f"{r['rw']} {format_bytes(r['bs_bytes'])} {what} {depths}"
+                             + ("" if r["numjobs"] == 1 else f" x{int(r['numjobs'])} jobs"),
+                    "kind": p["kind"], "iodepth": float(min(p["qds"])), "numjobs": float(r["numjobs"])})
+    rest = rows[~used]
+    # flagged runs of a setting are a level of their own: a clean run is never averaged with a flagged one
+    keys = [k for k in ("rw", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "flagged") if k in rest]
+    for _, g in rest.groupby(keys, dropna=False, sort=False):
+        r = g.iloc[0]
+        out.append({"value": float(g[col].mean()), "low": float(g[col].min()), "high": float(g[col].max()),
+                    "n": len(g), "flagged": bool(g["flagged"].any()),
+                    "flag_reasons": "; ".join(dict.fromkeys(x for x in g["flag_reasons"].fillna("") if x)),
+                    "where": _where(r) if len(g) == 1 else _where(r.drop(labels="settled_after_s", errors="ignore")),
+                    "kind": "point", "iodepth": r["iodepth"], "numjobs": r["numjobs"]})
+    return pd.DataFrame(out, columns=LEVEL_COLUMNS)
 
 
 best_metric = _metric  # public name (the spec comparison picks its measured value the same way)
@@ -173,8 +273,13 @@ def knee_source(d: pd.DataFrame) -> str:
 
 
 def _settings(rows: pd.DataFrame) -> list[tuple[int, int]]:
+    """The (QD, jobs) settings of ``rows`` (measurement rows or :func:`levels`); a searched series' level spans the
+    depths of its probes, so it counts as two settings (enough to make it a peak, never 'at QD n')."""
     r = rows.dropna(subset=["iodepth"])
-    return sorted({(int(q), int(n)) for q, n in zip(r["iodepth"], r["numjobs"].fillna(1))})
+    out = {(int(q), int(n)) for q, n in zip(r["iodepth"], r["numjobs"].fillna(1))}
+    if "kind" in r:
+        out |= {(-1 - i, 0) for i, k in enumerate(r["kind"]) if k != "point"}
+    return sorted(out)
 
 
 def _setting(qd: int, jobs: int) -> str:
@@ -182,12 +287,12 @@ def _setting(qd: int, jobs: int) -> str:
 
 
 def _title(m: Metric, rows: pd.DataFrame, what: str) -> None:
-    """'Peak <what>' when the candidates the value was chosen from (the unflagged ones when there are any,
-    :func:`_metric`) varied QD/numjobs; '<what> at QD1' for one setting."""
-    measured = rows[rows[m_col(m)].notna()] if m_col(m) in rows else rows.iloc[:0]
-    clean = measured[~measured["flagged"].astype(bool)] if "flagged" in measured else measured
-    s = _settings(clean if len(clean) else measured)
-    m.only_unflagged_setting = len(s) == 1 and len(clean) > 0 and len(_settings(measured)) > 1
+    """'Peak <what>' when the levels the value was chosen from (the unflagged ones when there are any,
+    :func:`_metric`) varied QD/numjobs or include a searched series' level; '<what> at QD1' for one setting."""
+    lv = m.levels if m.levels is not None else rows.iloc[:0]
+    clean = lv[~lv["flagged"].astype(bool)] if "flagged" in lv else lv
+    s = _settings(clean if len(clean) else lv)
+    m.only_unflagged_setting = len(s) == 1 and len(clean) > 0 and len(_settings(lv)) > 1
     if len(s) == 1:
         m.title = f"{what} at {_setting(*s[0])}"
     elif len(s) > 1:
@@ -270,12 +375,12 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
                 "µs", "min"),
         _metric("QD1 4k random write latency", _longest(rw[(rw["iodepth"] == 1) & (rw["numjobs"] == 1)]), "lat_mean_us",
                 "µs", "min"),
-        _metric("Peak 4k random read IOPS", rr, "iops", "IOPS"),
-        _metric("Peak 4k random write IOPS", rw, "iops", "IOPS"),
+        _metric("Peak 4k random read IOPS", rr, "iops", "IOPS", manifest=manifest),
+        _metric("Peak 4k random write IOPS", rw, "iops", "IOPS", manifest=manifest),
         _metric("Peak sequential read bandwidth", d[(d["rw"] == "read") & (d["direction"] == "read")],
-                "mb_per_s", "MB/s"),
+                "mb_per_s", "MB/s", manifest=manifest),
         _metric("Peak sequential write bandwidth", d[(d["rw"] == "write") & (d["direction"] == "write")],
-                "mb_per_s", "MB/s"),
+                "mb_per_s", "MB/s", manifest=manifest),
     ]
     for m in metrics[:2]:  # the QD1 latencies are means of total latency (submission + completion)
         m.title = m.name.replace(" latency", " mean total latency")
@@ -304,6 +409,9 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
     cliff = write_cliff_sentence(point_series(timeseries), d) if timeseries is not None and len(timeseries) else None
     if cliff:
         card.findings.append(cliff)
+        note = preconditioning_note(point_series(timeseries), d, manifest)
+        if note:
+            card.findings.append(note)
     return card
 
 

@@ -29,6 +29,10 @@ RECOVERY_RATIO = 1.3  # a later phase 30 % above the post-cliff rate is a recove
 MIN_CLIFF_WINDOWS = 3  # the phase after a cliff lasts at least 3 windows (and 2 % of the series) ...
 MIN_WINDOWS = 4  # fewer windows cannot show a phase before and after a change
 SUSTAINED_GROUP = "sustained"  # point ids of the sustained-write profile start with this group
+# "no cliff" is a finding only about a write that lasted: a shorter one (a characterize run's 1 GiB in 0.5 s)
+# cannot have exhausted a write cache (an SLC cache takes tens of GB, tens of seconds at full speed)
+MIN_VERDICT_S = 30.0
+INCONCLUSIVE = "inconclusive"  # how a sentence that concludes nothing begins
 
 
 @dataclass
@@ -40,6 +44,12 @@ class WriteCliff:
     total_gb: float = 0.0
     segments: list[dict] = field(default_factory=list)  # phases: start_gb, end_gb, mean_bytes_per_s
     recoveries: list[dict] = field(default_factory=list)  # later phases well above the post-cliff rate
+
+    @property
+    def conclusive(self) -> bool:
+        """False when the series cannot say whether there is a cliff (too few windows, too short, still rising)."""
+        return self.cliff_gb is not None or not (self.reason.startswith(INCONCLUSIVE)
+                                                 or self.reason.startswith("too few windows"))
 
     @property
     def slowdown(self) -> float | None:
@@ -151,8 +161,8 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO, 
             cliff, end = i, j
             break
     if cliff is None:
-        return WriteCliff(None, None, None, f"no write cliff detected over {_gb(total)} "
-                          f"({_mb(med)} median throughout).", total, phases)
+        took = float(t1[-1] - t0[0]) if timed else None
+        return WriteCliff(None, None, None, _no_cliff(phases, total, med, took, lasting), total, phases)
     # "X GB at Y MB/s": Y is the rate of every window before the cliff, not only of the phase right before it,
     # which can be a short burst (fio's rate limiter catching up after a stall read 93 MB/s against 64 MiB/s);
     # "then Z": the rate of the whole low stretch from the cliff (its phases may differ: a stall, then steady)
@@ -165,6 +175,27 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO, 
         reason += "; recovered to " + ", ".join(f"{_mb(p['mean_bytes_per_s'])} at ≈ {_gb(p['start_gb'])}"
                                                 for p in recoveries)
     return WriteCliff(cliff_gb, before, after, reason + ".", total, phases, recoveries)
+
+
+def _no_cliff(phases: list[dict], total: float, med: float, took: float | None, lasting: int) -> str:
+    """'no write cliff detected over X GB' only for a write that could have shown one: one that lasted
+    :data:`MIN_VERDICT_S` (when its time is known) and whose rate did not step up between its lasting phases (a
+    rate still rising never settled: a cache was filling, or fio was catching up).  Otherwise 'inconclusive', with
+    what was written, in how long, and how much more to write."""
+    long = [p for p in phases if p["windows"] >= lasting] or phases
+    rose = long[-1]["mean_bytes_per_s"] > (1 + MERGE_PCT / 100) * long[0]["mean_bytes_per_s"]
+    short = took is not None and took < MIN_VERDICT_S
+    if not (rose or short):
+        return f"no write cliff detected over {_gb(total)} ({_mb(med)} median throughout)."
+    why = [f"{_gb(total)} written" + (f" in {took:.2g} s" if took is not None else "") + f" ({_mb(med)} median)"]
+    if rose:
+        why.append(f"its rate stepped up from {_mb(long[0]['mean_bytes_per_s'])} to "
+                   f"{_mb(long[-1]['mean_bytes_per_s'])}, so it never settled")
+    more = (f"write ≥ {int(np.ceil(MIN_VERDICT_S / took))}× more (a larger SIZE), or use a block device"
+            if short and took > 0 else "write more, or use a block device")
+    what = " and ".join(w for w, on in (("this short", short), ("still speeding up", rose)) if on)
+    return (f"{INCONCLUSIVE}: {'; '.join(why)}; a write {what} cannot show that a write cache ran out, nor that "
+            f"none would: {more}.")
 
 
 def gb_written(series: pd.DataFrame) -> pd.Series:
@@ -218,6 +249,25 @@ def write_cliff_sentence(series: pd.DataFrame, results: pd.DataFrame | None = No
     if cliffs.empty:
         return None
     return f"Sustained write: {cliffs['reason'].iloc[-1]}"
+
+
+def preconditioning_note(series: pd.DataFrame, results: pd.DataFrame | None = None,
+                         manifest: dict | None = None) -> str | None:
+    """What the sustained write means for the series measured after it, on a run where it preconditioned the
+    target (a characterize run: its manifest names a ``writes`` phase): when it showed no cliff and no absence of
+    one (too short, still speeding up, or a write-back cache took it), the write series after it measured a target
+    written once over, not one past its cache; None otherwise."""
+    phases = ((manifest or {}).get("characterize") or {}).get("phases") or {}
+    cliffs = sustained_write_cliffs(series, results)
+    if "writes" not in phases or cliffs.empty:
+        return None
+    reason = str(cliffs["reason"].iloc[-1])
+    cached = "write-back cache" in reason
+    if not (reason.startswith((INCONCLUSIVE, "too few windows")) or cached):
+        return None
+    return ("The write and mixed series after it were measured on a target this write went over once, not one it "
+            "showed past its write cache: their numbers may include that cache; measure with a larger SIZE (or a "
+            "block device) for the drive's own write levels.")
 
 
 def cache_absorbed_reason(reason: str, results: pd.DataFrame | None, run: str, point: str) -> str:
