@@ -169,6 +169,41 @@ def test_pts_page_has_every_section_and_says_it_is_not_conformant(pts_page):
     assert pts_page["page"].exists()
 
 
+def test_a_pts_card_is_the_pts_tables_window_results(pts_page):
+    """Issue 34.3: on a PTS run the card's numbers are the PTS tests' own results over their measurement windows
+    (LAT's mean latency, the IOPS test's 4k 100/0 and 0/100, TP's bandwidth), equal to the PTS page's tables,
+    labelled with the test and the window, and marked when the test never reached steady state; never a single
+    round's best, never "not measured" beside a LAT that measured it."""
+    from helpers.analysis import device_card, pts
+    from helpers.notebook import runs
+
+    data = runs.load_results("pts", pts_page["processed"])
+    run = pts.pts_run(data.manifests)
+    card = device_card(data.results, manifest=data.manifest, histograms=data.histograms)
+    iops = pts.iops_long(data.results, run).set_index(["bs_bytes", "mix"])["iops"]
+    lat = pts.lat_table(data.results, data.histograms, run).set_index(["block size", "R/W"])
+    tp = pts.tp_table(data.results, run)
+    read_iops = card.metric("Peak 4k random read IOPS")  # the tiny profile's IOPS mixes: 65/35 and 0/100 only
+    assert not read_iops.available if (4096, 100.0) not in iops.index else read_iops.value == pytest.approx(
+        iops[(4096, 100.0)])
+    write_iops = card.metric("Peak 4k random write IOPS")
+    assert write_iops.value == pytest.approx(iops[(4096, 0.0)]) and write_iops.label == "4k random write IOPS (PTS IOPS)"
+    assert write_iops.detail.startswith("PTS IOPS test, 4k R/W 0/100 at T")
+    steady = {t: bool((v.get("result") or {}).get("steady")) for t, v in run.tests.items()}
+    assert bool(write_iops.flag_reasons) == (not steady["iops"])
+    lat_w = card.metric("QD1 4k random write latency")
+    assert lat_w.value == pytest.approx(lat.loc[("4k", "0/100"), "avg latency (µs)"])
+    assert lat_w.label == "QD1 4k random write mean total latency (PTS LAT)" and "T1/Q1" in lat_w.detail
+    for word in ("read", "write"):
+        bw = card.metric(f"Peak sequential {word} bandwidth")
+        want = tp[tp["direction"] == word]["bw_bytes_per_s"].max() / 1e6
+        assert bw.value == pytest.approx(want) and bw.label.startswith(f"Sequential {word} bandwidth (PTS TP")
+        assert bw.spread[0] <= bw.value <= bw.spread[1]
+    assert not any(m.detail == "not measured in this run" for m in card.metrics)
+    measured = [m for m in card.metrics if m.available]
+    assert all(f.startswith(m.label) for f, m in zip(card.findings, measured)) and len(measured) >= 5
+
+
 def test_resume_after_kill_9_mid_round(tmp_path, scratch_dir, fio_path):
     prof = write_pts_profile(tmp_path, "resume", tests=["iops"], round_s=1, max_rounds=2, window=2,
                              max_range_pct=0, iops_bs=["4k"], iops_mixes=[65, 0])  # never steady: both rounds run

@@ -12,6 +12,7 @@ from helpers.analysis.flags import flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
 from helpers.analysis.knee import find_knee
 from helpers.analysis.points import latency_columns, percentile_latency, percentile_suffix, with_units
+from helpers.analysis.pts import card_results, pts_run
 from helpers.analysis.slo import slo_card_sentence
 from helpers.analysis.timeseries import point_series
 from helpers.fio.units import format_bytes
@@ -361,13 +362,18 @@ def device_identity(manifest: dict | None, health: pd.DataFrame | None = None) -
 
 def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
                 slo_us: float | None = None, timeseries: pd.DataFrame | None = None,
-                health: pd.DataFrame | None = None) -> DeviceCard:
+                health: pd.DataFrame | None = None, histograms: pd.DataFrame | None = None) -> DeviceCard:
     """Headline metrics of one run (prefers unflagged points) and its findings; ``manifest`` (the run's
     sweep manifest) names the device, target, host and software the numbers were measured on (and, with the
     run's ``health`` captures, the device temperature during the run); with ``slo_us`` the findings end with
     the 4k random-read SLO capacity (most IOPS with p99 <= slo_us); with the run's ``timeseries``, a
-    sustained-write point adds its write-cliff sentence."""
+    sustained-write point adds its write-cliff sentence.  On a PTS run (its manifest has PTS tests) every number is
+    the PTS test's own result over its measurement window (:func:`helpers.analysis.pts.card_results`, its
+    ``histograms`` for LAT's 99.999 %), labelled as such: never a single round or WSAT's fresh-target average."""
     d = with_units(df)
+    pts = _pts_card(d, manifest, histograms)
+    if pts is not None:
+        return pts
     rr = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4) & (d["direction"] == "read")]
     rw = d[(d["rw"] == "randwrite") & (d["bs_bytes"] == KB4) & (d["direction"] == "write")]
     metrics = [
@@ -412,6 +418,47 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
         note = preconditioning_note(point_series(timeseries), d, manifest)
         if note:
             card.findings.append(note)
+    return card
+
+
+# a PTS run's tiles: (metric name, title, unit, the PTS test that measures it)
+PTS_TILES = [("QD1 4k random read latency", "QD1 4k random read mean total latency (PTS LAT)", "µs", "lat"),
+             ("QD1 4k random read 99.999% latency", "QD1 4k random read 99.999 % latency (PTS LAT)", "µs", "lat"),
+             ("QD1 4k random write latency", "QD1 4k random write mean total latency (PTS LAT)", "µs", "lat"),
+             ("Peak 4k random read IOPS", "4k random read IOPS (PTS IOPS)", "IOPS", "iops"),
+             ("Peak 4k random write IOPS", "4k random write IOPS (PTS IOPS)", "IOPS", "iops"),
+             ("Peak sequential read bandwidth", "Sequential read bandwidth (PTS TP)", "MB/s", "tp"),
+             ("Peak sequential write bandwidth", "Sequential write bandwidth (PTS TP)", "MB/s", "tp")]
+
+
+def _tests_run(run) -> set[str]:
+    """The PTS tests a run ran ("tp-128k" counts as "tp")."""
+    return {t.split("-")[0] for t in run.tests}
+
+
+def _pts_card(d: pd.DataFrame, manifest: dict | None, histograms: pd.DataFrame | None) -> DeviceCard | None:
+    """The card of a PTS run (None for any other run): the PTS tests' window results, one tile each, and one
+    finding each saying which test and window it is (and when that test never reached steady state)."""
+    run_id = str(d["run_id"].iloc[0]) if len(d) and "run_id" in d else "run"
+    run = pts_run({run_id: manifest or {}})
+    if not run.run_id:
+        return None
+    res = card_results(d, run, histograms)
+    got = {r.metric: Metric(r.metric, r.value, r.unit, r.detail, r.not_steady, title=r.title,
+                            spread=None if pd.isna(r.low) else (r.low, r.high), n_measured=int(r.rounds))
+           for r in res.itertuples()}
+    metrics = [got.get(name) or Metric(name, None, unit, f"not measured: this PTS run's {test} test has no such "
+                                       "point (see its matrix on the PTS page)", title=title)
+               for name, title, unit, test in PTS_TILES if name in got or test in _tests_run(run)]
+    metrics += [m for name, m in got.items() if name not in {t[0] for t in PTS_TILES}]
+    card = DeviceCard(metrics, None, "a PTS run has no queue-depth sweep", identity=device_identity(manifest))
+    digits = {"µs": 1, "IOPS": 0, "MB/s": 0}
+    card.findings = [f"{m.label}: {m.value:,.{digits.get(m.unit, 0)}f} {m.unit} ({m.detail})"
+                     + (f"; ⚠ {m.flag_reasons}" if m.flag_reasons else "") + "." for m in metrics if m.available]
+    if not any(m.available for m in metrics):
+        card.findings.append("This PTS run has no IOPS, TP or LAT results over a measurement window yet.")
+    if implausible_sentence(d):
+        card.findings.append(implausible_sentence(d))
     return card
 
 

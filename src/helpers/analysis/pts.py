@@ -393,3 +393,90 @@ def wsat_series(timeseries: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
                         "gb_written": gb_written(series).to_numpy()})
     return out[out["iops"].notna()].reset_index(drop=True)
 
+
+
+# ----------------------------------------------------------------------------- the device card of a PTS run
+
+CARD_COLUMNS = ["metric", "title", "value", "unit", "low", "high", "rounds", "detail", "not_steady"]
+
+
+def _test_setting(run: PtsRun, test: str) -> str:
+    """A test's threads x queue depth, from its points' parameters ("T2/Q16")."""
+    for e in (run.manifest.get("points") or {}).values():
+        if (e.get("pts") or {}).get("test") == test:
+            p = e.get("parameters") or {}
+            return f"T{int(p.get('numjobs') or 1)}/Q{int(p.get('iodepth') or 1)}"
+    return ""
+
+
+def _window_text(run: PtsRun, test: str, n: int) -> tuple[str, str]:
+    """("mean of rounds 2-6, its steady-state window", "") or, for a test that never reached steady state,
+    ("mean of rounds 4-8, the last 5", "the TP 128k test did not reach steady state: ...")."""
+    t = run.tests.get(test) or {}
+    r = t.get("result") or {}
+    w = _window(t)
+    rounds = f"rounds {w[0]}–{w[1]}" if w else "no rounds"
+    if r.get("steady"):
+        return f"mean of {rounds}, its steady-state window", ""
+    return (f"mean of {rounds}, its last {n}",
+            f"the {test_title(test)} test did not reach steady state ({r.get('reason') or 'no verdict'}): its "
+            "number is the mean of its last rounds, not a PTS result")
+
+
+def card_results(results: pd.DataFrame, run: PtsRun, histograms: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The device card's headline numbers of a PTS run, each the PTS test's own result over its measurement window
+    (never a single round, never WSAT's fresh-target average): LAT's mean total latency of 4 KiB random reads and
+    writes at T1/Q1 (and the reads' 99.999 % latency), the IOPS test's 4 KiB 100/0 and 0/100 IOPS, and TP's best
+    read and write bandwidth over its block sizes.  ``low``/``high`` the range of the window's rounds; ``not_steady``
+    says when the test never reached steady state (its number is then the mean of its last rounds).  Columns
+    :data:`CARD_COLUMNS`; empty when the run has no PTS tests."""
+    out: list[dict] = []
+    if not run.run_id:
+        return pd.DataFrame(columns=CARD_COLUMNS)
+    tot = _point_totals(results, run)
+
+    def add(metric, title, test, rows, col, unit, scale, what, **extra):
+        if rows.empty:
+            return
+        per_round = rows.groupby("round")[col].sum() * scale if col != "lat_mean_us" else rows.groupby("round").apply(
+            lambda g: float(np.average(g[col], weights=g["iops"])) if g["iops"].sum() > 0 else float("nan"))
+        window, not_steady = _window_text(run, test, int(per_round.size))
+        setting = _test_setting(run, test)
+        # the value as the PTS page's table has it: LAT weighs each round's mean latency by its I/Os per second
+        value = float(np.average(rows[col], weights=rows["iops"])) if col == "lat_mean_us" else float(per_round.mean())
+        out.append({"metric": metric, "title": title, "value": value, "unit": unit,
+                    "low": float(per_round.min()), "high": float(per_round.max()), "rounds": int(per_round.size),
+                    "detail": f"PTS {test_title(test)} test, {what}{' at ' + setting if setting else ''}: {window}",
+                    "not_steady": not_steady, **extra})
+
+    lat = tot[(tot["test"] == "lat") & (tot["bs_bytes"] == 4096)]
+    for mix, word in ((100.0, "read"), (0.0, "write")):
+        add(f"QD1 4k random {word} latency", f"QD1 4k random {word} mean total latency (PTS LAT)", "lat",
+            lat[lat["mix"] == mix], "lat_mean_us", "µs", 1.0, f"4k R/W {mix_label(mix)}")
+    if not lat.empty:
+        five = lat_table(results, histograms, run)
+        five = five[(five["block size"] == "4k") & (five["R/W"] == "100/0")]
+        if len(five) and pd.notna(five["99.999 % latency (µs)"].iloc[0]):
+            window, not_steady = _window_text(run, "lat", int(lat["round"].nunique()))
+            note = str(five["note"].iloc[0])
+            out.append({"metric": "QD1 4k random read 99.999% latency",
+                        "title": "QD1 4k random read 99.999 % latency (PTS LAT)",
+                        "value": float(five["99.999 % latency (µs)"].iloc[0]), "unit": "µs", "low": float("nan"),
+                        "high": float("nan"), "rounds": int(lat["round"].nunique()),
+                        "detail": f"PTS LAT test, 4k R/W 100/0 at {_test_setting(run, 'lat')}: of the merged "
+                                  f"histogram of {window.removeprefix('mean of ')}" + (f"; {note}" if note else ""),
+                        "not_steady": not_steady})
+    iops = tot[(tot["test"] == "iops") & (tot["bs_bytes"] == 4096)]
+    for mix, word in ((100.0, "read"), (0.0, "write")):
+        add(f"Peak 4k random {word} IOPS", f"4k random {word} IOPS (PTS IOPS)", "iops", iops[iops["mix"] == mix],
+            "iops", "IOPS", 1.0, f"4k R/W {mix_label(mix)}")
+    tp = tot[tot["test"].str.startswith("tp-")]
+    for rw, word in (("read", "read"), ("write", "write")):
+        rows = tp[tp["rw"] == rw]
+        if rows.empty:
+            continue
+        best = rows.groupby("test")["bw_bytes_per_s"].mean().idxmax()  # the TP block size with the most bandwidth
+        add(f"Peak sequential {word} bandwidth", f"Sequential {word} bandwidth (PTS TP {best.removeprefix('tp-')})",
+            best, rows[rows["test"] == best], "bw_bytes_per_s", "MB/s", 1e-6,
+            f"{best.removeprefix('tp-')} sequential {word}s")
+    return pd.DataFrame(out, columns=CARD_COLUMNS)

@@ -51,7 +51,8 @@ def run_tables(data: runs.RunData) -> dict[str, pd.DataFrame]:
     r = data.results
     qd_points = analysis.qd_series(r)
     bs = analysis.blocksize_series(r)
-    card = analysis.device_card(r, manifest=data.manifest, timeseries=data.timeseries, health=data.health)
+    card = analysis.device_card(r, manifest=data.manifest, timeseries=data.timeseries, health=data.health,
+                                histograms=data.histograms)
     tables = {
         "run": run_summary(data),
         "results": r,
