@@ -34,7 +34,7 @@ def full_run(run_id: str = "r1", scale: float = 1.0) -> pd.DataFrame:
 def test_run_metrics_one_row_per_run_and_metric_in_run_order():
     df = pd.concat([full_run("b", 0.5), full_run("a")], ignore_index=True)
     t = run_metrics(df)
-    assert list(t.columns) == ["run_id", "metric", "value", "unit", "measured_at", "flag_reasons"]
+    assert list(t.columns) == ["run_id", "metric", "value", "unit", "measured_at", "flag_reasons", "comparable"]
     assert len(t) == 2 * 10 and list(dict.fromkeys(t["run_id"])) == ["b", "a"]  # first appearance, not sorted
     v = t.set_index(["run_id", "metric"])["value"]
     assert v["b", "4k random read IOPS at QD32"] == pytest.approx(250000.0)
@@ -218,3 +218,28 @@ def test_common_points_keeps_workloads_measured_in_every_run():
     assert set(common_points(df, keys=["rw"])["point_id"]) == set(df["point_id"])
     # one run: everything is common
     assert len(common_points(df[df["run_id"] == "b"])) == 4
+
+
+def test_numbers_measured_differently_are_not_comparable_side_by_side():
+    """Issue 34.7: a run that measured sequential writes at QD16 x 2 jobs and one that measured them at QD512 have
+    the same card metric under two titles: not comparable, so the figure draws neither side by side and says why;
+    with no metric measured the same way it draws nothing at all."""
+    from helpers.figures import run_metrics_figure
+
+    df = pd.concat([rows([{"run_id": "a", "point_id": "w", "rw": "write", "direction": "write", "bs_bytes": 131072,
+                           "iodepth": 16, "numjobs": 2, "iops": 30000.0, "bw_bytes_per_s": 4.9e9},
+                          {"run_id": "a", "point_id": "r", "iodepth": 8, "iops": 50000.0}]),
+                    rows([{"run_id": "b", "point_id": "w", "rw": "write", "direction": "write", "bs_bytes": 131072,
+                           "iodepth": 512, "iops": 18000.0, "bw_bytes_per_s": 2.45e9},
+                          {"run_id": "b", "point_id": "r", "iodepth": 8, "iops": 40000.0}])], ignore_index=True)
+    t = run_metrics(df)
+    seq = t[t["metric"].str.contains("equential write")]
+    assert len(seq) == 2 and not seq["comparable"].any()
+    assert t[t["metric"] == "4k random read IOPS at QD8"]["comparable"].all()
+    fig = run_metrics_figure(t)
+    drawn = {a.text for a in fig.layout.annotations}
+    assert "4k random read IOPS at QD8" in drawn and not any("equential write" in x and "Not drawn" not in x
+                                                              for x in drawn)
+    assert any(x.startswith("Not drawn side by side") and "equential write" in x for x in drawn)
+    only = run_metrics_figure(t[t["metric"].str.contains("equential write")])
+    assert only.layout.annotations[0].text.startswith("No headline number was measured the same way in every run")

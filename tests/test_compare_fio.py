@@ -86,7 +86,15 @@ def test_gate_on_real_runs(runs, tmp_path, capsys):
     assert store.list_runs(pdir) == ["a", "b"]
     # by configuration, B (an offered rate) is another point than A: nothing to compare -> usage error
     assert gate.main(["a", "b", "--processed-dir", str(pdir), "--html", str(tmp_path / "x.html")]) == 2
-    assert "nothing to compare" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "nothing to compare" in err
+    # the compare page (notebooks/16-compare) says the same of the same pair, by the same rule (issue 34.7)
+    from helpers.analysis import no_common_configuration
+    from helpers.config import RESULTS_DATASET
+    res = store.load(pdir, RESULTS_DATASET, ["a", "b"])
+    sentence = no_common_configuration(res, ["a"], ["b"])
+    assert sentence and f"error: {sentence}" in err
+    assert no_common_configuration(res, ["a"], ["b"], [k for k in MATCH_KEYS if k != "rate_iops"]) == ""
     code = gate.main(["a", "b", "--ignore", "rate_iops", "--metric", "iops", "--max-regression", "5%",
                       "--processed-dir", str(pdir), "--html", str(tmp_path / "ab.html")])
     out = capsys.readouterr().out

@@ -6,6 +6,7 @@ import pandas as pd
 
 from helpers.analysis.card import best_metric, device_card, is_virtual_disk, target_kind
 from helpers.analysis.points import with_units
+from helpers.analysis.runpair import MATCH_KEYS
 from helpers.fio.units import format_bytes, parse_size
 
 # spec column -> (workload, rw, direction, measured column, unit, block size: bytes or the spec column giving it,
@@ -24,7 +25,8 @@ COMPARISON_COLUMNS = ["run_id", "drive", "metric", "measured", "spec", "unit", "
 def run_metrics(df: pd.DataFrame) -> pd.DataFrame:
     """The device-card metrics of every run side by side: one row per (run, metric).  ``metric`` is what the
     card calls the number ("Peak ..." only where every run varied the queue depth; the one setting when all
-    runs measured the same one; else the best measured, its setting in ``measured_at``)."""
+    runs measured the same one; else the best measured, its setting in ``measured_at``); ``comparable`` is True when
+    every run measured it, the same way (one title): only those are drawn side by side."""
     rows = []
     for run in list(dict.fromkeys(df["run_id"])):
         card = device_card(df[df["run_id"] == run])
@@ -39,7 +41,12 @@ def run_metrics(df: pd.DataFrame) -> pd.DataFrame:
         names[key] = (titles.pop() if len(titles) == 1 else g["title"].iloc[0] if not titles
                       else f"{key.removeprefix('Peak ')} (best measured)")
     out["metric"] = out["key"].map(names)
-    return out[["run_id", "metric", "value", "unit", "measured_at", "flag_reasons"]]
+    # side by side only what every run measured the same way: the same title (a peak over varied depths in each, or
+    # the one same setting); a number measured at other settings, or by another procedure (a PTS window), is not
+    g = out.assign(available=out["available"].astype(bool)).groupby("key", sort=False)
+    same = g["available"].all() & (g["title"].nunique() == 1)
+    out["comparable"] = out["key"].map(same).fillna(False).astype(bool)
+    return out[["run_id", "metric", "value", "unit", "measured_at", "flag_reasons", "comparable"]]
 
 
 def _number(v) -> float | None:
@@ -128,8 +135,9 @@ def spec_warning(manifests: dict[str, dict], specs: pd.DataFrame) -> str:
 
 
 def common_points(df: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
-    """Rows whose workload (rw, direction, bs, QD, jobs, mix) was measured in every run of ``df``."""
-    keys = keys or ["rw", "direction", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct"]
+    """Rows whose configuration (the regression gate's: :data:`helpers.analysis.runpair.MATCH_KEYS`) was measured in
+    every run of ``df``."""
+    keys = [k for k in (keys or MATCH_KEYS) if k in df.columns]
     runs = df["run_id"].nunique()
     n = df.groupby(keys, dropna=False)["run_id"].transform("nunique")
     return df[n == runs].reset_index(drop=True)

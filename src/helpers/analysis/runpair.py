@@ -55,6 +55,24 @@ from helpers.fio.units import format_bytes
 MATCH_KEYS = ["rw", "direction", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct",
               "rate_iops"]
 SAMPLE_COLUMNS = ["run_id", *MATCH_KEYS, "kind", "sample", "time_s", "metric", "value", "latency"]
+
+
+def no_common_configuration(results: pd.DataFrame, base: str | list[str], new: str | list[str],
+                            keys: list[str] | None = None) -> str:
+    """'' when run(s) ``new`` measured at least one configuration (``keys``, default :data:`MATCH_KEYS`) that run(s)
+    ``base`` measured too; else the one sentence the regression gate refuses with (exit 2) and the compare page
+    says instead of comparing: the same rule for both."""
+    base, new = [base] if isinstance(base, str) else list(base), [new] if isinstance(new, str) else list(new)
+    keys = [k for k in (keys or MATCH_KEYS) if k in results.columns]
+
+    def configs(ids: list[str]) -> set:
+        r = results[results["run_id"].isin(ids)][keys].astype("object")
+        return set(map(tuple, r.where(r.notna(), None).itertuples(index=False)))
+
+    if not base or not new or configs(base) & configs(new):
+        return ""
+    return (f"no point of {', '.join(new)} has the configuration of a point of {', '.join(base)}, so there is "
+            "nothing to compare.")
 # where the between-run part of a comparison's uncertainty came from (RunComparison.table["drift"])
 DRIFT_RUNS = "runs as samples"
 DRIFT_INTERLEAVED = "interleaved"

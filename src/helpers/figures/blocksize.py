@@ -25,16 +25,18 @@ OP_COLORS = {"read": 0, "write": 1, "randread": 2, "randwrite": 3, "rw": 4, "rea
 
 
 def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
-                     title: str = "Block size") -> go.Figure:
+                     title: str = "Block size", empty: str = "") -> go.Figure:
     """Four panels against block size (log2 x): bandwidth in MB/s, IOPS, mean latency and p99
     latency (log y; total latency when fio wrote its percentiles, else completion latency, named on the axis).  One line per operation (and direction); a slider steps through
     queue depths.  Flagged points are crosses with the reason in the hover; a star marks where
     bandwidth stops growing (``plateau`` from :func:`helpers.analysis.bandwidth_plateau`).
 
-    ``series`` is the output of :func:`helpers.analysis.blocksize_series`.
+    ``series`` is the output of :func:`helpers.analysis.blocksize_series`; ``empty`` the sentence shown when it is
+    empty (default: the run has no block-size sweep).
     """
     if series.empty:
-        return message_figure("This run has no block-size sweep (no workload measured at two or more block sizes).")
+        return message_figure(empty or "This run has no block-size sweep (no workload measured at two or more block "
+                              "sizes).")
     lname = latency_name(series["percentile_latency"] if "percentile_latency" in series else [])
     pcol = "p99_us" if "p99_us" in series else "clat_p99_us"
     fig = make_subplots(rows=2, cols=2, vertical_spacing=0.14, horizontal_spacing=0.1,

@@ -19,6 +19,14 @@ def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per
     runs = list(dict.fromkeys(metrics["run_id"])) if len(metrics) else []
     if not runs:
         return message_figure("No run has a headline number to show.")
+    apart = []
+    if len(runs) > 1 and "comparable" in metrics:  # numbers measured differently are never drawn side by side
+        apart = list(dict.fromkeys(metrics.loc[~metrics["comparable"].astype(bool), "metric"]))
+        metrics = metrics[metrics["comparable"].astype(bool)]
+        if metrics.empty:
+            return message_figure(f"No headline number was measured the same way in every run ({', '.join(apart)}: "
+                                  "other settings or procedures), so none is drawn side by side: see each run's "
+                                  "device card.")
     names = list(dict.fromkeys(metrics["metric"]))
     cols = 4
     rows = -(-len(names) // cols)
@@ -40,6 +48,12 @@ def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per
                                row=r + 1, col=c + 1)
             fig.update_yaxes(visible=False, row=r + 1, col=c + 1)
     fig.update_layout(title=title + " (hatched: flagged point)", template=TEMPLATE, height=300 * rows + 80)
+    if apart:
+        fig.add_annotation(text="<br>".join(textwrap.wrap(f"Not drawn side by side (measured at other settings or by "
+                                                          f"another procedure in some run): {', '.join(apart)}.", 150)),
+                           x=0, y=-0.08, xref="paper", yref="paper", showarrow=False, xanchor="left",
+                           yanchor="top", font={"size": 11, "color": "#555"})
+        fig.update_layout(margin={"b": 90})
     return fig
 
 

@@ -53,14 +53,15 @@ def _bs_steps(groups: list[int]) -> list[tuple[str, list[bool]]]:
     return steps
 
 
-def qd_figure(series: pd.DataFrame, title: str = "Queue depth") -> go.Figure:
+def qd_figure(series: pd.DataFrame, title: str = "Queue depth", empty: str = NO_SWEEP) -> go.Figure:
     """IOPS, bandwidth (MB/s) and mean / p50 / p99 latency (log axis) against queue depth (log2 x).
 
     ``series`` is the output of :func:`helpers.analysis.qd_series`.  When the run has queue-depth
-    series at several block sizes a slider steps through them; flagged points are crosses.
+    series at several block sizes a slider steps through them; flagged points are crosses.  ``empty`` is the
+    sentence shown when there is no series.
     """
     if series.empty:
-        return message_figure(NO_SWEEP)
+        return message_figure(empty)
     s_all = _prepare(series)
     lname = _latency(s_all)
     fig = make_subplots(rows=1, cols=3, subplot_titles=("Throughput (IOPS)", "Bandwidth (MB/s)",

@@ -54,6 +54,7 @@ from helpers.analysis.runpair import (
     drift_sentence,
     flagged_points,
     interval_samples,
+    no_common_configuration,
     repeat_samples,
     setting_differences,
 )
@@ -341,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
         if set(base_ids) & set(new_ids):
             raise UsageError(f"base and new share run(s) {', '.join(sorted(set(base_ids) & set(new_ids)))}.")
         results = pd.concat([base_res, new_res], ignore_index=True)
+        unlike = no_common_configuration(results, base_ids, new_ids, keys)
+        if unlike:  # the compare page's rule too (notebooks/16-compare)
+            raise UsageError(unlike)
         hists = [h for h in (base_hist, new_hist) if len(h)]
         samples = repeat_samples(results, pd.concat(hists, ignore_index=True) if hists else None)
         ts = store.load(pdir, TIMESERIES_DATASET, base_ids + new_ids) if (pdir / TIMESERIES_DATASET).is_dir() else None
