@@ -8,7 +8,7 @@ import pandas as pd
 
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
 from helpers.analysis.cliff import preconditioning_note, write_cliff_sentence
-from helpers.analysis.flags import flagged_rows, implausible_sentence
+from helpers.analysis.flags import few_ios_rows, flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
 from helpers.analysis.knee import find_knee
 from helpers.analysis.points import latency_columns, percentile_latency, percentile_suffix, with_units
@@ -614,12 +614,11 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
     if implausible_sentence(d):  # writes a cache absorbed: said with what to do (issue 22.3)
         out.append(implausible_sentence(d))
     n_flag, n = int(flagged_rows(d).sum()), len(d)  # the count of the run summary and the flag table
+    few = int(few_ios_rows(d).sum())
     if n_flag:
-        point = int((d["flagged"] & flagged_rows(d)).sum())
-        parts = []
-        if point:
-            parts.append(f"{point} of them may not measure the device alone")
-        if n_flag - point:
-            parts.append(f"{n_flag - point} only have too few I/Os for their deepest percentiles")
-        out.append(f"{n_flag} of {n} measurements carry a validity flag (see the flag table): {'; '.join(parts)}.")
+        out.append(f"{n_flag} of {n} measurements carry a validity flag: they may not measure the device alone (see "
+                   "the flag table).")
+    if few:  # a percentile's mark, not the point's: counted apart, never in the flag count
+        out.append(f"{few} of {n} measurements have too few I/Os behind their deepest percentiles (p99.9 or p99.99): "
+                   "those percentiles are marked ⚠ where shown; their throughput and mean latency are sound.")
     return out

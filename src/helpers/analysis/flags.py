@@ -1,6 +1,7 @@
 """The validity flags of a result set: which rows carry a flag, the sentence of every raised flag, and the
 flag table.  Every count of flagged rows (run summary, device card, flag table) uses :func:`flagged_rows`,
-so they always agree."""
+so they always agree; too few I/Os for a percentile marks the percentile, not the point, and is counted apart
+(:func:`few_ios_rows`)."""
 
 from __future__ import annotations
 
@@ -26,13 +27,24 @@ def _raised(df: pd.DataFrame, col: str) -> pd.Series:
     return df[col].astype("object").where(df[col].notna(), False).astype(bool)
 
 
+PERCENTILE_FLAG = "flag_few_ios"  # too few I/Os behind a percentile: the percentile's mark, not the point's
+
+
 def flagged_rows(df: pd.DataFrame) -> pd.Series:
-    """True for every row with at least one validity flag raised (point-level flags and too few I/Os for a
-    percentile alike): the one definition behind every count of flagged rows."""
-    flags = _bool_flags(df)
+    """True for every row with at least one point-level validity flag raised (the point may not measure the device
+    alone): the one definition behind every count of flagged rows.  Too few I/Os behind a deep percentile is not
+    one: it marks those percentiles only (``unreliable_percentiles``; :func:`few_ios_rows` counts them)."""
+    flags = [c for c in _bool_flags(df) if c != PERCENTILE_FLAG]
     if not flags:
         return pd.Series(False, index=df.index)
     return pd.concat([_raised(df, c) for c in flags], axis=1).any(axis=1)
+
+
+def few_ios_rows(df: pd.DataFrame) -> pd.Series:
+    """True for the rows with too few I/Os behind at least one of their percentiles (whatever else is flagged)."""
+    if PERCENTILE_FLAG not in df.columns:
+        return pd.Series(False, index=df.index)
+    return _raised(df, PERCENTILE_FLAG)
 
 
 def _few_ios_sentence(r) -> str:
@@ -63,14 +75,15 @@ def flag_sentences(df: pd.DataFrame) -> pd.Series:
 
 
 def flag_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows of ``df`` with at least one validity flag raised (:func:`flagged_rows`): identifying columns,
+    """Rows of ``df`` with at least one validity flag raised (:func:`flagged_rows`) or a percentile with too few I/Os
+    behind it (:func:`few_ios_rows`, listed so its sentence is there, counted apart): identifying columns,
     every flag column present, ``unreliable_percentiles`` and ``flag_reasons`` holding a sentence for every
     raised flag (:func:`flag_sentences`).  Data ingested before a flag existed simply lacks that column."""
     flags = _bool_flags(df)
     cols = [c for c in ID_COLUMNS if c in df.columns] + [c for c, _, _ in FLAG_COLUMNS if c in df.columns]
     if not flags:
         return df.iloc[0:0][cols]
-    out = df.loc[flagged_rows(df), cols].copy()
+    out = df.loc[flagged_rows(df) | few_ios_rows(df), cols].copy()
     if "flag_reasons" in out.columns or len(out):
         out["flag_reasons"] = flag_sentences(df.loc[out.index])
     return out.reset_index(drop=True)

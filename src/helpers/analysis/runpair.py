@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from helpers.analysis.flags import flag_sentences, flagged_rows
+from helpers.analysis.flags import few_ios_rows, flag_sentences, flagged_rows
 from helpers.analysis.points import MB, point_label
 from helpers.analysis.samples import DRIFT_ASSUMED, DRIFT_HISTORY, compare_samples, run_variance
 from helpers.analysis.timeseries import narrow_windows, on_grid
@@ -664,7 +664,7 @@ def flagged_points(results: pd.DataFrame, table: pd.DataFrame, base: list[str], 
         return pd.DataFrame(columns=cols)
     keys = [k for k in (keys or MATCH_KEYS) if k in table.columns and k in results.columns]
     r = results[results["run_id"].isin([*base, *new])]
-    r = r[flagged_rows(r)]
+    r = r[flagged_rows(r) | few_ios_rows(r)]  # a compared p99 needs its percentile marks too
     if r.empty:
         return pd.DataFrame(columns=cols)
     compared = {_hashable(k) for k in table[keys].itertuples(index=False, name=None)}

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from helpers import config
-from helpers.analysis.flags import flagged_rows
+from helpers.analysis.flags import few_ios_rows, flagged_rows
 from helpers.analysis.health import health_note
 from helpers.analysis.points import left_out_sentence, split_configured
 from helpers.analysis.timeseries import with_unstable
@@ -141,8 +141,9 @@ class RunData:
 
     @property
     def summary(self) -> pd.DataFrame:
-        """One row per run: host, fio version, rows, flagged rows (any validity flag raised: the rows of the
-        flag table), quarantined entries."""
+        """One row per run: host, fio version, rows, flagged rows (a point-level validity flag raised: the rows of
+        the flag table), rows whose deepest percentiles rest on too few I/Os (their percentiles' mark, counted
+        apart), quarantined entries."""
         rows = []
         for run in self.run_ids:
             r = self.results[self.results["run_id"] == run]
@@ -151,7 +152,8 @@ class RunData:
             rows.append({"run_id": run, "sample": run in sample_run_ids(),
                          "hosts": ", ".join(sorted(r["host"].dropna().unique())),
                          "fio_version": ", ".join(sorted(r["fio_version"].dropna().unique())),
-                         "rows": len(r), "flagged_rows": flagged, "quarantined": len(q)})
+                         "rows": len(r), "flagged_rows": flagged,
+                         "few_ios_percentile_rows": int(few_ios_rows(r).sum()), "quarantined": len(q)})
         return pd.DataFrame(rows).set_index("run_id")
 
 
