@@ -12,7 +12,8 @@ from helpers.analysis.card import DeviceCard, Metric, device_card, rand4k_qd_ser
 from helpers.processed.validity import add_flags
 
 METRIC_NAMES = ["QD1 4k random read latency", "QD1 4k random read p99 latency", "QD1 4k random read p99.9 latency",
-                "QD1 4k random write latency", "Peak 4k random read IOPS",
+                "QD1 4k random write latency", "QD1 4k random write p99 latency", "QD1 4k random write p99.9 latency",
+                "Peak 4k random read IOPS",
                 "Peak 4k random write IOPS", "Peak sequential read bandwidth", "Peak sequential write bandwidth",
                 "p99 latency at the knee", "Throughput stops growing beyond"]
 
@@ -449,7 +450,9 @@ def characterize_manifest(plateau: bool = True) -> dict:
     ids = [f"qd-{q}" for q in (1, 2, 4, 8, 16, 64)] + [f"qd-32-r{i}" for i in (1, 2, 3)]
     series = {"steps": steps, "plateau_qds": [16, 32, 32, 32, 64] if plateau else [],
               "plateau_iops": 71000.0 if plateau else None}
-    return {"adaptive": {"qd-rr": series}, "points": {p: {"status": "ok", "adaptive": {"series": "qd-rr"}} for p in ids}}
+    params = {p: {"rw": "randread", "bs_bytes": 4096, "iodepth": int(p.split("-")[1])} for p in ids}
+    return {"adaptive": {"qd-rr": series},
+            "points": {p: {"status": "ok", "adaptive": {"series": "qd-rr"}, "parameters": params[p]} for p in ids}}
 
 
 def test_a_searched_series_headlines_its_plateau_level_within_its_probes_spread():
@@ -492,3 +495,19 @@ def test_qd1_tail_tiles_prefer_a_point_with_enough_ios_for_the_percentile():
     assert only.set_index("point_id").loc["qd-1", "unreliable_percentiles"] == "clat_p99_9_us,clat_p99_99_us"
     p999 = device_card(only).metric("QD1 4k random read p99.9 latency")
     assert p999.value == 120.0 and p999.few_ios == "too few I/Os for a reliable p99.9 (it needs 10,000 or more)"
+
+
+def test_the_drive_summary_has_every_searched_series_with_its_level_and_saturation_depth():
+    """Issue 34.4: the card's page lists every searched series (here one) at its concluded level, the probes'
+    range, the depth its plateau starts at; mixed workloads measured as listed points follow (their totals)."""
+    df = pd.concat([characterize_like_run(), add_flags(rows([
+        {"point_id": "mix70", "rw": "randrw", "rwmixread_pct": 70.0, "iodepth": 16, "iops": 7000.0},
+        {"point_id": "mix70", "rw": "randrw", "rwmixread_pct": 70.0, "direction": "write", "iodepth": 16,
+         "iops": 3000.0}]))], ignore_index=True)
+    t = analysis.series_summary(df, characterize_manifest())
+    assert list(t["series"]) == ["randread 4k", "randrw 70% read 4k at QD16"]
+    first = t.iloc[0]
+    assert (first["IOPS"], first["saturates from QD"]) == (71000.0, 16.0)
+    assert first["MB/s"] == pytest.approx(71000 * 4096 / 1e6) and first["range (IOPS)"] == "69,000–76,000 (5 probes)"
+    assert t.iloc[1]["IOPS"] == 10000.0  # reads and writes together
+    assert analysis.series_summary(df.iloc[0:0]).empty

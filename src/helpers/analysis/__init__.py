@@ -88,7 +88,7 @@ from helpers.analysis.adaptive import (
     search_table,
 )
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
-from helpers.analysis.card import DeviceCard, device_card
+from helpers.analysis.card import DeviceCard, device_card, series_summary
 from helpers.analysis.cliff import (
     WriteCliff,
     cache_absorbed_reason,
@@ -178,7 +178,7 @@ __all__ += ["CrossCheck", "cross_check_verdict", "slo_cross_check", "slo_search_
 __all__ += ["consistency", "consistency_table", "point_series", "stall_windows", "with_unstable"]  # time inside a point (issue 12)
 __all__ += ["WriteCliff", "cache_absorbed_reason", "find_write_cliff", "point_cliff", "sustained_write_cliffs",
             "write_cliff_sentence", "preconditioning_note"]  # issue 12; 34.2
-__all__ += ["no_common_configuration"]  # the compare page's and the gate's one rule (issue 34.7)
+__all__ += ["no_common_configuration", "series_summary"]  # the compare page's and the gate's one rule (issue 34.7)
 __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)
 __all__ += ["adaptive_steps", "characterize_phase_table", "search_plateaus", "search_steps", "search_table"]  # the sweep notebook's record of adaptive searches
 __all__ += ["health_note", "temperature_at_gb", "temperature_series"]  # device temperature (issue 12)

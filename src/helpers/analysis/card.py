@@ -6,12 +6,19 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from helpers.analysis.adaptive import search_plateaus
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
-from helpers.analysis.cliff import preconditioning_note, write_cliff_sentence
+from helpers.analysis.cliff import preconditioning_note, sustained_write_cliffs, write_cliff_sentence
 from helpers.analysis.flags import few_ios_rows, flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
 from helpers.analysis.knee import find_knee
-from helpers.analysis.points import latency_columns, percentile_latency, percentile_suffix, with_units
+from helpers.analysis.points import (
+    latency_columns,
+    operations,
+    percentile_latency,
+    percentile_suffix,
+    with_units,
+)
 from helpers.analysis.pts import card_results, pts_run
 from helpers.analysis.slo import slo_card_sentence
 from helpers.analysis.timeseries import point_series
@@ -396,6 +403,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
                           (metrics[5], seq_w, "Sequential write bandwidth")):
         _title(m, rows, what)
     metrics[1:1] = qd1_tail_metrics(rr[(rr["iodepth"] == 1) & (rr["numjobs"] == 1)])
+    at = next(i for i, m in enumerate(metrics) if m.name == "QD1 4k random write latency") + 1
+    metrics[at:at] = qd1_tail_metrics(rw[(rw["iodepth"] == 1) & (rw["numjobs"] == 1)], "write")
     series = rand4k_qd_series(df)
     knee_qd, reason = None, "no 4k random-read queue-depth sweep in this run"
     knee = None
@@ -412,6 +421,12 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
     card.findings = findings(d, card, knee)
     if slo_us is not None and len(df):
         card.findings.append(slo_card_sentence(df, slo_us))
+    cliffs = sustained_write_cliffs(point_series(timeseries), d) if timeseries is not None and len(timeseries) \
+        else pd.DataFrame()
+    if len(cliffs):  # the write cache in a number: GB written before the cliff, or why there is none
+        c = cliffs.iloc[-1]
+        card.metrics.append(Metric("Sustained write cliff", None if pd.isna(c["cliff_gb"]) else float(c["cliff_gb"]),
+                                   "GB", str(c["reason"]), title="Data written before the write cliff"))
     cliff = write_cliff_sentence(point_series(timeseries), d) if timeseries is not None and len(timeseries) else None
     if cliff:
         card.findings.append(cliff)
@@ -502,16 +517,16 @@ def _longest(rows: pd.DataFrame) -> pd.DataFrame:
     return rows[total.fillna(0) >= total.max() / 2]
 
 
-def qd1_tail_metrics(rows: pd.DataFrame) -> list[Metric]:
-    """QD1 4k random-read p99 and p99.9 (of total latency when fio measured it, else of completion latency:
+def qd1_tail_metrics(rows: pd.DataFrame, direction: str = "read") -> list[Metric]:
+    """QD1 4k random-``direction`` p99 and p99.9 (of total latency when fio measured it, else of completion latency:
     the title says which), from the points with enough I/Os for the percentile when there are any, else marked
     as such (too few I/Os)."""
     out = []
     lname = latency_columns(rows).name
     for p in (99.0, 99.9):
         col = percentile_suffix(p)
-        m = _metric(f"QD1 4k random read p{p:g} latency", _longest(_reliable(rows, p)), col, "µs", "min")
-        m.title = f"QD1 4k random read p{p:g} {lname}"
+        m = _metric(f"QD1 4k random {direction} p{p:g} latency", _longest(_reliable(rows, p)), col, "µs", "min")
+        m.title = f"QD1 4k random {direction} p{p:g} {lname}"
         if m.available:
             m.few_ios = _few_ios(rows[rows[col] == m.value], p)
         out.append(m)
@@ -622,3 +637,62 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
         out.append(f"{few} of {n} measurements have too few I/Os behind their deepest percentiles (p99.9 or p99.99): "
                    "those percentiles are marked ⚠ where shown; their throughput and mean latency are sound.")
     return out
+
+
+SERIES_COLUMNS = ["series", "target state", "IOPS", "MB/s", "range (IOPS)", "how", "saturates from QD", "flags"]
+
+
+def series_summary(df: pd.DataFrame, manifest: dict | None = None) -> pd.DataFrame:
+    """The drive summary behind the card: one row per searched QD series (every operation and block size a
+    characterize or adaptive run searched) with the level it concluded (:func:`levels`: its plateau, or the median
+    of its best probes), the range of the probes behind it, the depth its plateau starts at and the state of the
+    target it measured; then the mixed workloads measured as listed points (e.g. a 70/30 mix), each setting by the
+    mean of its runs.  Mixed series count reads and writes together.  Empty when the run searched nothing and
+    measured no mix."""
+    ops = operations(df)
+    if ops.empty:
+        return pd.DataFrame(columns=SERIES_COLUMNS)
+    out = []
+    plateaus = search_plateaus(manifest or {})
+    searched = _series_plateaus(manifest)
+    points = (manifest or {}).get("points") or {}
+    used = pd.Series(False, index=ops.index)
+    for p in searched:
+        mine = ops["point_id"].isin(p["ids"])
+        used |= mine
+        if not mine.any():
+            continue
+        first = ops[mine].iloc[0]
+        bs = float(first["bs_bytes"])
+        row = plateaus[(plateaus["rw"] == first["rw"]) & (plateaus["bs_bytes"] == bs)]
+        state = next((str((points[i].get("characterize") or {}).get("target_state") or "") for i in p["ids"]
+                      if i in points), "")
+        lv = levels(ops[mine], "iops", manifest)
+        lv = lv[lv["kind"] != "point"]
+        if lv.empty:
+            continue
+        r = lv.iloc[0]
+        out.append({"series": _label(first), "target state": state, "IOPS": r["value"], "MB/s": r["value"] * bs / 1e6,
+                    "range (IOPS)": f"{r['low']:,.0f}–{r['high']:,.0f} ({int(r['n'])} probes)",
+                    "how": "plateau (median of its probes)" if r["kind"] == "plateau" else
+                           "no plateau: median of its 3 best probes",
+                    "saturates from QD": float(row["plateau_from_qd"].iloc[0]) if len(row) and
+                    pd.notna(row["plateau_from_qd"].iloc[0]) else float("nan"),
+                    "flags": r["flag_reasons"]})
+    mixes = ops[~used & ops["rwmixread_pct"].notna() & ops["rw"].isin(["randrw", "rw"])]
+    for _, g in mixes.groupby(["rw", "bs_bytes", "rwmixread_pct", "iodepth", "numjobs"], sort=False):
+        r = levels(g, "iops").iloc[0]
+        first = g.iloc[0]
+        out.append({"series": f"{_label(first)} at {_setting(int(first['iodepth']), int(first['numjobs']))}",
+                    "target state": "", "IOPS": r["value"], "MB/s": r["value"] * float(first["bs_bytes"]) / 1e6,
+                    "range (IOPS)": f"{r['low']:,.0f}–{r['high']:,.0f} ({int(r['n'])} runs)" if r["n"] > 1 else "",
+                    "how": "a listed point" + (" (mean of its runs)" if r["n"] > 1 else ""),
+                    "saturates from QD": float("nan"), "flags": r["flag_reasons"]})
+    return pd.DataFrame(out, columns=SERIES_COLUMNS)
+
+
+def _label(r: pd.Series) -> str:
+    """'randread 4k', 'randrw 70% read 4k'."""
+    mix = r.get("rwmixread_pct")
+    return (f"{r['rw']}" + (f" {mix:g}% read" if r["rw"] in ("randrw", "rw") and pd.notna(mix) else "")
+            + f" {format_bytes(r['bs_bytes'])}")

@@ -36,7 +36,7 @@ def card_figure(card, title: str = "Device card") -> go.Figure:
         if m.better_flagged:
             sub += f"<br>{_wrap(f'a flagged {m.better_flagged} not counted', 52)}"
         if m.available:
-            fmt = ",.0f" if m.unit != "µs" else ",.1f"
+            fmt = {"µs": ",.1f", "GB": ",.3g"}.get(m.unit, ",.0f")
             fig.add_trace(go.Indicator(
                 mode="number", value=m.value, domain=domain,
                 number={"valueformat": fmt, "suffix": f" {m.unit}" if m.unit != "QD" else "",
