@@ -59,3 +59,18 @@ def test_flagged_points_are_crosses_with_the_reason_in_the_hover():
 def test_no_sweep_is_one_sentence():
     fig = figures.blocksize_figure(analysis.blocksize_series(rows([{"rw": "read"}])))
     assert len(fig.data) == 0 and "no block-size sweep" in fig.layout.annotations[0].text
+
+
+def test_slider_opens_at_the_depth_with_most_points_and_skipped_sizes_are_gaps():
+    """Issue 34.6: a characterize run's block sizes at QD 1024 (4k, 16k, 128k from its searches) beside its
+    block-size sweep at QD 16 (4k ... 128k): the figure opens at QD 16, not the deepest depth, and the QD 1024
+    line breaks where 32k and 64k were not measured instead of joining 16k to 128k straight."""
+    sweep = [{"rw": "read", "bs_bytes": b, "iodepth": 16, "iops": 1e9 / b} for b in (4096, 16384, 32768, 65536, 131072)]
+    deep = [{"rw": "read", "bs_bytes": b, "iodepth": 1024, "iops": 2e9 / b} for b in (4096, 16384, 131072)]
+    fig = figures.blocksize_figure(analysis.blocksize_series(rows(sweep + deep)))
+    slider = fig.layout.sliders[0]
+    assert slider.steps[slider.active].label == "QD 16"
+    line = next(t for t in fig.data if t.name == "read QD1024" and t.xaxis == "x")
+    assert list(line.x) == [4096, 16384, 32768, 65536, 131072]
+    assert [y is None or y != y for y in line.y] == [False, False, True, True, False]  # NaN: a gap
+    assert not line.visible and next(t for t in fig.data if t.name == "read QD16").visible

@@ -60,3 +60,18 @@ def test_a_column_named_as_a_value_reads_as_its_header():
     t = page.table(pd.DataFrame({"x": ["outstanding_io", "numjobs"], "r2": [0.99, 0.5]}))
     assert t.cells.iloc[:, 0].tolist() == ["outstanding I/O (QD × jobs)", "jobs"]
     assert t.data.iloc[:, 0].tolist() == ["outstanding I/O (QD × jobs)", "jobs"]  # and in its CSV
+
+
+def test_a_long_table_scrolls_in_its_box_with_every_row_and_the_whole_csv():
+    """Issue 34.6: a table of 26,000 px made the queue-depth page 61,000 px tall: a table longer than SCROLL_ROWS
+    scrolls inside a box (header kept in view), every row still in the page and in its CSV; a short one does not."""
+    import pandas as pd
+
+    from helpers.notebook import page
+
+    long = page.table(pd.DataFrame({"qd": range(1, 101), "iops": [1000.0 * q for q in range(1, 101)]}))
+    html = long._repr_html_()
+    assert "max-height:36em;overflow-y:auto" in html and "position:sticky" in html
+    assert html.count("<tr>") == 101 and len(long.csv().splitlines()) == 101
+    short = page.table(pd.DataFrame({"qd": [1, 2], "iops": [1.0, 2.0]}))._repr_html_()
+    assert "max-height" not in short and "position:sticky" not in short

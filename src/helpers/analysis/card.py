@@ -176,6 +176,17 @@ def _series_plateaus(manifest: dict | None) -> list[dict]:
     return out
 
 
+def _flag_summary(rows: pd.DataFrame) -> str:
+    """The flags of the measurements behind one level: one measurement's own sentences; of several, each kind of
+    flag once with how many of them carry it ("fio CPU-bound (3 of 5)"; the flag table has every sentence)."""
+    reasons = [str(x) for x in rows["flag_reasons"].fillna("") if str(x)]
+    if len(rows) == 1 or not reasons:
+        return reasons[0] if reasons else ""
+    kinds = [(label, int(rows[c].fillna(False).astype(bool).sum())) for c, label in FLAG_LABELS.items() if c in rows]
+    text = "; ".join(f"{label} ({k} of {len(rows)})" for label, k in kinds if k)
+    return text or "; ".join(dict.fromkeys(reasons))
+
+
 def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.DataFrame:
     """The levels the run concluded from ``rows`` (with_units frames, one direction) for ``col``: one per searched
     QD series that ended on a plateau (its manifest's ``plateau_iops``, the median of its plateau probes, scaled to
@@ -200,8 +211,7 @@ def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.Dat
         depths = f"QD {min(p['qds'])}–{max(p['qds'])}" if len(p["qds"]) > 1 else f"QD {p['qds'][0]}"
         what = "plateau at" if p["kind"] == "plateau" else "search (no plateau), best probes at"
         out.append({"value": p["level"] * per_io, "low": min(vals), "high": max(vals), "n": len(vals),
-                    "flagged": bool(on["flagged"].any()),
-                    "flag_reasons": "; ".join(dict.fromkeys(x for x in on["flag_reasons"].fillna("") if x)),
+                    "flagged": bool(on["flagged"].any()), "flag_reasons": _flag_summary(on),
                     "where": f"{r['rw']} {format_bytes(r['bs_bytes'])} {what} {depths}"
                              + ("" if r["numjobs"] == 1 else f" x{int(r['numjobs'])} jobs"),
                     "kind": p["kind"], "iodepth": float(min(p["qds"])), "numjobs": float(r["numjobs"])})
@@ -211,8 +221,7 @@ def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.Dat
     for _, g in rest.groupby(keys, dropna=False, sort=False):
         r = g.iloc[0]
         out.append({"value": float(g[col].mean()), "low": float(g[col].min()), "high": float(g[col].max()),
-                    "n": len(g), "flagged": bool(g["flagged"].any()),
-                    "flag_reasons": "; ".join(dict.fromkeys(x for x in g["flag_reasons"].fillna("") if x)),
+                    "n": len(g), "flagged": bool(g["flagged"].any()), "flag_reasons": _flag_summary(g),
                     "where": _where(r) if len(g) == 1 else _where(r.drop(labels="settled_after_s", errors="ignore")),
                     "kind": "point", "iodepth": r["iodepth"], "numjobs": r["numjobs"]})
     return pd.DataFrame(out, columns=LEVEL_COLUMNS)
@@ -676,8 +685,8 @@ def series_summary(df: pd.DataFrame, manifest: dict | None = None) -> pd.DataFra
                     "range (IOPS)": f"{r['low']:,.0f}–{r['high']:,.0f} ({int(r['n'])} probes)",
                     "how": "plateau (median of its probes)" if r["kind"] == "plateau" else
                            "no plateau: median of its 3 best probes",
-                    "saturates from QD": float(row["plateau_from_qd"].iloc[0]) if len(row) and
-                    pd.notna(row["plateau_from_qd"].iloc[0]) else float("nan"),
+                    "saturates from QD": int(row["plateau_from_qd"].iloc[0]) if len(row) and
+                    pd.notna(row["plateau_from_qd"].iloc[0]) else None,
                     "flags": r["flag_reasons"]})
     mixes = ops[~used & ops["rwmixread_pct"].notna() & ops["rw"].isin(["randrw", "rw"])]
     for _, g in mixes.groupby(["rw", "bs_bytes", "rwmixread_pct", "iodepth", "numjobs"], sort=False):
@@ -687,8 +696,8 @@ def series_summary(df: pd.DataFrame, manifest: dict | None = None) -> pd.DataFra
                     "target state": "", "IOPS": r["value"], "MB/s": r["value"] * float(first["bs_bytes"]) / 1e6,
                     "range (IOPS)": f"{r['low']:,.0f}–{r['high']:,.0f} ({int(r['n'])} runs)" if r["n"] > 1 else "",
                     "how": "a listed point" + (" (mean of its runs)" if r["n"] > 1 else ""),
-                    "saturates from QD": float("nan"), "flags": r["flag_reasons"]})
-    return pd.DataFrame(out, columns=SERIES_COLUMNS)
+                    "saturates from QD": None, "flags": r["flag_reasons"]})
+    return pd.DataFrame(out, columns=SERIES_COLUMNS).astype({"saturates from QD": "Int64"})
 
 
 def _label(r: pd.Series) -> str:

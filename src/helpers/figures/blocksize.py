@@ -48,8 +48,17 @@ def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
               ("iops", 1, 2, "%{y:,.0f} IOPS"),
               ("lat_mean_us", 2, 1, "mean total latency %{y:,.1f} µs"),
               (pcol, 2, 2, f"p99 {lname} %{{y:,.1f}} µs")]
+    measured = sorted(series["bs_bytes"].unique())  # every block size the run measured, at any depth
     for name, s in series.groupby("series", sort=False):
         qd = int(s["iodepth"].iloc[0])
+        # a block size this series skipped that the run measured elsewhere is a gap, never a straight line across it
+        s = s.sort_values("bs_bytes")
+        gaps = [b for b in measured if s["bs_bytes"].min() < b < s["bs_bytes"].max() and b not in set(s["bs_bytes"])]
+        if gaps:
+            s = pd.concat([s, pd.DataFrame({"bs_bytes": gaps})], ignore_index=True).sort_values("bs_bytes")
+            s[["rw", "direction"]] = s[["rw", "direction"]].ffill()
+            s["flagged"] = s["flagged"].astype("boolean").fillna(False).astype(bool)
+            s["flag_reasons"] = s["flag_reasons"].astype("object").where(s["flag_reasons"].notna(), "")
         c = color(OP_COLORS.get(s["rw"].iloc[0], 6) + (1 if s["direction"].iloc[0] == "write"
                                                        and s["rw"].iloc[0] in ("rw", "randrw") else 0))
         notes = flag_notes(s["flag_reasons"])
@@ -81,9 +90,11 @@ def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
     steps = [(f"QD {q}", [g == q for g in groups]) for q in qds]
     if len(qds) > 1:
         steps.append(("all", [True] * len(groups)))
+    # the slider opens at the depth with the most measured points (a block-size sweep's own), not the deepest
+    counts = series.groupby("iodepth")["bs_bytes"].size()
+    first = qds.index(max(qds, key=lambda q: (counts.get(q, 0), -q)))
     fig.update_layout(title=title + " (crosses: flagged points; 1 MB = 10^6 B, 1 MiB = 2^20 B)",
                       template=TEMPLATE, height=820, legend={"orientation": "v", "x": 1.02, "y": 1},
                       margin={"b": 140})
-    add_step_slider(fig, steps, "Queue depth: ", active=len(qds) - 1 if len(qds) > 1 else 0, y=-0.12,
-                    held="queue depth")
+    add_step_slider(fig, steps, "Queue depth: ", active=first, y=-0.12, held="queue depth")
     return fig

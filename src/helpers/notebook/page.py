@@ -34,6 +34,10 @@ def setup() -> None:
     pio.templates.default = TEMPLATE
 
 
+SCROLL_ROWS = 20  # a table with more rows scrolls inside a box of SCROLL_HEIGHT_EM
+SCROLL_HEIGHT_EM = 36
+
+
 class Table:
     """An HTML table made by :func:`table`; ``cells`` is the formatted text (for tests and reuse), ``data``
     the same rows at full precision with unit-bearing headers (the table's CSV download)."""
@@ -70,7 +74,12 @@ class Table:
                        for row in self.cells.itertuples(index=False))
         cap = f"<caption style='caption-side:top;text-align:left'>{html.escape(self.caption)}</caption>" \
             if self.caption else ""
-        return (f"<div style='overflow-x:auto;max-width:100%'><style>{style}</style>"
+        box = "overflow-x:auto;max-width:100%"
+        if len(self.cells) > SCROLL_ROWS:  # a long table scrolls inside its box, its header kept in view: the page
+            # stays short (a queue-depth page was 61,000 px tall), every row stays in the page and the CSV whole
+            box += f";max-height:{SCROLL_HEIGHT_EM}em;overflow-y:auto;border:1px solid #ddd"
+            style += f"table.{cls} thead th{{position:sticky;top:0;background:#fff;z-index:1}}"
+        return (f"<div class='lab-table-box' style='{box}'><style>{style}</style>"
                 f"<table class='{cls}'>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
                 f"{self.download_link()}")
 
