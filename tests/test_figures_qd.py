@@ -58,3 +58,16 @@ def test_total_latency_percentiles_are_preferred_and_named():
     assert "p99 total latency" in trade.layout.yaxis.title.text
     table = analysis.qd_table(df)
     assert "lat_p99_us" in table.columns and "clat_p99_us" not in table.columns
+
+
+def test_one_legend_entry_per_series_beside_the_panels_and_legible_ticks_with_refine_depths():
+    """Issue 34.6: a legend of every metric of 8 series (40 entries) was drawn over the block-size slider: one entry
+    per series now (its IOPS trace; clicking it hides the series in every panel), to the right of the panels; a
+    search's refine depths (23, 45, 91, ...) no longer crowd the ticks: powers of two only."""
+    depths = [1, 2, 4, 8, 11, 16, 23, 32, 45, 64, 91, 128]
+    df = rows([{"iodepth": q, "iops": 1000.0 * q} for q in depths])
+    fig = figures.qd_figure(analysis.qd_series(df))
+    shown = [t.name for t in fig.data if t.showlegend is not False]
+    assert len(shown) == 1 and shown[0].endswith("IOPS") and len(fig.data) >= 3
+    assert fig.layout.legend.x >= 1 and fig.layout.legend.orientation == "v"
+    assert list(fig.layout.xaxis.tickvals) == [1, 2, 4, 8, 16, 32, 64, 128]

@@ -37,8 +37,12 @@ def message_figure(text: str) -> go.Figure:
 
 
 def log2_axis(values) -> dict:
-    """x-axis settings for queue depth: log2 scale with a tick at every measured power of two."""
+    """x-axis settings for queue depth: log2 scale with a tick at every measured depth; when the depths include
+    others than powers of two (a search's refine steps: 23, 45, 91, ...), ticks at the powers of two only, so the
+    labels stay legible (the hover names every point's depth)."""
     ticks = sorted({int(v) for v in values})
+    if any(t & (t - 1) for t in ticks if t > 0) and len(ticks) > 8:
+        ticks = sorted({1 << (t.bit_length() - 1) for t in ticks if t > 0})
     return {"type": "log", "tickvals": ticks, "ticktext": [str(t) for t in ticks]}
 
 

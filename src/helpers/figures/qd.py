@@ -80,8 +80,11 @@ def qd_figure(series: pd.DataFrame, title: str = "Queue depth", empty: str = NO_
         for col, panel, label, dash, fmt in specs:
             if col not in s or s[col].isna().all():
                 continue
+            # one legend entry per series (its IOPS trace; the line styles are in the title): a legend of every
+            # metric of every series grew to 40 entries over the slider
             fig.add_trace(go.Scatter(
-                x=s["iodepth"], y=s[col], mode="lines+markers", name=label, legendgroup=name,
+                x=s["iodepth"], y=s[col], mode="lines+markers", name=label,
+                legendgroup=name, showlegend=col == "iops",
                 line={"color": c, "dash": dash}, marker=marker, customdata=notes,
                 hovertemplate="QD %{x}<br>" + fmt + "%{customdata}<extra>" + name + "</extra>"), 1, panel)
             groups.append(int(s["bs_bytes"].iloc[0]))
@@ -91,10 +94,14 @@ def qd_figure(series: pd.DataFrame, title: str = "Queue depth", empty: str = NO_
     fig.update_yaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text=MB_AXIS, rangemode="tozero", row=1, col=2)
     fig.update_yaxes(title_text=f"Mean total latency; p50, p99 {lname} (µs, log)", **_lat_axis(s_all), row=1, col=3)
-    fig.update_layout(title=title + f" (solid: mean total latency, dashed: p50, dotted: p99 {lname}; "
-                      "crosses: flagged points)",
-                      template=TEMPLATE, height=560, legend={"orientation": "h", "y": -0.6}, margin={"b": 120})
-    add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.35, held="block size")
+    # the title above the panels' own titles, the legend to the right (a click hides a series in every panel), the
+    # slider alone below the axes: nothing drawn over anything else
+    fig.update_layout(title={"text": title + f" (solid: mean total latency, dashed: p50, dotted: p99 {lname}; "
+                             "crosses: flagged points)", "y": 0.98, "yanchor": "top"},
+                      template=TEMPLATE, height=600, legend={"orientation": "v", "x": 1.02, "y": 1, "yanchor": "top",
+                                                             "title": {"text": "series (click: hide)"}},
+                      margin={"t": 110, "b": 150})
+    add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.3, held="block size")
     return fig
 
 
