@@ -47,7 +47,11 @@ SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtim
 help: ## list the targets and variables (coloured on a terminal only; NO_COLOR=1 never)
 	@if [ -t 1 ] && [ -z "$$NO_COLOR" ]; then c='\033[36m'; r='\033[0m'; else c=; r=; fi; \
 	  awk -v c="$$c" -v r="$$r" 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %s%-14s%s %s\n", c, $$1, r, $$2}' $(MAKEFILE_LIST)
-	@echo "Variables: TARGET (default data/scratch/fio-target.bin) PROFILE (quick) RUN (time-host)"
+	@echo "Variables: TARGET (default data/scratch/fio-target.bin) PROFILE (quick) RUN (time-host;"
+	@echo "           make reports RUN=a,b: the compare page of runs a and b, in reports/compare/)"
+	@echo "           PROFILE is one of: $$(ls src/helpers/resources/profiles | sed 's/\.yaml$$//' | tr '\n' ' ')"
+	@echo "           or a path to your own profile YAML (docs/sweeps.md)"
+	@echo "           FORMAT (make export: xlsx, or csv for a folder of CSVs)"
 	@echo "           RUNTIME (s per point, 0 = profile) SIZE (1g) HOSTS (h1,h2:port: fio --server hosts)"
 	@echo "           DRY_RUN=1 (print fio commands, write nothing) ALLOW_EXISTING DESTROY_DEVICE IGNORE_SIGNATURE"
 	@echo "           READ_ONLY_ACK (safety overrides, see docs/sweeps.md)"

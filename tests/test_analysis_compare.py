@@ -35,7 +35,7 @@ def test_run_metrics_one_row_per_run_and_metric_in_run_order():
     df = pd.concat([full_run("b", 0.5), full_run("a")], ignore_index=True)
     t = run_metrics(df)
     assert list(t.columns) == ["run_id", "metric", "value", "unit", "measured_at", "flag_reasons", "comparable"]
-    assert len(t) == 2 * 10 and list(dict.fromkeys(t["run_id"])) == ["b", "a"]  # first appearance, not sorted
+    assert len(t) == 2 * 12 and list(dict.fromkeys(t["run_id"])) == ["b", "a"]  # first appearance, not sorted
     v = t.set_index(["run_id", "metric"])["value"]
     assert v["b", "4k random read IOPS at QD32"] == pytest.approx(250000.0)
     assert v["a", "4k random read IOPS at QD32"] == pytest.approx(500000.0)

@@ -100,3 +100,13 @@ def test_every_count_counts_the_same_rows_and_every_flag_has_its_sentence(tmp_pa
 def test_a_raised_flag_without_stored_sentence_gets_one():
     df = rows([{"point_id": "cpu", "flag_cpu_bound": True, "flag_reasons": ""}])
     assert flag_table(df).loc[0, "flag_reasons"] == "fio CPU-bound"
+
+
+def test_the_flag_table_names_the_latency_whose_percentiles_were_measured():
+    """Issue 34.8: validity checks the I/O count under clat's column names; where fio wrote total-latency
+    percentiles (lat_percentiles=1) the flag table names those, not clat_p99_99_us."""
+    df = add_flags(rows([{"point_id": "total", "total_ios": 40_000, "lat_p99_us": 100.0, "lat_p99_99_us": 900.0},
+                         {"point_id": "clat", "total_ios": 40_000}]))
+    t = flag_table(df).set_index("point_id")["unreliable_percentiles"]
+    assert "lat_p99_99_us" in t["total"] and "clat_" not in t["total"]
+    assert "clat_p99_99_us" in t["clat"]

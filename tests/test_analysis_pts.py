@@ -131,7 +131,8 @@ def test_iops_table_averages_only_the_window_rounds():
     run, results = window_run()
     table = pts.iops_table(results, run)
     # round 1 (1000 and 10 IOPS) is outside the window 2-3: (200 + 400) / 2 and (300 + 500) / 2
-    assert table.to_dict("records") == [{"block size": "4k", "R/W 100/0 IOPS": 300.0, "R/W 0/100 IOPS": 400.0}]
+    assert table.to_dict("records") == [{"block size": "4k", "R/W 100/0 IOPS": 300.0, "R/W 0/100 IOPS": 400.0,
+                                         "window": "rounds 2–3 (steady)"}]
     assert pts.iops_long(results, run)["rounds"].tolist() == [2, 2]
 
 

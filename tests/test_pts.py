@@ -98,7 +98,8 @@ def test_dry_run_lists_purge_preconditioning_and_rounds(tmp_path, scratch_dir, f
     assert "--name=pts-iops-precondition-1" in cmds[1] and "--bs=131072" in cmds[1]
     assert any("--name=pts-tp-128k-precondition-1" in c and "--bs=131072" in c for c in cmds)
     wsat = [c for c in cmds if "pts-wsat" in c]
-    assert len(wsat) == 1 and f"--io_size={4 * 48 * 1024**2}" in wsat[0] and "--size=50331648" in wsat[0]  # 75 %
+    # 4 x the capacity (64 MiB), written within the 75 % ActiveRange (issue 34.5: it wrote 4 x the ActiveRange)
+    assert len(wsat) == 1 and f"--io_size={4 * 64 * 1024**2}" in wsat[0] and "--size=50331648" in wsat[0]
     assert not (tmp_path / "raw").exists()
 
 
@@ -161,11 +162,17 @@ def test_pts_page_has_every_section_and_says_it_is_not_conformant(pts_page):
             if fig:
                 figs.append([t.get("name") for t in fig.get("data", [])])
                 ys.append([[y for y in t.get("y") or [] if y is not None] for t in fig.get("data", [])])
-    convergence, windows, iops, wsat = figs
-    assert "IOPS: IOPS 4k 0/100" in convergence and "TP 128k: read 128k bytes/s" in convergence
+    convergence, windows, iops, tp, lat, wsat = figs
+    assert "IOPS: IOPS 4k 0/100" in convergence and "TP 128k: read 128k MB/s" in convergence  # not '1B ... 5B'
+    assert tp == ["write", "read"] and lat == ["average", "99.999 %", "maximum"]  # TP and LAT get plots too
     assert "IOPS 4k 0/100: least-squares fit" in windows and "mean latency 4k 0/100 us: window average" in windows
     assert iops == ["R/W 65/35", "R/W 0/100"] and wsat == ["IOPS vs time", "IOPS vs GB written"]
-    assert all(len(y) >= 2 for y in ys[3]), "the WSAT curves have at least two windows with IOPS"
+    assert all(len(y) >= 2 for y in ys[5]), "the WSAT curves have at least two windows with IOPS"
+    # issue 34.5: the statement names WSAT's deviations, the start state is the one it had, the rule's numbers shown
+    assert "WSAT samples IOPS every" in text and "WSAT writes" not in text  # 4 x the capacity: no deviation
+    assert "from the purged state" not in text and "WSAT: random 4k writes from an unpurged target" in text
+    assert "range limit (%)" in text and "excursion (%)" in text
+    assert "not steady (its last" in text or "(steady)" in text
     assert pts_page["page"].exists()
 
 

@@ -20,6 +20,11 @@ def _label(r: pd.Series, with_run: bool) -> str:
     return f"{r['run_id']}: {label}" if with_run else label
 
 
+# the block-size page's table (and the workbook's sheet): the series' values, not every results column
+PAGE_COLUMNS = ["series", "bs_label", "iops", "mb_per_s", "mib_per_s", "lat_mean_us", "p99_us", "percentile_latency",
+                "flag_reasons"]
+
+
 def blocksize_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
     """Rows of block-size series (≥ ``min_points`` block sizes, everything else equal), with units,
     ``series`` labels (operation, direction, QD), sorted by series and block size."""

@@ -86,6 +86,12 @@ def flag_table(df: pd.DataFrame) -> pd.DataFrame:
     out = df.loc[flagged_rows(df) | few_ios_rows(df), cols].copy()
     if "flag_reasons" in out.columns or len(out):
         out["flag_reasons"] = flag_sentences(df.loc[out.index])
+    if "unreliable_percentiles" in out.columns and "lat_p99_us" in df.columns:
+        # validity checks the I/O count against clat's names; where fio wrote total-latency percentiles
+        # (lat_percentiles=1) those are the ones shown, so name them (the same count of I/Os stands behind both)
+        total = df.loc[out.index, "lat_p99_us"].notna() & out["unreliable_percentiles"].notna()
+        out.loc[total, "unreliable_percentiles"] = out.loc[total, "unreliable_percentiles"].str.replace(
+            "clat_", "lat_", regex=False)
     return out.reset_index(drop=True)
 
 

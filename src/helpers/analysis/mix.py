@@ -10,6 +10,11 @@ SERIES_KEYS = ["run_id", "host", "rw", "bs_bytes", "iodepth", "numjobs", "ioengi
 DIRECTIONS = ["read", "write", "total"]
 
 
+# the mix page's table (and the workbook's sheet): the series' values, not every results column
+PAGE_COLUMNS = ["series", "direction", "rwmixread_pct", "iops", "mb_per_s", "lat_mean_us", "p99_us",
+                "percentile_latency", "flag_reasons"]
+
+
 def mix_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
     """Rows of mixed-workload sweeps (rw/randrw with ≥ ``min_points`` read shares, everything else
     equal): the read and write rows as measured plus one ``total`` row per point, with units and a

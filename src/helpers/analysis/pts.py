@@ -15,6 +15,7 @@ from helpers.analysis.cliff import gb_written
 from helpers.analysis.timeseries import point_series
 from helpers.fio import histogram
 from helpers.fio.units import format_bytes, parse_size
+from helpers.processed.validity import WRITE_READ_RATIO
 from helpers.run.profiles import (
     PTS_CLASSES,
     PTS_IOPS_BS,
@@ -141,9 +142,16 @@ def conformance(run: PtsRun) -> Conformance:
                    f"{cls[2]:g} %)")
     if s.get("pts_class") == "enterprise":  # PTS-E runs with the drive's volatile write cache disabled (WCD)
         dev.append("the drive's write cache was not disabled by the lab (PTS enterprise: write cache disabled)")
-    if "wsat" in ran and float(s.get("wsat_volume") or 0) < PTS_WSAT_X:
-        dev.append(f"WSAT writes {float(s.get('wsat_volume') or 0):g} x the capacity (PTS: {PTS_WSAT_X:g} x or its "
-                   "time limit)")
+    active, wsat_x = float(s.get("active_range_pct") or 100.0), float(s.get("wsat_volume") or 0)
+    if "volume_x_active_range" in (tests.get("wsat") or {}):  # runs before 2026-11-28 wrote it x the ActiveRange
+        wsat_x *= active / 100
+    if "wsat" in ran and wsat_x < PTS_WSAT_X:
+        dev.append(f"WSAT writes {wsat_x:.3g} x the capacity (PTS: {PTS_WSAT_X:g} x the capacity or 24 hours)"
+                   + (f": {float(s.get('wsat_volume') or 0):g} x its ActiveRange ({active:g} %)"
+                      if "volume_x_active_range" in (tests.get("wsat") or {}) else ""))
+    if "wsat" in ran and float(s.get("wsat_window_s") or PTS_ROUND_S) < PTS_ROUND_S:
+        dev.append(f"WSAT samples IOPS every {float(s.get('wsat_window_s')):g} s (PTS: one sample per minute): its "
+                   "curve is noisier than the specification's")
     wsat_cap = float(s.get("wsat_max_s") or 0)
     if "wsat" in tests and wsat_cap < PTS_WSAT_MAX_S:  # stopped by a cap shorter than the PTS's 24 h: written less
         ran_s = ((m.get("points") or {}).get(tests["wsat"].get("point")) or {}).get("device_s")
@@ -210,15 +218,23 @@ def header(run: PtsRun) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------- convergence
 
+def _shown(name: str) -> tuple[str, float]:
+    """A tracked variable as the page shows it: bandwidth in MB/s (10^6 bytes/s; an axis of '1B ... 5B bytes per
+    second' read as billions), the rest as tracked.  (name, factor from the tracked value)."""
+    return (name.replace("bytes/s", "MB/s"), 1e-6) if name.endswith("bytes/s") else (name, 1.0)
+
+
 def convergence(run: PtsRun) -> pd.DataFrame:
-    """Every tracked variable per round: test, round, variable, value, steady (the joint verdict after it)."""
+    """Every tracked variable per round: test, round, variable, value, steady (the joint verdict after it);
+    bandwidth in MB/s."""
     rows = []
     for test, t in run.tests.items():
         for r in t.get("rounds") or []:
             for name in (v["name"] for v in t.get("tracked") or []):
                 if name in r:
-                    rows.append({"test": test_title(test), "round": r["round"], "variable": name,
-                                 "value": r[name], "steady": r.get("steady")})
+                    shown, k = _shown(name)
+                    rows.append({"test": test_title(test), "round": r["round"], "variable": shown,
+                                 "value": r[name] * k, "steady": r.get("steady")})
     return pd.DataFrame(rows, columns=["test", "round", "variable", "value", "steady"])
 
 
@@ -229,23 +245,51 @@ def steady_windows(run: PtsRun) -> list[dict[str, Any]]:
     for test, t in run.tests.items():
         variables = (t.get("result") or {}).get("variables") or {}
         for v in t.get("tracked") or []:
-            rounds = pd.DataFrame([{"round": r["round"], "value": r.get(v["name"])} for r in t.get("rounds") or []])
-            out.append({"test": test_title(test), "variable": v["name"], "rounds": rounds,
-                        "result": variables.get(v["name"], {})})
+            shown, k = _shown(v["name"])
+            rounds = pd.DataFrame([{"round": r["round"], "value": None if r.get(v["name"]) is None else r[v["name"]] * k}
+                                   for r in t.get("rounds") or []])
+            result = dict(variables.get(v["name"], {}))
+            for key in ("average", "slope", "intercept"):
+                if result.get(key) is not None:
+                    result[key] = result[key] * k
+            out.append({"test": test_title(test), "variable": shown, "rounds": rounds, "result": result})
     return out
 
 
+WINDOW_COLUMNS = ["test", "variable", "window", "average", "range (%)", "range limit (%)", "excursion (%)",
+                  "excursion limit (%)", "slope per round", "steady"]
+
+
+def window_numbers(run: PtsRun) -> pd.DataFrame:
+    """The steady-state rule's numbers per tracked variable over its test's last (or steady) window: the window's
+    rounds and average, its range and fit-line excursion in % of the average beside their limits, the fit line's
+    slope per round (bandwidth in MB/s), and the verdict."""
+    rows = []
+    for w in steady_windows(run):
+        r = w["result"]
+        if not r:
+            continue
+        rows.append({"test": w["test"], "variable": w["variable"],
+                     "window": f"rounds {r['first_round']}–{r['last_round']}" if r.get("first_round") else "",
+                     "average": r.get("average"), "range (%)": r.get("range_pct"),
+                     "range limit (%)": r.get("max_range_pct"), "excursion (%)": r.get("excursion_pct"),
+                     "excursion limit (%)": r.get("max_excursion_pct"), "slope per round": r.get("slope"),
+                     "steady": bool(r.get("steady"))})
+    return pd.DataFrame(rows, columns=WINDOW_COLUMNS)
+
+
 def steady_table(run: PtsRun) -> pd.DataFrame:
-    """Per test: rounds measured, steady or not, the measurement window and the reason."""
+    """Per test: rounds measured (the tables' results are over the window's rounds only), steady or not, the
+    measurement window and the reason."""
     rows = []
     for test, t in run.tests.items():
         if test == "wsat":
             continue
         r = t.get("result") or {}
-        rows.append({"test": test_title(test), "rounds": r.get("rounds", 0), "steady": bool(r.get("steady")),
+        rows.append({"test": test_title(test), "rounds measured": r.get("rounds", 0), "steady": bool(r.get("steady")),
                      "window": f"{r['first_round']}-{r['last_round']}" if r.get("first_round") else "",
                      "reason": r.get("reason", "")})
-    return pd.DataFrame(rows, columns=["test", "rounds", "steady", "window", "reason"])
+    return pd.DataFrame(rows, columns=["test", "rounds measured", "steady", "window", "reason"])
 
 
 # ----------------------------------------------------------------------------- window results
@@ -312,20 +356,43 @@ def iops_table(results: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
     wide = wide[sorted(wide.columns, reverse=True)]
     wide.columns = [f"R/W {mix_label(c)} IOPS" for c in wide.columns]
     wide.insert(0, "block size", [format_bytes(int(b)) for b in wide.index])
+    wide["window"] = window_label(run, "iops")
     return wide.reset_index(drop=True)
 
 
+def window_label(run: PtsRun, test: str) -> str:
+    """The rounds a test's table averages, and whether they are its steady-state window: "rounds 2–6 (steady)",
+    or "rounds 4–8: not steady (its last 5 rounds, not a PTS result)"."""
+    t = run.tests.get(test) or {}
+    w = _window(t)
+    if not w:
+        return "no rounds"
+    rounds = f"rounds {w[0]}–{w[1]}"
+    if (t.get("result") or {}).get("steady"):
+        return f"{rounds} (steady)"
+    return f"{rounds}: not steady (its last {w[1] - w[0] + 1} rounds, not a PTS result)"
+
+
 def tp_table(results: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
-    """TP: per block size and direction, the average bandwidth over the test's window (bytes/s)."""
+    """TP: per block size and direction, the average bandwidth over the test's window (bytes/s), the window (marked
+    when the test never reached steady state) and a note where writes ran far faster than reads (a cache)."""
     tot = _point_totals(results, run)
     tot = tot[tot["test"].str.startswith("tp-")]
+    cols = ["block size", "direction", "bw_bytes_per_s", "rounds in window", "window", "note"]
     if tot.empty:
-        return pd.DataFrame(columns=["block size", "direction", "bw_bytes_per_s", "rounds"])
-    out = tot.groupby(["bs_bytes", "rw"], as_index=False).agg(bw_bytes_per_s=("bw_bytes_per_s", "mean"),
-                                                               rounds=("round", "nunique"))
+        return pd.DataFrame(columns=cols)
+    out = tot.groupby(["bs_bytes", "rw", "test"], as_index=False).agg(
+        bw_bytes_per_s=("bw_bytes_per_s", "mean"), **{"rounds in window": ("round", "nunique")})
     out.insert(0, "block size", [format_bytes(int(b)) for b in out["bs_bytes"]])
+    out["window"] = [window_label(run, t) for t in out["test"]]
+    # writes far faster than reads of the same size: a write-back cache's number (the card's and validity's rule)
+    read = out[out["rw"] == "read"].set_index("bs_bytes")["bw_bytes_per_s"]
+    ratio = out["bw_bytes_per_s"] / out["bs_bytes"].map(read)
+    out["note"] = [f"writes at {r:.1f}x the reads of this block size: a write-back cache absorbed them, not the "
+                   "drive's flash (measure a block device, or a target several times any cache)"
+                   if rw == "write" and r >= WRITE_READ_RATIO else "" for rw, r in zip(out["rw"], ratio)]
     out = out.rename(columns={"rw": "direction"}).sort_values(["bs_bytes", "direction"], ascending=[True, False])
-    return out.drop(columns=["bs_bytes"]).reset_index(drop=True)
+    return out[cols].reset_index(drop=True)
 
 
 def lat_table(results: pd.DataFrame, histograms: pd.DataFrame, run: PtsRun) -> pd.DataFrame:
@@ -359,6 +426,14 @@ def lat_table(results: pd.DataFrame, histograms: pd.DataFrame, run: PtsRun) -> p
                      "99.999 % latency (µs)": five, "I/Os": ios, "note": note})
     out = pd.DataFrame(rows).sort_values(["bs_bytes", "mix"], ascending=[True, False])
     return out[cols].reset_index(drop=True)
+
+
+def wsat_start(run: PtsRun) -> str:
+    """The state WSAT started from, as it was: "the purged state" only when a purge ran before it."""
+    purge = (run.tests.get("wsat") or {}).get("purge") or {}
+    if purge.get("purged"):
+        return "the purged state"
+    return f"an unpurged target ({purge.get('note') or 'no purge'})"
 
 
 def wsat_note(run: PtsRun) -> str:

@@ -288,14 +288,15 @@ def consistency_table(summary: pd.DataFrame, results: pd.DataFrame | None = None
     """:func:`consistency` as a page table: one row per point and direction, named as a reader says it ('4k
     randrw read QD16 70 % read', from the run's ``results``; the point id when the results do not have it),
     in numeric order of block size, queue depth, jobs and read share; numbers stay numbers; ``settled`` is
-    yes / UNSTABLE / too few windows and ``settle_reason`` says why.  The run column only with several runs."""
+    yes / UNSTABLE / too few windows ("yes (its probe's check)" for a search's probe that ended once its IOPS settled:
+    its few windows cannot judge it again) and ``settle_reason`` says why.  The run column only with several runs."""
     if summary is None or summary.empty:
         return pd.DataFrame(columns=CONSISTENCY_TABLE_COLUMNS[1:])
     s = summary.copy()
     order = ["run_id", "point_id", "direction"]
     if results is not None and len(results):
         cfg_cols = [c for c in ("rw", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "rate_iops", "ioengine",
-                                "direct") if c in results.columns]
+                                "direct", "settled_after_s") if c in results.columns]
         cfg = results.drop_duplicates(["run_id", "point_id"])[["run_id", "point_id", *cfg_cols]]
         s = s.merge(cfg, on=["run_id", "point_id"], how="left")
         named = s["rw"].notna() & s["bs_bytes"].notna() & s["iodepth"].notna() if {"rw", "bs_bytes", "iodepth"} <= set(
@@ -307,5 +308,13 @@ def consistency_table(summary: pd.DataFrame, results: pd.DataFrame | None = None
         s["point"] = s["point_id"].astype(str) + " " + s["direction"].astype(str)
     s = s.sort_values(order, kind="stable", na_position="last")
     s["settled"] = ["too few windows" if pd.isna(u) else ("UNSTABLE" if u else "yes") for u in s["unstable"]]
+    if "settled_after_s" in s:  # a search's probe ended by its own settle check (fio's status, every 250 ms): its
+        # few log windows cannot judge settling, but the probe was judged settled where it ran (issue 34.6)
+        probe = s["unstable"].isna() & s["settled_after_s"].notna()
+        s.loc[probe, "settled"] = "yes (its probe's check)"
+        s.loc[probe, "settle_reason"] = [f"the search ended this probe once its IOPS settled, after {x:.2g} s "
+                                         f"(fio's status every 250 ms); its {int(n)} log windows are too few to "
+                                         "judge again here" for x, n in zip(s.loc[probe, "settled_after_s"],
+                                                                             s.loc[probe, "windows"])]
     cols = CONSISTENCY_TABLE_COLUMNS if s["run_id"].nunique() > 1 else CONSISTENCY_TABLE_COLUMNS[1:]
     return s[cols].reset_index(drop=True)

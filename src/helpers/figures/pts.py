@@ -8,13 +8,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from helpers.figures.common import TEMPLATE, message_figure
+from helpers.figures.common import TEMPLATE, message_figure, wrap_html
 from helpers.figures.steady_state import steady_state_figure
 
 NO_PTS = "This run has no PTS tests: run the pts or pts-lite profile (mode: pts)."
 
 
 def _unit(variable: str) -> str:
+    if "MB/s" in variable:
+        return "MB/s (10^6 bytes per second)"
     if "bytes/s" in variable:
         return "bytes per second"
     if "latency" in variable:
@@ -86,8 +88,10 @@ def iops_blocksize_figure(long: pd.DataFrame, empty: str = NO_PTS) -> go.Figure:
     return fig
 
 
-def wsat_figure(series: pd.DataFrame, empty: str = "This run has no WSAT test.") -> go.Figure:
-    """WSAT: write IOPS per log window against time (left) and against GB written (right)."""
+def wsat_figure(series: pd.DataFrame, empty: str = "This run has no WSAT test.",
+                start: str = "the purged state") -> go.Figure:
+    """WSAT: write IOPS per log window against time (left) and against GB written (right); ``start`` is the state
+    it started from (:func:`helpers.analysis.pts.wsat_start`)."""
     if series is None or series.empty:
         return message_figure(empty)
     mode = "lines+markers" if len(series) <= 60 else "lines"  # a short WSAT's few windows stay visible
@@ -99,5 +103,41 @@ def wsat_figure(series: pd.DataFrame, empty: str = "This run has no WSAT test.")
     fig.update_xaxes(title_text="GB written (10^9 bytes)", row=1, col=2)
     fig.update_yaxes(title_text="write IOPS (4k random)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=1, col=2)
-    fig.update_layout(title="WSAT: random 4k writes from the purged state", template=TEMPLATE)
+    fig.update_layout(title=wrap_html(f"WSAT: random 4k writes from {start}", 120), template=TEMPLATE)
+    return fig
+
+
+def tp_figure(table: pd.DataFrame, empty: str = NO_PTS) -> go.Figure:
+    """TP: bandwidth over the window against block size, one bar per direction (MB/s = 10^6 bytes per second); a
+    bar whose test never reached steady state, or whose writes a cache absorbed, is hatched (hover: why)."""
+    if table is None or table.empty:
+        return message_figure(empty)
+    fig = go.Figure()
+    for direction, g in table.groupby("direction", sort=False):
+        odd = [("not steady" in w) or bool(n) for w, n in zip(g["window"], g["note"])]
+        fig.add_trace(go.Bar(x=g["block size"], y=g["bw_bytes_per_s"] / 1e6, name=direction,
+                             marker={"pattern": {"shape": ["x" if o else "" for o in odd]}},
+                             customdata=list(zip(g["window"], g["note"])),
+                             hovertemplate="%{x} " + direction + "s: %{y:,.0f} MB/s<br>%{customdata[0]}"
+                                           "<br>%{customdata[1]}<extra></extra>"))
+    fig.update_layout(title="Throughput test: bandwidth over the window per block size (hatched: not steady, or a "
+                      "cache's)", template=TEMPLATE, barmode="group",
+                      xaxis={"title": "block size"}, yaxis={"title": "MB/s (10^6 bytes per second)",
+                                                            "rangemode": "tozero"})
+    return fig
+
+
+def lat_figure(table: pd.DataFrame, empty: str = NO_PTS) -> go.Figure:
+    """LAT: average, maximum and 99.999 % total latency per block size and R/W mix (log µs axis)."""
+    if table is None or table.empty:
+        return message_figure(empty)
+    x = [f"{b} {m}" for b, m in zip(table["block size"], table["R/W"])]
+    fig = go.Figure()
+    for col, name in (("avg latency (µs)", "average"), ("99.999 % latency (µs)", "99.999 %"),
+                      ("max latency (µs)", "maximum")):
+        fig.add_trace(go.Bar(x=x, y=table[col], name=name, customdata=table["note"],
+                             hovertemplate="%{x}: " + name + " %{y:,.1f} µs<br>%{customdata}<extra></extra>"))
+    fig.update_layout(title="Latency test (T1/Q1): total latency per block size and R/W mix", template=TEMPLATE,
+                      barmode="group", xaxis={"title": "block size and R/W mix"},
+                      yaxis={"title": "total latency (µs, log)", "type": "log"})
     return fig

@@ -61,6 +61,10 @@ HEADERS: dict[str, str] = {
     "max_iops": "most IOPS within the SLO", "max_iops_low": "most IOPS: 95 % interval from",
     "max_iops_high": "most IOPS: 95 % interval to", "at_iodepth": "at queue depth (QD)",
     "at_rate_iops": "at offered IOPS (rate_iops)", "limited_by": "limited by", "interpolated": "interpolated",
+    # the sustained-write cliff (its sheet read "cliff gb", "before bytes (/s)")
+    "cliff_gb": "cliff at (GB written, 10^9 B)", "total_gb": "written in all (GB, 10^9 B)",
+    "before_bytes_per_s": "bandwidth before the cliff (bytes/s)",
+    "after_bytes_per_s": "bandwidth after the cliff (bytes/s)",
 }
 # the settings a view may name as a value (the USL is fitted against one of them)
 SETTING_COLUMNS = ("outstanding_io", "numjobs", "iodepth", "bs_bytes", "rwmixread_pct")

@@ -20,7 +20,9 @@ import pandas as pd
 
 from helpers import analysis, config
 from helpers.analysis import pts
+from helpers.analysis.blocksize import PAGE_COLUMNS as BS_COLUMNS
 from helpers.analysis.card import device_identity
+from helpers.analysis.mix import PAGE_COLUMNS as MIX_COLUMNS
 from helpers.errors import LabError
 from helpers.figures.table import csv_table
 from helpers.notebook import runs
@@ -61,9 +63,9 @@ def run_tables(data: runs.RunData) -> dict[str, pd.DataFrame]:
         "knee": analysis.knee_table(qd_points),
         "littles law": analysis.littles_law(r),
         "usl": analysis.usl_table(qd_points),
-        "block size": bs,
+        "block size": _page_columns(bs, BS_COLUMNS),  # the pages' tables, not every results column
         "bandwidth plateau": analysis.bandwidth_plateau(bs),
-        "read-write mix": analysis.mix_series(r),
+        "read-write mix": _page_columns(analysis.mix_series(r), MIX_COLUMNS),
         "percentiles": analysis.percentiles_long(r),
         "consistency": analysis.consistency_table(analysis.consistency(data.timeseries), r),
         "validity flags": analysis.flag_table(r),
@@ -94,6 +96,11 @@ def run_tables(data: runs.RunData) -> dict[str, pd.DataFrame]:
     if data.left_out is not None and len(data.left_out):
         tables["rows left out"] = data.left_out
     return tables
+
+
+def _page_columns(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``df``'s columns the page shows (those present), in its order."""
+    return df[[c for c in columns if c in df.columns]]
 
 
 def _unique(headers: list[str], columns: list[str]) -> list[str]:

@@ -293,10 +293,12 @@ class PtsSettings:
         if test == "lat":
             return [Point(group="pts-lat", rw="randrw", bs_bytes=parse_size(bs), rwmixread=m, iodepth=1, numjobs=1,
                           **base) for m in self.lat_mixes for bs in self.lat_bs]
-        if test == "wsat":  # io_size is per job: the jobs together write wsat_volume x the active range
+        if test == "wsat":  # io_size is per job, of the active range it writes in: the jobs together write
+            # wsat_volume x the CAPACITY (PTS: 4 x the user capacity, within the ActiveRange), not x the active range
             return [Point(group="pts-wsat", rw="randwrite", bs_bytes=4096, iodepth=self.qd, numjobs=self.jobs,
                           ioengine=self.ioengine, runtime_s=self.wsat_max_s, ramp_s=0.0,
-                          volume=self.wsat_volume / self.jobs, log_avg_msec=int(self.wsat_window_s * 1000),
+                          volume=self.wsat_volume * 100.0 / self.active_range / self.jobs,
+                          log_avg_msec=int(self.wsat_window_s * 1000),
                           log_hist_msec=0)]
         raise LabError(f"PTS test {test!r} is not known (use one of {', '.join(PTS_TESTS)}).")
 

@@ -287,7 +287,8 @@ def _prepare(ctx, fill, s: PtsSettings, test: str, t: dict) -> None:
         t["purge"] = recreate_file(tgt.path, tgt.size_bytes)
     write_manifest(plan.run_dir, ctx.manifest)
     if test == "wsat":
-        t["precondition"] = {"bytes": 0, "note": "WSAT starts from the purged state, without preconditioning"}
+        start = "the purged state" if t["purge"].get("purged") else "the unpurged target (no purge ran)"
+        t["precondition"] = {"bytes": 0, "note": f"WSAT starts from {start}, without preconditioning"}
     else:
         bs = parse_size(test.removeprefix("tp-")) if test.startswith("tp-") else parse_size(s.precondition_bs)
         passes = max(1, round(s.precondition_volume))
@@ -356,14 +357,15 @@ def _run_rounds(ctx, s: PtsSettings, test: str, t: dict, active: int) -> None:
 def _run_wsat(ctx, s: PtsSettings, t: dict, active: int) -> None:
     (point,) = s.test_points("wsat")
     ctx.tracker.remaining = s.wsat_max_s
-    ctx.tracker.write(label=f"PTS wsat: random 4k writes of {s.wsat_volume:g} x {format_bytes(active)} "
-                            f"(at most {s.wsat_max_s:g} s)", seconds=s.wsat_max_s)
+    written = format_bytes(int(s.wsat_volume * active * 100.0 / s.active_range))
+    ctx.tracker.write(label=f"PTS wsat: random 4k writes of {s.wsat_volume:g} x the capacity ({written}) within "
+                            f"{format_bytes(active)} (at most {s.wsat_max_s:g} s)", seconds=s.wsat_max_s)
     if ctx.progress:
-        print(f"PTS wsat: random 4k writes of {s.wsat_volume:g} x {format_bytes(active)}, at most {s.wsat_max_s:g} s, "
-              f"one sample per {s.wsat_window_s:g} s", flush=True)
+        print(f"PTS wsat: random 4k writes of {s.wsat_volume:g} x the capacity ({written}) within the ActiveRange "
+              f"{format_bytes(active)}, at most {s.wsat_max_s:g} s, one sample per {s.wsat_window_s:g} s", flush=True)
     entry = ctx.run_point(point, {"pts": {"test": "wsat"}}, size_bytes=active)
     if entry.get("status") != "ok":
         raise LabError(f"PTS wsat failed at {point.point_id}: "
                        f"{(entry.get('fio_messages') or 'no message').splitlines()[-1]}")
-    t.update({"point": point.point_id, "volume_x_active_range": s.wsat_volume, "max_seconds": s.wsat_max_s,
+    t.update({"point": point.point_id, "volume_x_capacity": s.wsat_volume, "max_seconds": s.wsat_max_s,
               "window_s": s.wsat_window_s})
