@@ -1,6 +1,6 @@
 """The characterize mode (issue 25): the shipped profile covers the course set, the sweep runs reads, then the
 sustained write, then writes and mixes (labelled as on a preconditioned target), and the heatmaps show the cells
-its searches did not measure as "not measured (plateau ≈ X)", never as numbers.  One tiny real-fio run."""
+its searches did not measure as "not measured by the search: ...", never as numbers.  One tiny real-fio run."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def _results(rows: list[tuple[str, int, int, float]]) -> pd.DataFrame:
 def test_unmeasured_cells_say_not_measured_with_the_plateau_never_a_number():
     """A randread 4k search that measured QD 1..32 and stopped on a plateau of 48,000 IOPS, with a refine step at
     QD 11 (so QD 2..32 below its last depth were all measured) and a 16k series still rising at QD 8 (no
-    plateau): in the QD-held heatmap, QD 64..1024 of the 4k series read "not measured (plateau ≈ 48,000 IOPS)"
+    plateau): in the QD-held heatmap, QD 64..1024 of the 4k series read "not measured by the search: past its plateau"
     with no value; the 16k series past QD 8 "the search stopped before this depth", at the 4k series' refine
     depth too (a column of the heatmap)."""
     q4 = [1, 2, 4, 8, 16, 32, 11]
@@ -74,19 +74,19 @@ def test_unmeasured_cells_say_not_measured_with_the_plateau_never_a_number():
     g = grid(df, "bs_bytes", "iodepth", plateaus)
     cell = g.set_index(["held", "x"])
     for q in (64, 128, 256, 512, 1024):
-        assert cell.loc[(q, 4096), "note"] == "not measured (plateau ≈ 48,000 IOPS)"
+        assert cell.loc[(q, 4096), "note"] == "not measured by the search: past its plateau ≈ 48,000 IOPS, the median of its probes"
         assert pd.isna(cell.loc[(q, 4096), "iops"]) and cell.loc[(q, 4096), "n_points"] == 0
-    assert cell.loc[(16, 16384), "note"] == "not measured (the search stopped before this depth)"
+    assert cell.loc[(16, 16384), "note"] == "not measured by the search: it stopped before this depth"
     assert cell.loc[(32, 4096), "iops"] == 48000.0 and cell.loc[(32, 4096), "note"] == ""  # measured: a number
     assert (g[g["note"] != ""]["iops"].isna()).all()
-    assert cell.loc[(11, 16384), "note"] == "not measured (the search stopped before this depth)"  # 4k's refine
+    assert cell.loc[(11, 16384), "note"] == "not measured by the search: it stopped before this depth"  # 4k's refine
     fig = heatmap_figure(g)
     at = list(dict.fromkeys(g["held"])).index(1024)
     trace = fig.data[at]
     assert list(trace.x) == ["4k", "16k"]
-    assert trace.text[0][0] == "not measured<br>(plateau ≈ 48,000 IOPS)" and trace.z[0][0] is None or \
-        math.isnan(trace.z[0][0])
-    assert trace.customdata[0][0] == "not measured (plateau ≈ 48,000 IOPS)"
+    # the cell says n/m, the hover the sentence (a sentence in every cell shrank the labels to dashes, issue 34.6)
+    assert trace.text[0][0] == "n/m" and (trace.z[0][0] is None or math.isnan(trace.z[0][0]))
+    assert trace.customdata[0][0] == "not measured by the search: past its plateau ≈ 48,000 IOPS, the median of its probes"
     # a plateau check jumped QD 32 -> 128 (helpers.run.adaptive.check_due): QD 64 lies on the plateau between probes
     q32 = [1, 2, 4, 8, 16, 32, 128, 11]
     df32 = pd.concat([df, _results([("randread", 32768, q, min(q, 8) * 5000.0) for q in q32])], ignore_index=True)
@@ -95,13 +95,18 @@ def test_unmeasured_cells_say_not_measured_with_the_plateau_never_a_number():
          "last_qd": 128, "max_qd": 1024, "plateau_iops": 40000.0, "plateau_from_qd": 8, "target_state": None}])],
         ignore_index=True)
     c32 = grid(df32, "bs_bytes", "iodepth", checked).set_index(["held", "x"])
-    assert c32.loc[(64, 32768), "note"] == "not measured (on the plateau ≈ 40,000 IOPS: the search measured it on " \
-        "either side)" and pd.isna(c32.loc[(64, 32768), "iops"])
-    assert c32.loc[(256, 32768), "note"] == "not measured (plateau ≈ 40,000 IOPS)"
+    assert c32.loc[(64, 32768), "note"] == ("not measured by the search: on its plateau ≈ 40,000 IOPS, the median of "
+                                            "its probes, measured on either side") and pd.isna(c32.loc[(64, 32768), "iops"])
+    assert c32.loc[(256, 32768), "note"] == "not measured by the search: past its plateau ≈ 40,000 IOPS, the median " \
+        "of its probes"
     assert c32.loc[(128, 32768), "iops"] == 40000.0
     # a QD on the x axis: the same cells
     gx = grid(df, "iodepth", "bs_bytes", plateaus).set_index(["held", "x"])
-    assert gx.loc[(4096, 1024), "note"] == "not measured (plateau ≈ 48,000 IOPS)"
+    assert gx.loc[(4096, 1024), "note"] == "not measured by the search: past its plateau ≈ 48,000 IOPS, the median of its probes"
+    # with its probes' range (a run's search_plateaus): a measured cell above the median is inside it
+    ranged = plateaus.assign(plateau_low_iops=[45000.0, math.nan], plateau_high_iops=[49000.0, math.nan])
+    note = grid(df, "bs_bytes", "iodepth", ranged).set_index(["held", "x"]).loc[(64, 4096), "note"]
+    assert note == "not measured by the search: past its plateau ≈ 48,000 IOPS, the median of its probes (45,000–49,000)"
     # without plateaus (a grid run): no such rows
     assert (grid(df, "bs_bytes", "iodepth")["note"] == "").all()
 
@@ -246,7 +251,8 @@ def test_series_seed_the_next_of_their_operation_real_fio_with_a_known_curve(tmp
     df = _results([("randread", b, s["qd"], s["iops"]) for b, info in ((4096, s4), (16384, s16))
                    for s in info["steps"]])
     cell = grid(df, "bs_bytes", "iodepth", search_plateaus(m)).set_index(["held", "x"])
-    assert cell.loc[(4, 16384), "note"] == "not measured (skipped: the search was seeded by randread 4k)"
+    assert cell.loc[(4, 16384), "note"] == "not measured by the search: skipped below its seeded start (seeded by " \
+        "randread 4k)"
     assert pd.isna(cell.loc[(4, 16384), "iops"])
     seeded = search_table({"s": m}).set_index("series")["seeded"]
     assert seeded["randread 16k"] == "QD 1, then from QD 8 (seeded by randread 4k, plateau from QD 16; QD 2, 4 skipped)"

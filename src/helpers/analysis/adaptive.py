@@ -49,7 +49,8 @@ def adaptive_steps(manifest: dict[str, Any]) -> pd.DataFrame:
 
 
 PLATEAU_COLUMNS = ["rw", "bs_bytes", "rwmixread_pct", "numjobs", "measured_qds", "last_qd", "max_qd", "plateau_iops",
-                   "plateau_from_qd", "target_state", "seeded_from", "seed_start_qd"]
+                   "plateau_low_iops", "plateau_high_iops", "plateau_from_qd", "target_state", "seeded_from",
+                   "seed_start_qd"]
 
 
 def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
@@ -58,7 +59,8 @@ def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
     (``last_qd``), the ladder's largest (``max_qd``: the series' record, for older runs the profile's; the deepest power
     of two when unknown), the
     plateau level it stopped on (``plateau_iops``: the median of its plateau probes, NaN when it ended on none)
-    and the shallowest depth of those probes (``plateau_from_qd``; a depth between it and ``last_qd`` the ladder did
+    with the range of those probes (``plateau_low_iops``, ``plateau_high_iops``), and the shallowest depth of those
+    probes (``plateau_from_qd``; a depth between it and ``last_qd`` the ladder did
     not measure was jumped over by its plateau check, :func:`helpers.run.adaptive.check_due`), and the state of the
     target it measured (``target_state``, characterize runs); a seeded search
     (:class:`helpers.run.adaptive.Seed`) names the series that seeded it (``seeded_from``: "randread 4k") and the depth
@@ -87,9 +89,14 @@ def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
         max_qd = series[sid].get("max_qd") or profile_max
         seed = series[sid].get("seed") or {}
         by = rows.get(seed.get("seeded_from"))
+        on = set(series[sid].get("plateau_qds") or ())
+        probes = [float(s["iops"]) for s in series[sid].get("steps") or []
+                  if s.get("kind") in PROBE_KINDS and s.get("qd") in on and s.get("iops") is not None]
         out.append({**row, "measured_qds": sorted(row["measured_qds"]), "last_qd": last,
                     "max_qd": max_qd or 1 << (int(last).bit_length() - 1),
                     "plateau_iops": float("nan") if level is None else float(level),
+                    "plateau_low_iops": min(probes) if probes and level is not None else float("nan"),
+                    "plateau_high_iops": max(probes) if probes and level is not None else float("nan"),
                     "plateau_from_qd": min(series[sid].get("plateau_qds") or [0]) or None,
                     "seeded_from": None if not seed else _series_label(by) if by else seed["seeded_from"],
                     "seed_start_qd": seed.get("start_qd")})

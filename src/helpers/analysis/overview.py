@@ -35,10 +35,10 @@ def grid(df: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth",
 
     ``plateaus`` (:func:`helpers.analysis.search_plateaus`: the QD series an adaptive search measured) adds a
     row for every (operation, block size, queue depth) cell of a searched series that the search did not measure,
-    over the ladder's depths up to its ``max_qd`` and the depths other series measured: metrics empty, ``note`` "not measured (plateau ≈ X IOPS)"
-    past the depth where it stopped on a plateau, "not measured (the search skipped this depth)" below it ("not
-    measured (skipped: the search was seeded by randread 4k)" below the depth a seeded ladder jumped to), "not
-    measured (the search stopped before this depth)" when it ended on no plateau; never a number in a metric."""
+    over the ladder's depths up to its ``max_qd`` and the depths other series measured: metrics empty, ``note`` in one
+    wording, "not measured by the search: <why>" -- past its plateau ≈ X IOPS (the median of its probes, with their
+    range when known), on its plateau (measured on either side), skipped on its ladder or below its seeded start,
+    or it stopped before this depth (no plateau); never a number in a metric."""
     cols = ["held", "operation", "x", *METRICS, "n_points", "flagged", "flag_reasons", "percentile_latency", "note"]
     ops = operations(df)
     if ops.empty:
@@ -75,16 +75,20 @@ def _unmeasured(g: pd.DataFrame, plateaus: pd.DataFrame, x: str, held: str) -> p
             key = (qd, s[other]) if held == "iodepth" else (s[other], qd)
             if (key[0], op, key[1]) in measured:
                 continue
+            # one wording, "not measured by the search: <why>"; a plateau is named with its probes' range, so a
+            # measured cell above its median never reads as contradicting it
+            level = (f"plateau ≈ {s['plateau_iops']:,.0f} IOPS, the median of its probes"
+                     + (f" ({s['plateau_low_iops']:,.0f}–{s['plateau_high_iops']:,.0f})"
+                        if pd.notna(s.get("plateau_low_iops")) else "")) if pd.notna(s["plateau_iops"]) else ""
             if qd > s["last_qd"]:
-                note = ("not measured (the search stopped before this depth)" if pd.isna(s["plateau_iops"]) else
-                        f"not measured (plateau ≈ {s['plateau_iops']:,.0f} IOPS)")
-            elif pd.notna(s["plateau_iops"]) and pd.notna(s.get("plateau_from_qd")) and qd > s["plateau_from_qd"]:
-                note = (f"not measured (on the plateau ≈ {s['plateau_iops']:,.0f} IOPS: the search measured it on "
-                        "either side)")
+                why = f"past its {level}" if level else "it stopped before this depth"
+            elif level and pd.notna(s.get("plateau_from_qd")) and qd > s["plateau_from_qd"]:
+                why = f"on its {level}, measured on either side"
             elif isinstance(s.get("seeded_from"), str) and qd < (s.get("seed_start_qd") or 0):
-                note = f"not measured (skipped: the search was seeded by {s['seeded_from']})"
+                why = f"skipped below its seeded start (seeded by {s['seeded_from']})"
             else:
-                note = "not measured (the search skipped this depth)"
+                why = "skipped on its ladder"
+            note = f"not measured by the search: {why}"
             rows.append({"held": key[0], "operation": op, "x": key[1], "n_points": 0, "flagged": False,
                          "flag_reasons": "", "note": note})
     out = pd.DataFrame(rows, columns=list(g.columns))

@@ -37,6 +37,16 @@ def _metrics(df: pd.DataFrame) -> dict[str, tuple[str, str]]:
 AXIS_NAMES = {"bs_bytes": "Block size", "iodepth": "Queue depth", "rwmixread_pct": "Read share (%)"}
 
 
+def _compact(v: float, fmt: str) -> str:
+    """A heatmap cell's number, short enough to stay legible: 91.3k, 1.2M; small numbers as ``fmt``."""
+    a = abs(float(v))
+    if a >= 1e6:
+        return f"{v / 1e6:.3g}M"
+    if a >= 1e4:
+        return f"{v / 1e3:.3g}k"
+    return format(v, fmt)
+
+
 def _value_label(factor: str, v) -> str:
     if factor == "bs_bytes":
         return format_bytes(v)
@@ -68,21 +78,24 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
         xlabels = [_value_label(x, v) for v in xs]
         reasons = g.pivot_table(index="operation", columns="x", values="flag_reasons", aggfunc="first").reindex(
             index=ops, columns=xs)
-        # cells a search did not measure: their sentence, never a number ("not measured (plateau ≈ X IOPS)")
+        # cells a search did not measure: their sentence, never a number
         notes = (g[g["note"].fillna("") != ""] if "note" in g else g.iloc[:0]).pivot_table(
             index="operation", columns="x", values="note", aggfunc="first").reindex(index=ops, columns=xs)
         for m, (_, fmt) in metrics.items():
             z = g.pivot_table(index="operation", columns="x", values=m, aggfunc="mean", dropna=False).reindex(
                 index=ops, columns=xs)
             zs[m].append(z.values.tolist())
-            texts[m].append([[(n.replace(" (", "<br>(") if isinstance(n, str) and pd.isna(v) else
-                               "" if pd.isna(v) else format(v, fmt)) + (" ⚠" if isinstance(r, str) and r else "")
+            # a cell's text is its number, compact (91.3k), or "n/m" where a search did not measure it (the hover
+            # has the sentence): a long sentence in a cell shrank every label of the heatmap to a dash
+            texts[m].append([[("n/m" if isinstance(n, str) and pd.isna(v) else
+                               "" if pd.isna(v) else _compact(v, fmt)) + (" ⚠" if isinstance(r, str) and r else "")
                               for v, r, n in zip(zr, rr, nr)]
                              for zr, rr, nr in zip(z.values, reasons.values, notes.values)])
         hover = [[(n if isinstance(n, str) else r if isinstance(r, str) and r else "clean") for r, n in zip(rr, nr)]
                  for rr, nr in zip(reasons.values, notes.values)]
         fig.add_trace(go.Heatmap(
             z=zs["iops"][-1], x=xlabels, y=ops, text=texts["iops"][-1], texttemplate="%{text}",
+            textfont={"size": 10},
             customdata=hover, colorscale="Viridis", colorbar={"title": {"text": metrics["iops"][0]}},
             name=f"{hname} {_value_label(held, h)}",
             hovertemplate=f"%{{y}} at {xname.lower()} %{{x}}<br>%{{text}}<br>flags: %{{customdata}}<extra></extra>"))
@@ -94,8 +107,10 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
     steps = [(_value_label(held, h), [i == k for i in range(len(helds))]) for k, h in enumerate(helds)]
     fig.update_xaxes(title_text=xname + (" (binary: 4k = 4096 bytes)" if x == "bs_bytes" else ""), type="category")
     fig.update_yaxes(title_text="Operation (mixed: read + write total)", autorange="reversed")
-    fig.update_layout(title=title or f"Operation x {xname.lower()} ({hname.lower()} held constant; ⚠: flagged)",
-                      template=TEMPLATE, height=480, margin={"t": 110, "b": 120})
+    rows = max(len(set(grid.loc[grid["held"] == h, "operation"])) for h in helds)
+    fig.update_layout(title=title or f"Operation x {xname.lower()} ({hname.lower()} held constant; ⚠: flagged; "
+                      "n/m: not measured, the hover says why)",
+                      template=TEMPLATE, height=max(480, 26 * rows + 260), margin={"t": 110, "b": 120})
     add_step_slider(fig, steps, f"{hname} held at: ", active=len(helds) - 1, y=-0.2, held=hname.lower())
     return fig
 
