@@ -657,9 +657,9 @@ def series_summary(df: pd.DataFrame, manifest: dict | None = None) -> pd.DataFra
     of its best probes), the range of the probes behind it, the depth its plateau starts at and the state of the
     target it measured; then the mixed workloads measured as listed points (e.g. a 70/30 mix), each setting by the
     mean of its runs.  Mixed series count reads and writes together.  Empty when the run searched nothing and
-    measured no mix."""
+    measured no mix, and for a PTS run (its numbers are its tests' measurement windows: the PTS page)."""
     ops = operations(df)
-    if ops.empty:
+    if ops.empty or pts_run({"run": manifest or {}}).run_id:  # a PTS run's results are its tests' windows
         return pd.DataFrame(columns=SERIES_COLUMNS)
     out = []
     plateaus = search_plateaus(manifest or {})

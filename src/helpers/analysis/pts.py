@@ -205,8 +205,9 @@ def header(run: PtsRun) -> pd.DataFrame:
                  if temps else f"not recorded: {note}"))
     for test, t in run.tests.items():
         if test == "wsat":
-            rows.append(("WSAT", f"{float(s.get('wsat_volume') or 0):g} x the ActiveRange or {s.get('wsat_max_s')} s, "
-                                 f"one sample per {s.get('wsat_window_s')} s"))
+            of = "the ActiveRange" if "volume_x_active_range" in t else "the capacity, within the ActiveRange,"
+            rows.append(("WSAT", f"{float(s.get('wsat_volume') or 0):g} x {of} or {s.get('wsat_max_s')} s, "
+                                 f"one sample per {s.get('wsat_window_s')} s, from {wsat_start(run)}"))
             continue
         r = t.get("result") or {}
         window = f"rounds {r['first_round']}-{r['last_round']}" if r.get("first_round") else "none"

@@ -100,6 +100,25 @@ def bs_axis(values) -> dict:
     return {"type": "log", "tickvals": ticks, "ticktext": [format_bytes(t) for t in ticks]}
 
 
+def side_legend(fig: go.Figure, title: str = "series (click: hide)", width_px: int = 240) -> go.Figure:
+    """One legend entry per legend group (its first trace; clicking it hides the group in every panel), in a
+    column to the right of the panels with room kept for it: a legend of every trace of every series grew to
+    dozens of entries over the axes and sliders below them."""
+    seen: set = set()
+    for t in fig.data:
+        group = t.legendgroup or t.name
+        if t.showlegend is False:
+            continue
+        t.showlegend = group not in seen
+        seen.add(group)
+    margin = fig.layout.margin
+    fig.update_layout(legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top",
+                              "title": {"text": title}, "font": {"size": 11}},
+                      margin={"r": width_px, "t": margin.t if margin.t is not None else 110,
+                              "b": margin.b if margin.b is not None else 80})
+    return fig
+
+
 def add_step_slider(fig: go.Figure, steps: list[tuple[str, list[bool]]], prefix: str, active: int = 0,
                     y: float = -0.18, held: str = "") -> go.Figure:
     """A plotly slider (works offline in exported HTML) whose steps show one group of traces.

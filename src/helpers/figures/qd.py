@@ -20,6 +20,7 @@ from helpers.figures.common import (
     latency_name,
     log2_axis,
     message_figure,
+    side_legend,
 )
 from helpers.fio.units import format_bytes
 
@@ -83,8 +84,7 @@ def qd_figure(series: pd.DataFrame, title: str = "Queue depth", empty: str = NO_
             # one legend entry per series (its IOPS trace; the line styles are in the title): a legend of every
             # metric of every series grew to 40 entries over the slider
             fig.add_trace(go.Scatter(
-                x=s["iodepth"], y=s[col], mode="lines+markers", name=label,
-                legendgroup=name, showlegend=col == "iops",
+                x=s["iodepth"], y=s[col], mode="lines+markers", name=label, legendgroup=name,
                 line={"color": c, "dash": dash}, marker=marker, customdata=notes,
                 hovertemplate="QD %{x}<br>" + fmt + "%{customdata}<extra>" + name + "</extra>"), 1, panel)
             groups.append(int(s["bs_bytes"].iloc[0]))
@@ -98,9 +98,8 @@ def qd_figure(series: pd.DataFrame, title: str = "Queue depth", empty: str = NO_
     # slider alone below the axes: nothing drawn over anything else
     fig.update_layout(title={"text": title + f" (solid: mean total latency, dashed: p50, dotted: p99 {lname}; "
                              "crosses: flagged points)", "y": 0.98, "yanchor": "top"},
-                      template=TEMPLATE, height=600, legend={"orientation": "v", "x": 1.02, "y": 1, "yanchor": "top",
-                                                             "title": {"text": "series (click: hide)"}},
-                      margin={"t": 110, "b": 150})
+                      template=TEMPLATE, height=600, margin={"t": 110, "b": 150})
+    side_legend(fig)
     add_step_slider(fig, _bs_steps(groups), "Block size: ", y=-0.3, held="block size")
     return fig
 

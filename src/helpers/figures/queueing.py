@@ -23,6 +23,7 @@ from helpers.figures.common import (
     latency_name,
     log2_axis,
     message_figure,
+    side_legend,
 )
 
 FLAG_COLOR = "#d62728"
@@ -80,7 +81,9 @@ def knee_figure(series: pd.DataFrame, knees: pd.DataFrame, title: str = "Knee: w
     fig.update_yaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=1)
     fig.update_xaxes(title_text="IOPS (I/O per second)", rangemode="tozero", row=1, col=2)
     fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", **latency_log_axis(drawn_values(fig, 1, 2)), row=1, col=2)
-    return _layout(fig, title)
+    _layout(fig, title + " (stars: throughput knees; open diamonds: latency knees)")
+    fig.update_layout(title={"y": 0.98, "yanchor": "top"}, margin={"t": 110})
+    return side_legend(fig)
 
 
 def littles_figure(table: pd.DataFrame, tolerance: float = 0.10,
