@@ -32,3 +32,15 @@ def test_explorer_opens_on_the_operation_with_several_queue_depths_and_labels_ar
     for w in (ex.op, ex.qd, ex.bs):
         assert w.style.description_width == "initial"
     assert ex.figure.layout.margin.b >= 120 and "p99 completion latency (clat)" in ex.info.value
+
+
+def test_flagged_points_are_crosses_on_the_explorers_curves():
+    """Issue 34.8: the explorer marks flagged points as the report pages do (crosses), its title says so."""
+    from figdata import rows
+
+    df = rows([{"point_id": f"r{q}", "iodepth": q, "iops": 1000.0 * q,
+                **({"flag_cpu_bound": True, "flag_reasons": "fio used 99 % of a CPU (CPU-bound)"} if q == 4 else {})}
+               for q in (1, 2, 4)])
+    ex = Explorer(analysis.distribution(df))
+    assert list(ex.figure.data[0].marker.symbol) == ["circle", "circle", "x"]
+    assert "crosses: flagged points" in ex.figure.layout.title.text

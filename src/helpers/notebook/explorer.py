@@ -21,7 +21,15 @@ from helpers.analysis.runpair import (
     needs_runs_message,
 )
 from helpers.analysis.timeseries import consistency, point_series
-from helpers.figures.common import IOPS_AXIS, MB_AXIS, TEMPLATE, bs_axis, log2_axis, message_figure
+from helpers.figures.common import (
+    IOPS_AXIS,
+    MB_AXIS,
+    TEMPLATE,
+    bs_axis,
+    flag_symbols,
+    log2_axis,
+    message_figure,
+)
 from helpers.figures.compare import forest_figure
 from helpers.figures.timeseries import NO_LOGS, timeseries_figure
 from helpers.fio.units import format_bytes
@@ -116,20 +124,24 @@ class Explorer:
     def redraw(self) -> None:
         op, qd, bs = self.op.value, self.qd.value, self.bs.value
         d = self.points[self.points["operation"] == op]
-        by_qd = d[d["bs_bytes"] == bs].groupby("iodepth", as_index=False)[["iops", "mb_per_s"]].mean()
-        by_bs = d[d["iodepth"] == qd].groupby("bs_bytes", as_index=False)[["iops", "mb_per_s"]].mean()
+        agg = {"iops": ("iops", "mean"), "mb_per_s": ("mb_per_s", "mean"), "flagged": ("flagged", "any")}
+        by_qd = d[d["bs_bytes"] == bs].groupby("iodepth", as_index=False).agg(**agg)
+        by_bs = d[d["iodepth"] == qd].groupby("bs_bytes", as_index=False).agg(**agg)
         here = d[(d["iodepth"] == qd) & (d["bs_bytes"] == bs)]
         fig = self.figure
         with fig.batch_update() if hasattr(fig, "batch_update") else _nullcontext():
             fig.data[0].x, fig.data[0].y = by_qd["iodepth"].tolist(), by_qd["iops"].tolist()
             fig.data[2].x, fig.data[2].y = by_bs["bs_bytes"].tolist(), by_bs["mb_per_s"].tolist()
+            # flagged points are crosses, as on the report pages (issue 34.8)
+            fig.data[0].marker.symbol = flag_symbols(by_qd["flagged"])
+            fig.data[2].marker.symbol = flag_symbols(by_bs["flagged"])
             fig.data[1].x, fig.data[1].y = ([qd], [here["iops"].mean()]) if len(here) else ([], [])
             fig.data[3].x, fig.data[3].y = ([bs], [here["mb_per_s"].mean()]) if len(here) else ([], [])
             if len(by_qd):
                 fig.update_xaxes(**log2_axis(by_qd["iodepth"]), row=1, col=1)
             if len(by_bs):
                 fig.update_xaxes(**bs_axis(by_bs["bs_bytes"]), row=1, col=2)
-            fig.update_layout(title=f"{op}: {format_bytes(bs)} blocks at QD {qd}")
+            fig.update_layout(title=f"{op}: {format_bytes(bs)} blocks at QD {qd} (crosses: flagged points)")
         if len(here):
             r = here.iloc[0]
             flag = f" <b>⚠ flagged:</b> {r['flag_reasons']}" if r["flag_reasons"] else ""
@@ -215,7 +227,11 @@ class TimeseriesExplorer:
         self._keys = {(f"{r.run_id}: {r.point_id}" if multi else str(r.point_id)): (r.run_id, r.source_file)
                       for r in keys.itertuples()}
         labels = list(self._keys)
-        self.point = w.Dropdown(options=labels, value=labels[0], description="Point")
+        # open on a point that has IOPS windows to draw, not simply the first one
+        with_iops = self.series[self.series["iops"].notna()][["run_id", "source_file"]].drop_duplicates()
+        drawable = {(r.run_id, r.source_file) for r in with_iops.itertuples()}
+        first = next((k for k, v in self._keys.items() if v in drawable), labels[0])
+        self.point = w.Dropdown(options=labels, value=first, description="Point")
         self.stall = w.FloatSlider(value=0.5, min=0.1, max=0.9, step=0.05, description="Stall below",
                                    readout_format=".0%", continuous_update=False)
         self.info = w.HTML()
@@ -241,7 +257,9 @@ class TimeseriesExplorer:
         ts = self.ts[pick]
         summary = consistency(ts, stall_fraction=self.stall.value)
         self.area.show(timeseries_figure(point_series(ts), summary, health=self.health, health_note=self.health_note))
-        self.info.value = "<br>".join(f"<b>{r.direction}</b>: {r.summary}" for r in summary.itertuples())
+        self.info.value = "<br>".join(f"<b>{r.direction}</b>: {r.summary}" for r in summary.itertuples()) or (
+            f"{self.point.value} logged no IOPS windows (its logs hold latency only, or it ran shorter than one log "
+            "window): pick another point.")
 
 
 def timeseries_explorer(ts: pd.DataFrame, health: pd.DataFrame | None = None, health_note: str = ""):
