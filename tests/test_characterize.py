@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -159,6 +160,22 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
 
     ingest.ingest("ch", raw_dir=tmp_path / "raw", processed_dir=tmp_path / "processed")
     results = runs.load_results("ch", tmp_path / "processed", tmp_path / "raw").results
+    # issue 34.1 on real probes: the card's 4k random-read peak is the level the search concluded (its plateau's
+    # median, or without a plateau the median of its three best probes), inside the range of those probes, never
+    # the luckiest probe alone (unless only one probe stands behind it)
+    from helpers.analysis import device_card
+    from helpers.analysis.card import levels
+    from helpers.analysis.points import with_units
+    d = with_units(results)
+    rr = d[(d["rw"] == "randread") & (d["bs_bytes"] == 4096) & (d["direction"] == "read")]
+    info = m["adaptive"]["qd-randread-bs4k-qd1-nj1"]
+    probes = sorted((s["iops"] for s in info["steps"] if s["kind"] != "confirm"), reverse=True)
+    (search,) = levels(rr, "iops", m).query("kind != 'point'").itertuples()
+    level = info["plateau_iops"] if info.get("plateau_iops") is not None else float(np.median(probes[:3]))
+    assert search.value == pytest.approx(level) and search.low <= search.value <= search.high, (search, probes)
+    assert search.value < probes[0] or len(set(probes[:min(3, len(probes))])) == 1 or search.n == 1
+    peak = device_card(results, manifest=m).metric("Peak 4k random read IOPS")
+    assert peak.value in set(levels(rr, "iops", m)["value"]) and peak.spread[0] <= peak.value <= peak.spread[1]
     slo = slo_table(results, 1_000_000.0).set_index("series")  # an SLO every probe meets: at least the best probe
     assert slo.loc["randread 4k (read)", "limited_by"] == "range" and slo.loc["randread 4k (read)", "max_iops"] > 0
     assert "randwrite 4k (write)" in slo.index
