@@ -243,3 +243,7 @@ def test_numbers_measured_differently_are_not_comparable_side_by_side():
     assert any(x.startswith("Not drawn side by side") and "equential write" in x for x in drawn)
     only = run_metrics_figure(t[t["metric"].str.contains("equential write")])
     assert only.layout.annotations[0].text.startswith("No headline number was measured the same way in every run")
+    unlike = "no point of b has the configuration of a point of a, so there is nothing to compare."
+    said = run_metrics_figure(t[t["metric"].str.contains("equential write")], unlike=unlike).layout.annotations[0].text
+    assert said.replace("<br>", " ").startswith("No point of b has the configuration of a point of a, so there is "
+                                                "nothing to compare. No headline number")

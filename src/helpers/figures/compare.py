@@ -12,10 +12,12 @@ from helpers.figures.common import TEMPLATE, color, message_figure
 from helpers.figures.table import label_with_unit
 
 
-def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per run") -> go.Figure:
+def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per run", unlike: str = "") -> go.Figure:
     """One small panel per device-card metric, one bar per run on the same axis (hover: where it
     was measured); a single run's own numbers when there is one (the comparison views say once that a
-    second run is needed).  ``metrics`` is the output of :func:`helpers.analysis.run_metrics`."""
+    second run is needed).  ``metrics`` is the output of :func:`helpers.analysis.run_metrics`; only the metrics every
+    run measured the same way are drawn (the others are named under the figure), and with none, one sentence that
+    begins with ``unlike`` (:func:`helpers.analysis.no_common_configuration`) when the runs share no configuration."""
     runs = list(dict.fromkeys(metrics["run_id"])) if len(metrics) else []
     if not runs:
         return message_figure("No run has a headline number to show.")
@@ -23,10 +25,11 @@ def run_metrics_figure(metrics: pd.DataFrame, title: str = "Headline numbers per
     if len(runs) > 1 and "comparable" in metrics:  # numbers measured differently are never drawn side by side
         apart = list(dict.fromkeys(metrics.loc[~metrics["comparable"].astype(bool), "metric"]))
         metrics = metrics[metrics["comparable"].astype(bool)]
-        if metrics.empty:
-            return message_figure(f"No headline number was measured the same way in every run ({', '.join(apart)}: "
-                                  "other settings or procedures), so none is drawn side by side: see each run's "
-                                  "device card.")
+        if metrics.empty:  # ``unlike``: the regression gate's sentence when the runs share no configuration
+            lead = f"{unlike[:1].upper()}{unlike[1:]} " if unlike else ""
+            return message_figure(f"{lead}No headline number was measured the same way in every run "
+                                  f"({', '.join(apart)}: other settings or procedures), so none is drawn side by "
+                                  "side: see each run's device card.")
     names = list(dict.fromkeys(metrics["metric"]))
     cols = 4
     rows = -(-len(names) // cols)
