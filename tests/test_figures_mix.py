@@ -35,3 +35,22 @@ def test_mix_figure_read_write_and_total_against_read_share():
 def test_no_mix_sweep_says_so():
     fig = figures.mix_figure(analysis.mix_series(rows([{}])))
     assert not fig.data and "no read/write-mix sweep" in fig.layout.annotations[0].text
+
+
+def test_each_workloads_latency_axis_has_its_own_ticks():
+    """Issue 34.6: a workload at 200-400 µs beside one at 20-80 ms got ticks at powers of ten only (one of them in
+    its range): each slider step now sets the latency ticks of its own workload (1, 2, 5 x 10^k)."""
+    from figdata import rows
+    from helpers import analysis, figures
+
+    df = rows([{"point_id": f"{bs}-{m}", "rw": "randrw", "bs_bytes": bs, "iodepth": 16, "rwmixread_pct": float(m),
+                "iops": 1000.0, "lat_mean_us": lat * (1 + m / 100)} for bs, lat in ((4096, 200.0), (1 << 20, 2e4))
+               for m in (0, 50, 100)])
+    fig = figures.mix_figure(analysis.mix_series(df))
+    steps = fig.layout.sliders[0].steps
+    assert len(steps) == 2
+    for step, (lo, hi) in zip(steps, ((200.0, 400.0), (2e4, 4e4))):
+        layout = step.args[1]
+        ticks = [t for t in layout["yaxis3.tickvals"] if lo <= t <= hi]
+        assert len(ticks) >= 2, (layout["yaxis3.tickvals"], lo, hi)
+    assert list(fig.layout.yaxis3.tickvals) == list(steps[fig.layout.sliders[0].active].args[1]["yaxis3.tickvals"])

@@ -123,7 +123,8 @@ def add_step_slider(fig: go.Figure, steps: list[tuple[str, list[bool]]], prefix:
                     y: float = -0.18, held: str = "") -> go.Figure:
     """A plotly slider (works offline in exported HTML) whose steps show one group of traces.
 
-    ``steps`` is (label, visibility mask over fig.data); the ``active`` step's mask is applied now.
+    ``steps`` is (label, visibility mask over fig.data[, layout update for that step]); the ``active`` step's mask
+    (and layout) is applied now.
     With a single step no slider is drawn: a control with one position says nothing a sentence cannot, so
     with ``held`` (what the slider steps through, e.g. "queue depth") the figure's title gains "queue depth
     held constant at 16" (call this after setting the title).
@@ -140,8 +141,10 @@ def add_step_slider(fig: go.Figure, steps: list[tuple[str, list[bool]]], prefix:
         return fig
     fig.update_layout(sliders=[{
         "active": active, "currentvalue": {"prefix": prefix}, "pad": {"t": 40}, "y": y, "len": 0.9, "x": 0.05,
-        "steps": [{"label": label, "method": "update", "args": [{"visible": mask}]} for label, mask in steps],
+        "steps": [{"label": step[0], "method": "update", "args": [{"visible": step[1]}, *step[2:]]} for step in steps],
     }])
+    if len(steps[active]) > 2:  # a step's layout (e.g. its own latency ticks) applies now too
+        fig.update_layout(steps[active][2])
     return fig
 
 
@@ -158,11 +161,13 @@ def _tick_us(v: float) -> str:
 def latency_log_axis(values=()) -> dict:
     """Axis settings for latency in µs on a log scale with explicit ticks at 1, 2, 5 × 10^k (10, 20, 50, 100,
     200, 500, 1k, 2k, ... µs) instead of plotly's '5 · 2 · 1000 · 5'; over more than four decades of
-    ``values`` (the plotted latencies, optional) only the powers of ten are labelled."""
+    ``values`` (the plotted latencies, optional) only the powers of ten are labelled, over less than a factor of 5
+    also 1.5, 3, 4, 6 and 8 x 10^k."""
     v = pd.to_numeric(pd.Series(list(values), dtype="float64"), errors="coerce")
     v = v[(v > 0) & v.notna() & (v != float("inf"))]
     lo, hi = (float(v.min()), float(v.max())) if len(v) else (0.1, 1e8)
-    steps = (1,) if hi / lo > 1e4 else (1, 2, 5)
+    # over less than a decade 1, 2, 5 x 10^k leaves one tick or none inside the data: finer steps there
+    steps = (1,) if hi / lo > 1e4 else (1, 2, 5) if hi / lo > 5 else (1, 1.5, 2, 3, 4, 5, 6, 8)
     first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
     ticks = [m * 10.0 ** e for e in range(first, last + 1) for m in steps]
     return {"type": "log", "tickvals": ticks, "ticktext": [_tick_us(t) for t in ticks]}

@@ -61,5 +61,10 @@ def mix_figure(series: pd.DataFrame, title: str = "Read/write mix") -> go.Figure
     fig.update_layout(title=title + " (dashed: read + write total; crosses: flagged points)", template=TEMPLATE,
                       height=520, legend={"orientation": "v", "x": 1.02, "y": 1},
                       margin={"b": 130})
-    add_step_slider(fig, [(n, [g == n for g in groups]) for n in names], "Workload: ", y=-0.3, held="workload")
+    # each workload's latency ticks from its own latencies: ticks over every workload's span shrank to powers of ten,
+    # one of them (or none) inside a single workload's range (issue 34.6)
+    axis = fig.get_subplot(1, 3).yaxis.plotly_name
+    steps = [(n, [g == n for g in groups], {f"{axis}.{k}": v for k, v in latency_log_axis(
+        series.loc[series["series"] == n, "lat_mean_us"]).items()}) for n in names]
+    add_step_slider(fig, steps, "Workload: ", y=-0.3, held="workload")
     return fig
