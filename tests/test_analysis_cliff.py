@@ -293,5 +293,6 @@ def test_real_fio_short_sustained_write_reads_inconclusive(tmp_path, scratch_dir
     core.ingest_paths([run], "short", out=tmp_path / "processed")
     ts = store.load(tmp_path / "processed", config.TIMESERIES_DATASET, "short")
     (reason,) = sustained_write_cliffs(point_series(ts))["reason"]
-    assert reason.startswith(("inconclusive: 0.0671 GB written in ", "too few windows")), reason
+    # the GB are the logged windows' (fio's last partial window may be missing from its log under load)
+    assert reason.startswith(("inconclusive: ", "too few windows")) and " GB written in " in reason, reason
     assert "no write cliff" not in reason

@@ -206,3 +206,25 @@ def test_writes_faster_than_any_read_of_the_run_are_implausible():
     assert "1.5x the bandwidth of the fastest read in this run (1,000 MB/s)" in f["flag_reasons"].iloc[1]
     # no read at all: nothing to judge by
     assert not flags(_seq("write", 4000.0))["flag_implausible"].any()
+
+
+def test_a_deep_write_with_no_read_at_its_depth_is_held_against_the_nearest_read_depth():
+    """Issue 34.1: a characterize run's write 128k at QD512 (2,453 MB/s) was shown clean because no read ran at
+    QD512 and the run's fastest read was a lucky 2,083 MB/s probe, while the same write at QD16 was flagged against
+    the reads at QD16.  It is now held against the reads of 128k at the nearest depth measured (QD16: 1,700 MB/s)."""
+    import pandas as pd
+
+    from helpers.processed.validity import add_flags
+
+    base = {"run_id": "r", "host": "h", "numjobs": 1, "ioengine": "libaio", "direct": 1, "runtime_s": 5.0}
+    df = pd.DataFrame([
+        {**base, "point_id": "r16", "rw": "read", "direction": "read", "bs_bytes": 131072, "iodepth": 16,
+         "bw_bytes_per_s": 1.7e9},
+        {**base, "point_id": "lucky", "rw": "read", "direction": "read", "bs_bytes": 4096, "iodepth": 64,
+         "bw_bytes_per_s": 2.083e9},
+        {**base, "point_id": "w512", "rw": "write", "direction": "write", "bs_bytes": 131072, "iodepth": 512,
+         "bw_bytes_per_s": 2.453e9}])
+    out = add_flags(df).set_index("point_id")
+    assert out.loc["w512", "flag_implausible"]
+    assert "writes at 1.4x the bandwidth of reads of the same block size at QD16, the nearest depth reads were " \
+           "measured at (1,700 MB/s)" in out.loc["w512", "flag_reasons"]

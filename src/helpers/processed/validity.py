@@ -127,15 +127,17 @@ def repeat_cv(df: pd.DataFrame) -> pd.Series:
     return (std / mean).where(count > 1)
 
 
-def write_read_ratio(df: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]:
+def write_read_ratio(df: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series, pd.Series]:
     """Per row, for closed-loop pure writes (write / randwrite, no offered rate) from
     :data:`PLAUSIBLE_MIN_OUTSTANDING` outstanding I/Os up: (write bandwidth / the mean bandwidth of the reads at
-    the same setting, write bandwidth / the run's fastest read bandwidth, that read bandwidth in bytes/s);
-    NaN where there is no such read or the row is not such a write."""
+    the same setting -- or, when no read ran at the write's depth, of the reads of the same block size at the
+    nearest depth (log2) --, write bandwidth / the run's fastest read bandwidth, that read bandwidth in bytes/s, the
+    nearest read depth used when it was not the write's own); NaN where there is no such read or the row is not such
+    a write."""
     nan = pd.Series(np.nan, index=df.index, dtype="float64")
     need = {"rw", "direction", "bw_bytes_per_s", "iodepth"}
     if df.empty or not need <= set(df.columns):
-        return nan, nan.copy(), nan.copy()
+        return nan, nan.copy(), nan.copy(), nan.copy()
     bw = _num(df, "bw_bytes_per_s")
     rw = df["rw"].astype("object")
     direction = df["direction"].astype("object")
@@ -144,28 +146,46 @@ def write_read_ratio(df: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]
     reads = df[rw.isin(list(READ_OF_WRITE.values())) & (direction == "read") & ~open_loop & (bw > 0)]
     writes = rw.isin(list(READ_OF_WRITE)) & (direction == "write") & ~open_loop & (outstanding >= PLAUSIBLE_MIN_OUTSTANDING)
     if reads.empty or not writes.any():
-        return nan, nan.copy(), nan.copy()
+        return nan, nan.copy(), nan.copy(), nan.copy()
     keys = [k for k in PLAUSIBLE_KEYS if k in df.columns]
     r = reads.assign(_rw=reads["rw"].map({v: k for k, v in READ_OF_WRITE.items()}), _bw=_num(reads, "bw_bytes_per_s"))
     same = r.groupby([*keys, "_rw"], dropna=False)["_bw"].mean().rename("_read_bw").reset_index()
     w = df.loc[writes, keys].assign(_rw=rw[writes].to_numpy())
     w["_i"] = np.flatnonzero(writes.to_numpy())
     w = w.merge(same, on=[*keys, "_rw"], how="left")
+    # no read at the write's own depth: the read of the same block size (jobs, engine, ...) at the nearest measured
+    # depth (log2), never only the run's fastest read (a deep write was once shown clean beside a lucky read probe
+    # while the same write at shallower depths was flagged; issue 34.1)
+    if "iodepth" in keys and w["_read_bw"].isna().any():
+        near_keys = [k for k in keys if k != "iodepth"] + ["_rw"]
+        missing = w[w["_read_bw"].isna()].reset_index()
+        cand = missing.merge(same.rename(columns={"iodepth": "_read_qd"}), on=near_keys, how="inner",
+                             suffixes=("", "_near"))
+        if len(cand):
+            cand["_dist"] = (np.log2(cand["iodepth"].astype(float)) - np.log2(cand["_read_qd"].astype(float))).abs()
+            best = cand.sort_values(["_dist", "_read_qd"]).drop_duplicates("index").set_index("index")
+            w.loc[best.index, "_read_bw"] = best["_read_bw_near"]
+            w.loc[best.index, "_near_qd"] = best["_read_qd"].astype(float)
     run = "run_id" if "run_id" in df.columns else None
     best = r.groupby(run)["_bw"].max() if run else pd.Series({None: r["_bw"].max()})
-    same_ratio, any_ratio, read_bw = nan.copy(), nan.copy(), nan.copy()
+    same_ratio, any_ratio, read_bw, near_qd = nan.copy(), nan.copy(), nan.copy(), nan.copy()
+    if "_near_qd" in w:
+        near_qd.iloc[w["_i"].to_numpy()] = w["_near_qd"].to_numpy(dtype=float)
     wbw = bw.to_numpy()[w["_i"].to_numpy()]
     same_ratio.iloc[w["_i"].to_numpy()] = wbw / w["_read_bw"].to_numpy(dtype=float)
     top = (w[run].map(best) if run else pd.Series(best.iloc[0], index=w.index)).to_numpy(dtype=float)
     any_ratio.iloc[w["_i"].to_numpy()] = wbw / top
     read_bw.iloc[w["_i"].to_numpy()] = np.where(np.isfinite(w["_read_bw"].to_numpy(dtype=float)),
                                                 w["_read_bw"].to_numpy(dtype=float), top)
-    return same_ratio, any_ratio, read_bw
+    return same_ratio, any_ratio, read_bw, near_qd
 
 
-def _implausible_text(same: float, any_: float, read_bw: float, written: float) -> str:
+def _implausible_text(same: float, any_: float, read_bw: float, written: float, near_qd: float = np.nan) -> str:
     vol = f" after {written / 2**20:,.0f} MiB written" if np.isfinite(written) and written > 0 else ""
-    if np.isfinite(same) and same >= WRITE_READ_RATIO:
+    if np.isfinite(same) and same >= WRITE_READ_RATIO and np.isfinite(near_qd):
+        what = (f"writes at {same:.1f}x the bandwidth of reads of the same block size at QD{near_qd:g}, the nearest "
+                f"depth reads were measured at ({read_bw / 1e6:,.0f} MB/s)")
+    elif np.isfinite(same) and same >= WRITE_READ_RATIO:
         what = f"writes at {same:.1f}x the bandwidth of reads at the same setting ({read_bw / 1e6:,.0f} MB/s)"
     else:
         what = f"writes at {any_:.1f}x the bandwidth of the fastest read in this run ({read_bw / 1e6:,.0f} MB/s)"
@@ -227,7 +247,7 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
     short = (runtime < MIN_RUNTIME_S) & _num(out, "settled_after_s").isna()
     cv = repeat_cv(out)
     spread = cv > REPEAT_CV
-    same_ratio, any_ratio, read_bw = write_read_ratio(out)
+    same_ratio, any_ratio, read_bw, near_qd = write_read_ratio(out)
     implausible = (same_ratio >= WRITE_READ_RATIO) | (any_ratio >= WRITE_READ_RATIO)
     written = _num(out, "io_bytes")
     lat_a, total_a, disk_a, cpu_a, run_a, cv_a = (x.to_numpy() for x in (lat, total, disk, cpu, runtime, cv))
@@ -243,7 +263,8 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
         _texts(cpu_bound, lambda v: f"fio used {v:.0f} % of a CPU (CPU-bound)", cpu_a),
         _texts(short, lambda v: f"ran {v:.1f} s: too short for steady state (< {MIN_RUNTIME_S:g} s)", run_a),
         _texts(spread, lambda v: f"repeats of this point vary by {100 * v:.0f} % (CV) in IOPS", cv_a),
-        _texts(implausible, _implausible_text, *(x.to_numpy() for x in (same_ratio, any_ratio, read_bw, written))),
+        _texts(implausible, _implausible_text,
+               *(x.to_numpy() for x in (same_ratio, any_ratio, read_bw, written, near_qd))),
         _texts(hot, lambda i: throttled[points[int(i)]], np.arange(len(out), dtype=np.float64)),
     ]
     out["flag_page_cache"] = (buffered | too_fast | not_on_disk).astype(bool)
