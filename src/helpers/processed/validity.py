@@ -64,9 +64,9 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
      "adaptive search's re-probes) whose IOPS vary by more than 10 % (CV)."),
     ("flag_implausible", "bool",
      "Writes faster than the device could sustain: bandwidth at least 1.3x that of reads at the same setting "
-     "(same run, operation family, block size, queue depth, jobs), or of any read in the run, from 4 "
-     "outstanding I/Os up. A write-back cache absorbed them; measure with a larger SIZE or the sustained-write "
-     "profile."),
+     "(same run, operation family, block size, queue depth, jobs; with no read at that depth, the reads of the same "
+     "block size at the nearest depth measured), or of any read in the run, from 4 outstanding I/Os up. A "
+     "write-back cache absorbed them; measure with a larger SIZE or the sustained-write profile."),
     ("flag_throttled", "bool",
      "The target's device reported thermal throttling during the point: its thermal-management counters "
      "(transitions, seconds) or its minutes above the warning/critical temperature grew, or its temperature "
