@@ -189,9 +189,10 @@ def _flag_summary(rows: pd.DataFrame) -> str:
 
 def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.DataFrame:
     """The levels the run concluded from ``rows`` (with_units frames, one direction) for ``col``: one per searched
-    QD series that ended on a plateau (its manifest's ``plateau_iops``, the median of its plateau probes, scaled to
-    ``col`` by the probes' own ratio for bandwidth; ``low``/``high`` the probes' range; flagged when a plateau
-    probe is), and one per other setting (operation, block size, QD, jobs, mix): the mean of its runs and their
+    QD series of the manifest (kind ``plateau``: its ``plateau_iops``, the median of its plateau probes; kind
+    ``top``, a search that ended on no plateau: the median of its three best probes; scaled to ``col`` by the
+    probes' own ratio for bandwidth; ``low``/``high`` the probes' range; flagged when one of those probes is), and
+    one per other setting (operation, block size, QD, jobs, mix; kind ``point``): the mean of its runs and their
     range (its flagged runs a level apart from its clean ones).  Columns :data:`LEVEL_COLUMNS`; ``where`` names the
     setting."""
     used = pd.Series(False, index=rows.index)
