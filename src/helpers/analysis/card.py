@@ -16,6 +16,8 @@ from helpers.analysis.slo import slo_card_sentence
 from helpers.analysis.timeseries import point_series
 from helpers.fio.units import format_bytes
 from helpers.processed.validity import TAIL_SAMPLES, settled_text, too_few_ios
+from helpers.run import demand
+from helpers.run.refdev import describe as describe_reference
 
 KB4 = 4096
 FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
@@ -301,6 +303,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
     card.findings = findings(d, card, knee)
     if slo_us is not None and len(df):
         card.findings.append(slo_card_sentence(df, slo_us))
+    if manifest is not None and (ref := describe_reference((manifest.get("target") or {}).get("path") or "")):
+        card.findings.append(ref)  # zram or a tmpfs loop device: memory, not an SSD
     cliff = write_cliff_sentence(point_series(timeseries), d) if timeseries is not None and len(timeseries) else None
     if cliff:
         card.findings.append(cliff)
@@ -400,6 +404,29 @@ def _series_flags(d: pd.DataFrame) -> str:
     return f" (the series includes flagged points at QD {qds}: {', '.join(kinds) or 'see their flag_reasons'})"
 
 
+def _peak_row(d: pd.DataFrame, m: Metric, what: str) -> pd.DataFrame:
+    """The 4k random rows of ``what`` ('reads'/'writes') that measured the headline value ``m``."""
+    rw, direction = ("randread", "read") if what == "reads" else ("randwrite", "write")
+    rows = d[(d["rw"] == rw) & (d["bs_bytes"] == KB4) & (d["direction"] == direction)]
+    return rows[rows["iops"] == m.value]
+
+
+def _demand(d: pd.DataFrame, m: Metric, what: str) -> str:
+    """' at 2 jobs × QD 16, io_uring': how the peak was reached (its point's jobs, depth and engine)."""
+    r = _peak_row(d, m, what)
+    if r.empty or "ioengine" not in r or pd.isna(r["ioengine"].iloc[0]):
+        return ""
+    r = r.iloc[0]
+    jobs = 1 if pd.isna(r["numjobs"]) else int(r["numjobs"])
+    return f" at {demand.Config(jobs, int(r['iodepth']), str(r['ioengine'])).phrase()}"
+
+
+def _cpu_bound_at(d: pd.DataFrame, m: Metric, what: str) -> bool:
+    """The headline's point was CPU-bound (the validity flag's rule): the number is a lower bound."""
+    r = _peak_row(d, m, what)
+    return "flag_cpu_bound" in r and len(r) > 0 and bool(r["flag_cpu_bound"].fillna(False).astype(bool).all())
+
+
 def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
     """Short sentences, each carrying its number, written only for what the run measured."""
     out: list[str] = []
@@ -416,7 +443,10 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
         if not m.available:
             continue
         if m.label.startswith("Peak"):
-            out.append(f"4k random {what} peak at {m.value:,.0f} IOPS ({m.detail}){_flag_note(m)}{_left_out(m)}.")
+            out.append(f"4k random {what} peak at {m.value:,.0f} IOPS{_demand(d, m, what)} ({m.detail}){_flag_note(m)}"
+                       f"{_left_out(m)}.")
+            if _cpu_bound_at(d, m, what):  # every setting that reached it used a whole CPU per job: the host's limit
+                out.append(demand.lower_bound_sentence(m.value))
         else:  # one setting measured (or the only one without a validity flag): its number, not a peak
             only = "the only setting measured without a validity flag" if m.only_unflagged_setting else \
                 "the only setting measured"
