@@ -30,11 +30,16 @@ def test_cpu_bound_probe_is_followed_by_more_jobs_at_the_same_outstanding_io():
     assert demand.next_config(probes, 4, True, True) == Config(4, 4, "io_uring")
     probes.append(P(4, 4, "io_uring", 690e3, 95))
     assert demand.next_config(probes, 4, True, True) == Config(2, 16, "io_uring")  # deeper demand
-    probes.append(P(2, 16, "io_uring", 720e3, 95))  # < 10 % more: not a new best
+    probes.append(P(2, 16, "io_uring", 720e3, 95))  # < 5 % more: not a new best
     assert demand.next_config(probes, 4, True, True) is None
     s = demand.summary(probes)
     assert s["setting"] == "2 jobs × QD 8, io_uring" and s["lower_bound"] is True
     assert s["sentence"].startswith("At least 700k IOPS at 2 jobs × QD 8, io_uring: fio used a whole CPU")
+
+
+def test_the_search_starts_at_the_deepest_depth_on_the_peak():
+    assert demand.start_depth([(1, 250e3), (2, 262e3), (4, 255e3), (8, 240e3), (16, 200e3)]) == 8
+    assert demand.start_depth([(1, 10e3), (2, 20e3), (4, 40e3)]) == 4
 
 
 def test_a_probe_that_is_not_cpu_bound_changes_nothing_and_fixed_values_are_obeyed():

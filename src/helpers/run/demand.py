@@ -26,7 +26,18 @@ from helpers.fio.json_output import parse_fio_bytes
 from helpers.fio.reader import point_totals, read_result
 
 CPU_BOUND_PCT = 90.0  # usr+sys of one fio job near a full core (fio's group_reporting CPU is per job)
-MAX_PROBES = 8  # demand probes per series at most (each one short settle-stopped probe)
+MAX_PROBES = 10  # configurations per series at most, the start included (each one short settle-stopped probe)
+# a move must add this much over the best configuration to become the best: zram holds within about 2 % between
+# runs, and a doubling of a CPU-bound io_uring job's depth adds 5-15 % there
+GAIN_PCT = 5.0
+
+
+def start_depth(steps: list[tuple[int, float]], gain_pct: float = 10.0) -> int:
+    """Where the demand search starts from a finished ladder's ``(qd, iops)`` probes: the deepest depth whose IOPS
+    lie within ``gain_pct`` % of the best (on a CPU-bound curve every depth past the first reads the same; the
+    deepest gives the extra jobs the most outstanding I/O to share)."""
+    top = max(i for _, i in steps)
+    return max(q for q, i in steps if i >= top / (1 + gain_pct / 100))
 
 
 @dataclass(frozen=True)
@@ -139,7 +150,7 @@ def engine_options(config: Config, pin: str | None, hipri: bool = False) -> list
 
 
 def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bool, max_qd: int = 1024,
-                gain_pct: float = 10.0, uring: bool = True) -> Config | None:
+                gain_pct: float = GAIN_PCT, uring: bool = True) -> Config | None:
     """The next configuration to measure, or None when the demand search is done.  From the best probe so far:
 
     1. when it was CPU-bound and ``jobs_auto``: twice its jobs (at most ``cpus``) at the same outstanding I/O
@@ -166,7 +177,7 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
     return next((x for x in cands if x not in seen), None)
 
 
-def best(probes: list[Probe], gain_pct: float = 10.0) -> Probe:
+def best(probes: list[Probe], gain_pct: float = GAIN_PCT) -> Probe:
     """The best configuration: in the order measured, a probe replaces the best so far only when it reads more
     than ``gain_pct`` % over it (a move that does not pay off beyond the noise keeps the simpler setting)."""
     b = probes[0]
@@ -188,7 +199,7 @@ def lower_bound_sentence(iops: float, config: Config | None = None) -> str:
             "do more (the number is the host's limit, not the drive's).")
 
 
-def summary(probes: list[Probe], gain_pct: float = 10.0) -> dict:
+def summary(probes: list[Probe], gain_pct: float = GAIN_PCT) -> dict:
     """The manifest's record of a series' demand search: every probe, the best configuration and whether it
     is only a lower bound."""
     b = best(probes, gain_pct)

@@ -711,7 +711,10 @@ class _SweepContext:
         if history:
             summary[series] = {**adaptive_mod.summary(history, a, seed), **(extra or {})}
             if (p0.jobs_auto or p0.engine_auto) and series in summary and "error" not in summary[series]:
-                summary[series]["demand"] = self.search_demand(p0, adaptive_mod.peak(history).qd, series, bar, extra)
+                # the raw file of a depth's first reading (ladder or refine) is the demand search's start probe
+                start = demand.start_depth([(s.qd, s.iops) for s in history if s.kind in ("ladder", "refine")],
+                                           a.gain_pct)
+                summary[series]["demand"] = self.search_demand(p0, start, series, bar, extra)
         write_manifest(self.plan.run_dir, self.manifest)
 
     def search_demand(self, p0: Point, qd: int, series: str, bar, extra: dict | None = None) -> dict:
@@ -725,7 +728,7 @@ class _SweepContext:
         uring = demand.io_uring_problem(self.plan.fio or "fio") is None if p0.engine_auto else False
         hipri = demand.queue_polls(self.plan.target.path)
         while (c := demand.next_config(probes, demand.usable_cpus(), p0.engine_auto, p0.jobs_auto, a.max_qd,
-                                       a.gain_pct, uring)) is not None:
+                                       uring=uring)) is not None:
             point = replace(p0, iodepth=c.qd, numjobs=c.jobs, ioengine=c.engine,
                             fio_extra=tuple(demand.engine_options(c, pin, hipri)))
             bar.set_postfix_str(f"{describe_point(point)} (demand)")
@@ -734,7 +737,7 @@ class _SweepContext:
             if entry.get("status") != "ok":
                 break
             probes.append(demand.probe_of(c, self.raw(point)))
-        return demand.summary(probes, a.gain_pct)
+        return demand.summary(probes)
 
     # ---------------------------------------------------------------------------- characterize
     def run_characterize(self) -> None:
