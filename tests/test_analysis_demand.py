@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from figdata import rows
+from helpers.analysis.card import device_card
 from helpers.analysis.demand import demand_points, demand_varied
 from helpers.figures.demand import NO_POINTS, demand_figure
+from helpers.processed.validity import add_flags
 
 
 def _rows():
@@ -41,3 +44,19 @@ def test_one_job_and_foreign_files_without_engine_or_cpu():
 def test_no_points_says_so():
     fig = demand_figure(demand_points(pd.DataFrame()))
     assert NO_POINTS in str(fig.layout.annotations[0].text)
+
+
+def test_card_names_the_setting_and_says_at_least_when_cpu_bound():
+    d = add_flags(rows([
+        {"point_id": "a", "iodepth": 16, "iops": 250e3, "usr_cpu_pct": 40.0, "sys_cpu_pct": 60.0},
+        {"point_id": "b", "iodepth": 8, "numjobs": 2, "iops": 498e3, "usr_cpu_pct": 45.0, "sys_cpu_pct": 54.0},
+        {"point_id": "c", "iodepth": 8, "numjobs": 2, "ioengine": "io_uring", "iops": 480e3, "usr_cpu_pct": 45.0,
+         "sys_cpu_pct": 54.0}]))
+    card = device_card(d, manifest={"target": {"path": "/dev/zram3", "kind": "block device"}})
+    text = " ".join(card.findings)
+    assert "peak at 498,000 IOPS at 2 jobs × QD 8, libaio" in text
+    assert "At least 498k IOPS: fio used a whole CPU for every job it ran" in text
+    assert "/dev/zram3 is zram, a compressed RAM disk: memory, not an SSD" in text
+    d2 = d.assign(usr_cpu_pct=10.0, sys_cpu_pct=10.0).pipe(lambda x: add_flags(x.drop(columns=[
+        c for c in x.columns if c.startswith("flag_") or c in ("unreliable_percentiles",)])))
+    assert "At least" not in " ".join(device_card(d2).findings)

@@ -412,9 +412,14 @@ def _peak_row(d: pd.DataFrame, m: Metric, what: str) -> pd.DataFrame:
 
 
 def _demand(d: pd.DataFrame, m: Metric, what: str) -> str:
-    """' at 2 jobs × QD 16, io_uring': how the peak was reached (its point's jobs, depth and engine)."""
+    """' at 2 jobs × QD 16, io_uring': how the peak was reached (its point's jobs, depth and engine), when the run
+    measured more than one job count or engine for it (a demand search, helpers.run.demand; '' otherwise: the
+    detail's QD names the setting)."""
     r = _peak_row(d, m, what)
     if r.empty or "ioengine" not in r or pd.isna(r["ioengine"].iloc[0]):
+        return ""
+    rows = d[(d["rw"] == r["rw"].iloc[0]) & (d["bs_bytes"] == KB4)]
+    if rows["numjobs"].nunique() < 2 and rows["ioengine"].nunique() < 2:
         return ""
     r = r.iloc[0]
     jobs = 1 if pd.isna(r["numjobs"]) else int(r["numjobs"])
