@@ -137,3 +137,17 @@ def test_real_lower_bound_when_jobs_cannot_help(ref_device, tmp_path):
         os.sched_setaffinity(0, before)
     assert all(p["jobs"] == 1 for p in d["probes"])
     assert d["lower_bound"] and d["sentence"].startswith("At least ") and "device may do more" in d["sentence"]
+
+
+def test_plan_warns_before_any_io_and_dry_run_names_the_moves(tmp_path, scratch_dir, fio_path):
+    p = tmp_path / "many.yaml"
+    n = demand.usable_cpus() + 1
+    p.write_text("mode: adaptive\nsettings: {runtime_s: 1}\nadaptive: {max_qd: 8}\n"
+                 f"points:\n  - {{rw: randread, bs: 4k, numjobs: {n}}}\n  - {{rw: randread, bs: 8k, numjobs: auto, "
+                 "ioengine: auto}\n")
+    plan = sweep.plan_sweep(scratch_dir / "demand-plan.bin", p, "dr", None, "16m", tmp_path / "raw", dry_run=True)
+    assert any(f"asks for {n} jobs but this process may use {n - 1} CPU(s)" in w for w in plan.warnings)
+    cmds = sweep.dry_run_commands(plan)
+    moves = [c for c in cmds if "while the peak's probe is CPU-bound" in c]
+    assert len(moves) == 1 and "registerfiles" in moves[0] and f"up to {n - 1} CPU(s)" in moves[0]
+    assert not (tmp_path / "raw").exists()  # nothing written
