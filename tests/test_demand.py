@@ -151,3 +151,24 @@ def test_plan_warns_before_any_io_and_dry_run_names_the_moves(tmp_path, scratch_
     moves = [c for c in cmds if "while the peak's probe is CPU-bound" in c]
     assert len(moves) == 1 and "registerfiles" in moves[0] and f"up to {n - 1} CPU(s)" in moves[0]
     assert not (tmp_path / "raw").exists()  # nothing written
+
+
+def test_real_demand_probes_run_pinned_with_io_uring_and_are_recorded(ref_device, tmp_path, monkeypatch):
+    """The mechanism on real fio whatever the machine's load: every probe counts as CPU-bound (threshold 0), so
+    the search adds a job (pinned) and tries io_uring with registered files and fixed buffers, and the manifest
+    holds each configuration's fio command and record."""
+    if demand.usable_cpus() < 2 or demand.io_uring_problem("fio") is not None:
+        pytest.skip("needs 2 CPUs and io_uring")
+    monkeypatch.setattr(demand, "CPU_BOUND_PCT", 0.0)
+    name = ref_device.path.name
+    m = sweep.sweep(str(ref_device.path), _profile(tmp_path), "mech", None, "256m", tmp_path / "raw",
+                    destroy_device=name, ignore_signature=name, progress=False)
+    (s,) = m["adaptive"].values()
+    d = s["demand"]
+    configs = [(p["jobs"], p["qd"], p["ioengine"]) for p in d["probes"]]
+    assert configs[1] == (2, configs[0][1] // 2, "libaio") and d["lower_bound"]
+    runs = {e["parameters"]["numjobs"]: e["argv"] for e in m["points"].values()
+            if e["adaptive"]["kind"] == "demand" and e["parameters"]["ioengine"] == "io_uring"}
+    assert runs and all("--registerfiles=1" in a and "--fixedbufs=1" in a for a in runs.values())
+    two = [e["argv"] for e in m["points"].values() if e["parameters"]["numjobs"] == 2]
+    assert two and all("--cpus_allowed_policy=split" in a for a in two)
