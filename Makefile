@@ -42,7 +42,7 @@ SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtim
   --hosts="$(HOSTS)" --dry-run="$(DRY_RUN)" --allow-existing="$(ALLOW_EXISTING)" --destroy-device="$(DESTROY_DEVICE)" \
   --ignore-signature="$(IGNORE_SIGNATURE)" --read-only-ack="$(READ_ONLY_ACK)"
 
-.PHONY: help setup fio run-all sweep ingest reports export lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-characterize bench-ingest
+.PHONY: help setup fio run-all sweep ingest reports export lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-characterize bench-peak bench-ingest
 
 help: ## list the targets and variables (coloured on a terminal only; NO_COLOR=1 never)
 	@if [ -t 1 ] && [ -z "$$NO_COLOR" ]; then c='\033[36m'; r='\033[0m'; else c=; r=; fi; \
@@ -135,6 +135,9 @@ clean: ## remove the lab's scratch file and caches (raw data is kept); lists lab
 	  $(if $(filter 1 yes true,$(SCRATCH)),--remove-elsewhere,--list-elsewhere); fi
 	rm -rf .pytest_cache build .jupyter/runtime
 	find src tests -name __pycache__ -type d -prune -exec rm -rf {} +
+
+bench-peak: setup ## the lab's 4k random-read peak (characterize, adaptive, quick) vs the best hand-tuned fio, on zram (or a tmpfs loop device) and on a scratch file (root; about 10 minutes)
+	$(BIN)/python benchmarks/bench_peak.py $(ARGS)
 
 bench-ingest: setup ## time ingest vs a naive json_normalize baseline: 3,000 small files and a 2,000-file archive-shaped corpus
 	$(BIN)/python benchmarks/bench_ingest.py --files 3000 --archive-files 2000

@@ -69,7 +69,7 @@ def test_findings_each_carry_their_number():
     assert card.findings == [
         "At queue depth 1 a 4k random read takes 85 µs on average.",
         "At queue depth 1 a 4k random write takes 200 µs on average, 2.4× the read latency.",
-        "4k random reads peak at 400,000 IOPS (randread 4k QD32 x4 jobs).",
+        "4k random reads peak at 400,000 IOPS at 4 jobs × QD 32, libaio (randread 4k QD32 x4 jobs).",
         "4k random writes peak at 90,000 IOPS (randwrite 4k QD16).",
         "No queue-depth knee was found for 4k random reads: only 2 distinct QDs: a knee needs at least 3.",
         "Sequential read bandwidth peaks at 3,500 MB/s (3,338 MiB/s) with read 1m QD8.",

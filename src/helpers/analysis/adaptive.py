@@ -78,7 +78,7 @@ def search_plateaus(manifest: dict[str, Any]) -> pd.DataFrame:
         row = rows.setdefault(sid, {"rw": p.get("rw"), "bs_bytes": p.get("bs_bytes"), "rwmixread_pct": p.get(
             "rwmixread"), "numjobs": p.get("numjobs", 1), "measured_qds": set(), "target_state": (
                 entry.get("characterize") or {}).get("target_state")})
-        if info.get("kind") != "confirm":
+        if info.get("kind") not in ("confirm", "demand"):  # a demand probe runs more jobs (helpers.run.demand)
             row["measured_qds"].add(int(p.get("iodepth", 0)))
     profile_max = None if all(s.get("max_qd") for s in series.values()) else _profile_max_qd(m)
     out = []

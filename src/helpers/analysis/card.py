@@ -24,7 +24,9 @@ from helpers.analysis.slo import slo_card_sentence
 from helpers.analysis.timeseries import point_series
 from helpers.fio.units import format_bytes
 from helpers.processed.validity import TAIL_SAMPLES, settled_text, too_few_ios
+from helpers.run import demand
 from helpers.run.adaptive import PROBE_KINDS
+from helpers.run.refdev import describe as describe_reference
 
 KB4 = 4096
 FLAG_LABELS = {"flag_page_cache": "page cache suspected", "flag_cpu_bound": "fio CPU-bound",
@@ -59,6 +61,7 @@ class Metric:
     n_measured: int = 0
     # the levels the value was chosen from (:func:`levels`): the title counts their settings
     levels: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    level: pd.Series | None = field(default=None, repr=False, compare=False)  # the chosen one of them
 
     @property
     def label(self) -> str:
@@ -124,7 +127,8 @@ def _metric(name: str, rows: pd.DataFrame, col: str, unit: str, how: str = "max"
     best = _extreme(lv, "value", how)
     digits = 1 if unit == "µs" else 0
     m = Metric(name, float(r["value"]) * scale, unit, _spread_text(r, scale, unit), r["flag_reasons"],
-               spread=(float(r["low"]) * scale, float(r["high"]) * scale), n_measured=int(r["n"]), levels=lv)
+               spread=(float(r["low"]) * scale, float(r["high"]) * scale), n_measured=int(r["n"]), levels=lv,
+               level=r)
     if bool(best["flagged"]) and not bool(r["flagged"]) and best["value"] != r["value"]:
         m.better_flagged = (f"{'higher' if how == 'max' else 'lower'} "
                             f"{float(best['value']) * scale:,.{digits}f} {unit} at {best['where']}")
@@ -132,7 +136,8 @@ def _metric(name: str, rows: pd.DataFrame, col: str, unit: str, how: str = "max"
     return m
 
 
-LEVEL_COLUMNS = ["value", "low", "high", "n", "flagged", "flag_reasons", "where", "kind", "iodepth", "numjobs"]
+LEVEL_COLUMNS = ["value", "low", "high", "n", "flagged", "flag_reasons", "where", "kind", "iodepth", "numjobs",
+                 "ioengine", "cpu_bound"]
 
 
 def _spread_text(r: pd.Series, scale: float, unit: str) -> str:
@@ -187,6 +192,11 @@ def _flag_summary(rows: pd.DataFrame) -> str:
     return text or "; ".join(dict.fromkeys(reasons))
 
 
+def _all_cpu_bound(rows: pd.DataFrame) -> bool:
+    """Every measurement behind a level was CPU-bound (the validity flag's rule): the level is fio's, a lower bound."""
+    return "flag_cpu_bound" in rows and len(rows) > 0 and bool(rows["flag_cpu_bound"].fillna(False).astype(bool).all())
+
+
 def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.DataFrame:
     """The levels the run concluded from ``rows`` (with_units frames, one direction) for ``col``: one per searched
     QD series of the manifest (kind ``plateau``: its ``plateau_iops``, the median of its plateau probes; kind
@@ -215,7 +225,8 @@ def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.Dat
                     "flagged": bool(on["flagged"].any()), "flag_reasons": _flag_summary(on),
                     "where": f"{r['rw']} {format_bytes(r['bs_bytes'])} {what} {depths}"
                              + ("" if r["numjobs"] == 1 else f" x{int(r['numjobs'])} jobs"),
-                    "kind": p["kind"], "iodepth": float(min(p["qds"])), "numjobs": float(r["numjobs"])})
+                    "kind": p["kind"], "iodepth": float(min(p["qds"])), "numjobs": float(r["numjobs"]),
+                    "ioengine": r.get("ioengine"), "cpu_bound": _all_cpu_bound(on)})
     rest = rows[~used]
     # flagged runs of a setting are a level of their own: a clean run is never averaged with a flagged one
     keys = [k for k in ("rw", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "flagged") if k in rest]
@@ -224,7 +235,8 @@ def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.Dat
         out.append({"value": float(g[col].mean()), "low": float(g[col].min()), "high": float(g[col].max()),
                     "n": len(g), "flagged": bool(g["flagged"].any()), "flag_reasons": _flag_summary(g),
                     "where": _where(r) if len(g) == 1 else _where(r.drop(labels="settled_after_s", errors="ignore")),
-                    "kind": "point", "iodepth": r["iodepth"], "numjobs": r["numjobs"]})
+                    "kind": "point", "iodepth": r["iodepth"], "numjobs": r["numjobs"], "ioengine": r.get("ioengine"),
+                    "cpu_bound": _all_cpu_bound(g)})
     return pd.DataFrame(out, columns=LEVEL_COLUMNS)
 
 
@@ -437,6 +449,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
         c = cliffs.iloc[-1]
         card.metrics.append(Metric("Sustained write cliff", None if pd.isna(c["cliff_gb"]) else float(c["cliff_gb"]),
                                    "GB", str(c["reason"]), title="Data written before the write cliff"))
+    if manifest is not None and (ref := describe_reference((manifest.get("target") or {}).get("path") or "")):
+        card.findings.append(ref)  # zram or a tmpfs loop device: memory, not an SSD
     cliff = write_cliff_sentence(point_series(timeseries), d) if timeseries is not None and len(timeseries) else None
     if cliff:
         card.findings.append(cliff)
@@ -580,6 +594,26 @@ def _series_flags(d: pd.DataFrame) -> str:
     return f" (the series includes flagged points at QD {qds}: {', '.join(kinds) or 'see their flag_reasons'})"
 
 
+def _demand(d: pd.DataFrame, m: Metric, what: str) -> str:
+    """' at 2 jobs × QD 16, io_uring': how the peak was reached (its level's jobs, depth and engine), when the run
+    measured more than one job count or engine for it (a demand search, helpers.run.demand; '' otherwise: the
+    detail's QD names the setting)."""
+    r = m.level
+    if r is None or pd.isna(r.get("ioengine")) or pd.isna(r.get("iodepth")):
+        return ""
+    rw = "randread" if what == "reads" else "randwrite"
+    rows = d[(d["rw"] == rw) & (d["bs_bytes"] == KB4)]
+    if rows["numjobs"].nunique() < 2 and rows["ioengine"].nunique() < 2:
+        return ""
+    jobs = 1 if pd.isna(r["numjobs"]) else int(r["numjobs"])
+    return f" at {demand.Config(jobs, int(r['iodepth']), str(r['ioengine'])).phrase()}"
+
+
+def _cpu_bound_at(d: pd.DataFrame, m: Metric, what: str) -> bool:
+    """Every measurement behind the headline's level was CPU-bound (the validity flag's rule): a lower bound."""
+    return m.level is not None and bool(m.level.get("cpu_bound"))
+
+
 def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
     """Short sentences, each carrying its number, written only for what the run measured."""
     out: list[str] = []
@@ -596,7 +630,10 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
         if not m.available:
             continue
         if m.label.startswith("Peak"):
-            out.append(f"4k random {what} peak at {m.value:,.0f} IOPS ({m.detail}){_flag_note(m)}{_left_out(m)}.")
+            out.append(f"4k random {what} peak at {m.value:,.0f} IOPS{_demand(d, m, what)} ({m.detail}){_flag_note(m)}"
+                       f"{_left_out(m)}.")
+            if _cpu_bound_at(d, m, what):  # every setting that reached it used a whole CPU per job: the host's limit
+                out.append(demand.lower_bound_sentence(m.value))
         else:  # one setting measured (or the only one without a validity flag): its number, not a peak
             only = "the only setting measured without a validity flag" if m.only_unflagged_setting else \
                 "the only setting measured"

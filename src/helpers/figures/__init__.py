@@ -10,6 +10,7 @@ from helpers.figures.blocksize import blocksize_figure
 from helpers.figures.card import card_figure
 from helpers.figures.common import message_figure
 from helpers.figures.compare import forest_figure, ratio_figure, run_metrics_figure
+from helpers.figures.demand import demand_figure
 from helpers.figures.hosts import hosts_figure
 from helpers.figures.mix import mix_figure
 from helpers.figures.openloop import openloop_figure
@@ -32,3 +33,4 @@ __all__ += ["forest_figure"]  # run comparison (issue 13)
 __all__ += ["slo_figure", "slo_search_figure"]  # SLO capacity, SLO search vs fio's latency_target (issue 13)
 __all__ += ["timeseries_figure", "write_cliff_figure"]  # time inside a point (issue 12)
 __all__ += ["search_figure"]  # adaptive QD searches, characterize runs (issue 25)
+__all__ += ["demand_figure"]  # demand intensity (issue 31)

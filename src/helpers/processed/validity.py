@@ -16,8 +16,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from helpers.run.demand import CPU_BOUND_PCT  # the one CPU-bound rule: the flag and the demand search
+
 MIN_DEVICE_LATENCY_US = 5.0  # no SSD completes a read in under ~5 µs end to end; faster means memory
-CPU_BOUND_PCT = 90.0  # usr+sys of one fio job near a full core (fio's group_reporting CPU is per job)
 DISK_IO_RATIO = 2.0  # fio counted > 2x the I/Os the block device saw (ios + merges): served from memory
 TAIL_SAMPLES = 10  # a percentile p needs >= 10 I/Os beyond it: N * (1 - p) >= 10 (p99.99 -> 10^5 I/Os)
 MIN_RUNTIME_S = 3.0  # below this the start-up transient dominates (real SSD steady state needs minutes)

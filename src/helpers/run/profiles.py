@@ -88,6 +88,11 @@ class Point:
     latency_target_us: float | None = None
     latency_percentile: float = 100.0
     latency_window_s: float = 1.0
+    # demand intensity (helpers.run.demand): ``numjobs: auto`` / ``ioengine: auto`` let a search add jobs or switch
+    # to io_uring where a probe is CPU-bound; ``fio_extra``: the options such a probe adds (pinning, registered files)
+    jobs_auto: bool = False
+    engine_auto: bool = False
+    fio_extra: tuple[tuple[str, str], ...] = ()
 
     @property
     def point_id(self) -> str:
@@ -96,6 +101,10 @@ class Point:
             parts.append(f"mix{self.rwmixread}")
         if self.ioengine != "libaio":
             parts.append(self.ioengine)
+        if any(k == "cpus_allowed" for k, _ in self.fio_extra):
+            parts.append("pin")
+        if any(k == "registerfiles" for k, _ in self.fio_extra):
+            parts.append("fixed")
         if self.direct != 1:
             parts.append(f"direct{self.direct}")
         if self.volume is not None:
@@ -754,6 +763,8 @@ def _expand(merged: dict[str, Any], where: str,
 
     group = str(merged.get("group", "points"))
     ioengine = merged.get("ioengine", "libaio")
+    engine_auto = ioengine == "auto"  # libaio, io_uring where the engine is the limit (helpers.run.demand)
+    ioengine = "libaio" if engine_auto else ioengine
     if ioengine not in IOENGINES:
         errors.append(f"{where}: ioengine {ioengine!r} is not supported (use one of {', '.join(IOENGINES)})")
     runtime_s = check(_number, merged.get("runtime_s", 5), "runtime_s", where)
@@ -784,7 +795,8 @@ def _expand(merged: dict[str, Any], where: str,
             errors.append(f"{where}: rw {rw!r} is not a fio workload (use one of {', '.join(RW_MODES)})")
     sizes = {bs: check(parse_size, bs, f"{where}: bs") for bs in dict.fromkeys(map(str, _as_list(merged["bs"])))}
     depths = [check(_int, q, "iodepth", where, 1, 65536) for q in _as_list(merged.get("iodepth", 1))]
-    jobs = [check(_int, n, "numjobs", where, 1, 1024) for n in _as_list(merged.get("numjobs", 1))]
+    jobs_auto = merged.get("numjobs") == "auto"  # 1 job, more where a probe is CPU-bound (helpers.run.demand)
+    jobs = [1] if jobs_auto else [check(_int, n, "numjobs", where, 1, 1024) for n in _as_list(merged.get("numjobs", 1))]
     rates = [None if r is None else check(_int, r, "rate_iops", where, 1, 100_000_000)
              for r in _as_list(merged.get("rate_iops"))]
     mixes = _as_list(merged.get("rwmixread"))
@@ -805,5 +817,6 @@ def _expand(merged: dict[str, Any], where: str,
                              rate_iops=rate, rate_process=(process or "poisson") if rate is not None else None,
                              log_avg_msec=log_avg, log_hist_msec=log_hist,
                              volume=None if volume is None else float(volume), settle_windows=settle_n,
-                             settle_pct=float(settle_pct), settle_window_ms=settle_ms))
+                             settle_pct=float(settle_pct), settle_window_ms=settle_ms, jobs_auto=jobs_auto,
+                             engine_auto=engine_auto))
     return out, []

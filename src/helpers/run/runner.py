@@ -90,6 +90,7 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
                  ("latency_window", f"{int(round(point.latency_window_s * 1e6))}us"),
                  # 0: find the depth, run one more window at it, exit (1 would keep adjusting to the end)
                  ("latency_run", "0")]
+    opts += list(point.fio_extra)  # a demand probe's pinning and io_uring options (helpers.run.demand)
     if log_prefix is not None:
         opts += log_options(point, log_prefix)
     return opts

@@ -27,9 +27,9 @@ from helpers.errors import LabError
 from helpers.fio.binary import find_fio, fio_version
 from helpers.fio.units import parse_size
 from helpers.run import adaptive as adaptive_mod
+from helpers.run import demand, slo_search, smart
 from helpers.run import options as sweep_opts
 from helpers.run import pts as pts_mod
-from helpers.run import slo_search, smart
 from helpers.run.hosts import check_hosts, client_entries, parse_hosts
 from helpers.run.lock import SweepLocks
 from helpers.run.manifest import (
@@ -166,6 +166,10 @@ def plan_sweep(target: str | Path | None = config.DEFAULT_TARGET, profile: str |
     warning = small_target_warning(tgt.size_bytes, tgt.kind)
     if warning:
         plan.warnings.append(warning)
+    plan.warnings += demand.input_problems(any(p.jobs_auto for p in prof.points),
+                                           any(p.engine_auto for p in prof.points),
+                                           max((p.numjobs for p in prof.points), default=1), fio,
+                                           any(p.ioengine == "io_uring" for p in prof.points))
     if read_manifest(plan.run_dir):  # an existing run: the same settings resume it, others are refused
         check_same_plan(plan.run_dir, run_id, plan.pin)
     if not plan.dry_run:  # a sweep holding the target or the run: refused now, before any folder is made
@@ -224,7 +228,27 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
         seeded = " (a series seeded by the one before it of its operation skips depths below its plateau)" \
             if a.seed else ""
         return [f"# adaptive series {describe_point(p0)}: doubling QD from {a.start_qd}, stopping at the plateau"
-                f"{seeded}; at most:", *(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd))]
+                f"{seeded}; at most:", *(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd)),
+                *demand_cmds(p0)]
+
+    def demand_cmds(p0: Point) -> list[str]:  # numjobs/ioengine auto: what follows a CPU-bound peak
+        if not (p0.jobs_auto or p0.engine_auto):
+            return []
+        cpus, pin = demand.usable_cpus(), demand.can_pin()
+        uring = p0.engine_auto and demand.io_uring_problem(plan.fio) is None
+        moves = ([f"more jobs at the same outstanding I/O (jobs x QD), 2, 4, ... up to {cpus} CPU(s)"
+                  + (", each pinned (cpus_allowed, split)" if pin else ", unpinned (this process may not pin)")]
+                 if p0.jobs_auto else [])
+        if p0.engine_auto:
+            moves.append("io_uring with registerfiles, fixedbufs" if uring else
+                         "no io_uring (missing: the series stays on libaio)")
+        first = demand.Config(2 if p0.jobs_auto and cpus >= 2 else 1, 8 if p0.jobs_auto and cpus >= 2 else 16, "io_uring" if uring else p0.ioengine)
+        example = replace(p0, iodepth=first.qd, numjobs=first.jobs, ioengine=first.engine,
+                          fio_extra=tuple(demand.engine_options(first, demand.cpu_list() if pin else None)))
+        return [f"#   then, while the peak's probe is CPU-bound (fio >= {demand.CPU_BOUND_PCT:g} % of a CPU per job): "
+                f"{'; '.join(moves)}; then deeper outstanding I/O while it pays off (at most {demand.MAX_PROBES - 1} "
+                f"probes, each recorded with engine, jobs, QD and fio's CPU %), e.g. at 16 outstanding:",
+                point_cmd(example)]
 
     if prof.mode == "adaptive" and prof.adaptive:
         for p0 in prof.points:
@@ -686,7 +710,34 @@ class _SweepContext:
             history.append(adaptive_mod.step_of(qd, kind, self.raw(point), entry))
         if history:
             summary[series] = {**adaptive_mod.summary(history, a, seed), **(extra or {})}
+            if (p0.jobs_auto or p0.engine_auto) and series in summary and "error" not in summary[series]:
+                # the raw file of a depth's first reading (ladder or refine) is the demand search's start probe
+                start = demand.start_depth([(s.qd, s.iops) for s in history if s.kind in ("ladder", "refine")],
+                                           a.gain_pct)
+                summary[series]["demand"] = self.search_demand(p0, start, series, bar, extra)
         write_manifest(self.plan.run_dir, self.manifest)
+
+    def search_demand(self, p0: Point, qd: int, series: str, bar, extra: dict | None = None) -> dict:
+        """From the series' peak depth: more jobs at the same outstanding I/O, io_uring, deeper demand, while the
+        best probe is CPU-bound and a move pays off (helpers.run.demand.next_config); the summary it returns
+        records every configuration (engine, jobs, QD, fio's CPU %) and whether the best is only a lower bound."""
+        a = self.plan.profile.adaptive
+        start = demand.Config(p0.numjobs, qd, p0.ioengine)
+        probes = [demand.probe_of(start, self.raw(replace(p0, iodepth=qd)))]
+        pin = demand.cpu_list() if demand.can_pin() else None
+        uring = demand.io_uring_problem(self.plan.fio or "fio") is None if p0.engine_auto else False
+        hipri = demand.queue_polls(self.plan.target.path)
+        while (c := demand.next_config(probes, demand.usable_cpus(), p0.engine_auto, p0.jobs_auto, a.max_qd,
+                                       uring=uring)) is not None:
+            point = replace(p0, iodepth=c.qd, numjobs=c.jobs, ioengine=c.engine,
+                            fio_extra=tuple(demand.engine_options(c, pin, hipri)))
+            bar.set_postfix_str(f"{describe_point(point)} (demand)")
+            entry = self.run_point(point, {"adaptive": {"series": series, "kind": "demand"}, **(extra or {})})
+            bar.update(1)
+            if entry.get("status") != "ok":
+                break
+            probes.append(demand.probe_of(c, self.raw(point)))
+        return demand.summary(probes)
 
     # ---------------------------------------------------------------------------- characterize
     def run_characterize(self) -> None:

@@ -1,0 +1,62 @@
+"""Demand-intensity points and their figure: known answers on a synthetic frame, one-job and foreign files."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from figdata import rows
+from helpers.analysis.card import device_card
+from helpers.analysis.demand import demand_points, demand_varied
+from helpers.figures.demand import NO_POINTS, demand_figure
+from helpers.processed.validity import add_flags
+
+
+def _rows():
+    base = {"rw": "randread", "bs_bytes": 4096, "direction": "read", "rwmixread_pct": None, "run_id": "r",
+            "bw_bytes_per_s": 0.0, "rate_iops": None}
+    rows = [(1, 16, "libaio", 250e3, 60.0, 40.0), (2, 8, "libaio", 490e3, 50.0, 49.0),
+            (2, 32, "io_uring", 800e3, 30.0, 20.0), (1, 1, "libaio", 90e3, 20.0, 30.0)]
+    return pd.DataFrame([{**base, "numjobs": n, "iodepth": q, "ioengine": e, "iops": i, "lat_mean_us": 10.0,
+                          "usr_cpu_pct": u, "sys_cpu_pct": s, "point_id": f"p{n}-{q}-{e}"}
+                         for n, q, e, i, u, s in rows])
+
+
+def test_outstanding_io_lines_and_cpu_bound():
+    p = demand_points(_rows())
+    assert dict(zip(p["point_id"], p["outstanding_io"])) == {"p1-1-libaio": 1, "p1-16-libaio": 16, "p2-8-libaio": 16,
+                                                            "p2-32-io_uring": 64}
+    assert p.set_index("point_id").loc["p2-8-libaio", "cpu_bound"]  # 50 + 49 >= 90
+    assert not p.set_index("point_id").loc["p2-32-io_uring", "cpu_bound"]
+    assert set(p["line"]) == {"randread 4k, 1 job, libaio", "randread 4k, 2 jobs, libaio",
+                              "randread 4k, 2 jobs, io_uring"}
+    assert demand_varied(p)
+    fig = demand_figure(p)
+    assert len(fig.data) == 9  # three lines, three panels
+
+
+def test_one_job_and_foreign_files_without_engine_or_cpu():
+    d = _rows().drop(columns=["ioengine", "usr_cpu_pct", "sys_cpu_pct", "numjobs"])
+    p = demand_points(d)
+    assert list(p["numjobs"].unique()) == [1] and p["cpu_pct"].isna().all() and not p["cpu_bound"].any()
+    assert (p["ioengine"] == "engine not stated").all() and not demand_varied(p)
+
+
+def test_no_points_says_so():
+    fig = demand_figure(demand_points(pd.DataFrame()))
+    assert NO_POINTS in str(fig.layout.annotations[0].text)
+
+
+def test_card_names_the_setting_and_says_at_least_when_cpu_bound():
+    d = add_flags(rows([
+        {"point_id": "a", "iodepth": 16, "iops": 250e3, "usr_cpu_pct": 40.0, "sys_cpu_pct": 60.0},
+        {"point_id": "b", "iodepth": 8, "numjobs": 2, "iops": 498e3, "usr_cpu_pct": 45.0, "sys_cpu_pct": 54.0},
+        {"point_id": "c", "iodepth": 8, "numjobs": 2, "ioengine": "io_uring", "iops": 480e3, "usr_cpu_pct": 45.0,
+         "sys_cpu_pct": 54.0}]))
+    card = device_card(d, manifest={"target": {"path": "/dev/zram3", "kind": "block device"}})
+    text = " ".join(card.findings)
+    assert "peak at 498,000 IOPS at 2 jobs × QD 8, libaio" in text
+    assert "At least 498k IOPS: fio used a whole CPU for every job it ran" in text
+    assert "/dev/zram3 is zram, a compressed RAM disk: memory, not an SSD" in text
+    d2 = d.assign(usr_cpu_pct=10.0, sys_cpu_pct=10.0).pipe(lambda x: add_flags(x.drop(columns=[
+        c for c in x.columns if c.startswith("flag_") or c in ("unreliable_percentiles",)])))
+    assert "At least" not in " ".join(device_card(d2).findings)

@@ -1,0 +1,174 @@
+"""Demand intensity (helpers.run.demand): known-answer tests of the configuration search, and real fio on the
+reference device (helpers.run.refdev): a short search that adds a job, and the lower bound when jobs cannot help."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from helpers.errors import LabError
+from helpers.run import demand, sweep
+from helpers.run.demand import Config, Probe
+from helpers.run.profiles import load_profile
+from helpers.run.refdev import describe, reference_device
+
+
+def P(jobs, qd, engine, iops, cpu):
+    return Probe(Config(jobs, qd, engine), iops, 10.0, cpu)
+
+
+def test_cpu_bound_probe_is_followed_by_more_jobs_at_the_same_outstanding_io():
+    probes = [P(1, 16, "libaio", 250e3, 100)]
+    assert demand.next_config(probes, 4, engine_auto=True, jobs_auto=True) == Config(2, 8, "libaio")
+    probes.append(P(2, 8, "libaio", 490e3, 99))  # paid off: the best now, still CPU-bound
+    assert demand.next_config(probes, 4, True, True) == Config(4, 4, "libaio")
+    probes.append(P(4, 4, "libaio", 495e3, 99))  # 4 jobs on 2 real CPUs: no gain, the best stays 2 x 8
+    assert demand.best(probes).config == Config(2, 8, "libaio")
+    assert demand.next_config(probes, 4, True, True) == Config(2, 8, "io_uring")
+    probes.append(P(2, 8, "io_uring", 700e3, 95))
+    assert demand.next_config(probes, 4, True, True) == Config(4, 4, "io_uring")
+    probes.append(P(4, 4, "io_uring", 690e3, 95))
+    assert demand.next_config(probes, 4, True, True) == Config(2, 16, "io_uring")  # deeper demand
+    probes.append(P(2, 16, "io_uring", 720e3, 95))  # < 5 % more: not a new best
+    assert demand.next_config(probes, 4, True, True) is None
+    s = demand.summary(probes)
+    assert s["setting"] == "2 jobs × QD 8, io_uring" and s["lower_bound"] is True
+    assert s["sentence"].startswith("At least 700k IOPS at 2 jobs × QD 8, io_uring: fio used a whole CPU")
+
+
+def test_the_search_starts_at_the_deepest_depth_on_the_peak():
+    assert demand.start_depth([(1, 250e3), (2, 262e3), (4, 255e3), (8, 240e3), (16, 200e3)]) == 8
+    assert demand.start_depth([(1, 10e3), (2, 20e3), (4, 40e3)]) == 4
+
+
+def test_a_probe_that_is_not_cpu_bound_changes_nothing_and_fixed_values_are_obeyed():
+    assert demand.next_config([P(1, 32, "libaio", 80e3, 20)], 8, True, True) is None  # the device's limit
+    assert demand.next_config([P(1, 16, "libaio", 250e3, 100)], 8, engine_auto=False, jobs_auto=False) is None
+    assert demand.next_config([P(1, 16, "libaio", 250e3, 100)], 1, engine_auto=False, jobs_auto=True) is None
+    assert demand.next_config([P(1, 16, "libaio", 250e3, 100)], 8, True, False, uring=False) is None
+    assert not demand.lower_bound([P(1, 16, "libaio", 250e3, 100), P(2, 8, "libaio", 300e3, 40)])
+
+
+def test_engine_options_pin_and_register():
+    assert demand.engine_options(Config(2, 8, "io_uring"), "0,1") == [
+        ("registerfiles", "1"), ("fixedbufs", "1"), ("cpus_allowed", "0,1"), ("cpus_allowed_policy", "split")]
+    assert demand.engine_options(Config(1, 8, "libaio"), "0,1") == []
+    assert ("hipri", "1") in demand.engine_options(Config(1, 8, "io_uring"), None, hipri=True)
+
+
+def test_profile_auto_values(tmp_path):
+    p = tmp_path / "auto.yaml"
+    p.write_text("mode: adaptive\nsettings: {runtime_s: 1}\nadaptive: {max_qd: 8}\n"
+                 "points:\n  - {rw: randread, bs: 4k, numjobs: auto, ioengine: auto}\n"
+                 "  - {rw: randread, bs: 8k, numjobs: 2, ioengine: libaio}\n")
+    a, b = load_profile(p).points
+    assert (a.numjobs, a.ioengine, a.jobs_auto, a.engine_auto) == (1, "libaio", True, True)
+    assert (b.numjobs, b.jobs_auto, b.engine_auto) == (2, False, False)
+
+
+def test_input_problems_one_sentence_each(monkeypatch):
+    monkeypatch.setattr(demand, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(demand, "can_pin", lambda: False)
+    monkeypatch.setattr(demand, "io_uring_problem", lambda fio: "io_uring is missing from fio (x): stays on libaio.")
+    out = demand.input_problems(True, True, 4, "fio", False)
+    assert len(out) == 3 and "unpinned" in out[0] and "4 jobs" in out[1] and "io_uring" in out[2]
+
+
+# ------------------------------------------------------------------------------------------- real fio
+@pytest.fixture(scope="module")
+def ref_device():
+    if os.geteuid() != 0:
+        pytest.skip("the reference device needs root")
+    try:
+        with reference_device(256 << 20) as dev:
+            yield dev
+    except LabError as exc:
+        pytest.skip(str(exc))
+
+
+def _profile(tmp_path, rw="randread"):
+    p = tmp_path / f"demand-{rw}.yaml"
+    p.write_text("mode: adaptive\nsettings: {runtime_s: 1, ramp_s: 0.1}\n"
+                 "adaptive: {start_qd: 8, max_qd: 16, refine: false, reprobe: false}\n"
+                 f"points:\n  - {{group: demand, rw: {rw}, bs: 4k, numjobs: auto, ioengine: auto}}\n")
+    return p
+
+
+def _search(dev, tmp_path):
+    name = dev.path.name
+    kw = dict(destroy_device=name, ignore_signature=name, progress=False)
+    m = sweep.sweep(str(dev.path), _profile(tmp_path), "demand", None, "256m", tmp_path / "raw", **kw)
+    (s,) = m["adaptive"].values()
+    one = s["demand"]["probes"][0]
+    load = os.getloadavg()[0]
+    if not one["cpu_bound"] and load > demand.usable_cpus():  # other work took the CPU fio would have used
+        pytest.skip(f"machine busy (load average {load:.1f}): one zram job got {one['cpu_pct']:.0f} % of a CPU, "
+                    "so the CPU-bound rule cannot fire")
+    return m, s["demand"]
+
+
+def test_reference_device_is_memory_and_refused_without_the_safety_names(ref_device, tmp_path):
+    assert "not an SSD" in describe(ref_device.path) and describe(tmp_path) == ""
+    with pytest.raises(LabError, match="DESTROY_DEVICE|destroy_device|IGNORE_SIGNATURE|READ_ONLY"):
+        sweep.plan_sweep(str(ref_device.path), _profile(tmp_path, "randwrite"), "x", None, "256m", tmp_path / "raw")
+
+
+def test_real_search_adds_a_job_and_reaches_more_than_one_job(ref_device, tmp_path):
+    if demand.usable_cpus() < 2:
+        pytest.skip("one CPU: no job to add")
+    m, d = _search(ref_device, tmp_path)
+    one = d["probes"][0]
+    assert one["jobs"] == 1 and one["cpu_bound"], d  # zram: one job is CPU-bound
+    assert d["best"]["jobs"] >= 2, d
+    assert d["best"]["iops"] >= 1.7 * one["iops"], d
+    for p in d["probes"]:  # every configuration recorded with engine, jobs, QD and fio's CPU %
+        assert {"ioengine", "jobs", "qd", "cpu_pct"} <= p.keys()
+    kinds = [v["adaptive"]["kind"] for v in m["points"].values()]
+    assert kinds.count("demand") == len(d["probes"]) - 1
+
+
+def test_real_lower_bound_when_jobs_cannot_help(ref_device, tmp_path):
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})  # one CPU: fio (a child) inherits it, no job can be added
+    try:
+        m, d = _search(ref_device, tmp_path)
+    finally:
+        os.sched_setaffinity(0, before)
+    assert all(p["jobs"] == 1 for p in d["probes"])
+    assert d["lower_bound"] and d["sentence"].startswith("At least ") and "device may do more" in d["sentence"]
+
+
+def test_plan_warns_before_any_io_and_dry_run_names_the_moves(tmp_path, scratch_dir, fio_path):
+    p = tmp_path / "many.yaml"
+    n = demand.usable_cpus() + 1
+    p.write_text("mode: adaptive\nsettings: {runtime_s: 1}\nadaptive: {max_qd: 8}\n"
+                 f"points:\n  - {{rw: randread, bs: 4k, numjobs: {n}}}\n  - {{rw: randread, bs: 8k, numjobs: auto, "
+                 "ioengine: auto}\n")
+    plan = sweep.plan_sweep(scratch_dir / "demand-plan.bin", p, "dr", None, "16m", tmp_path / "raw", dry_run=True)
+    assert any(f"asks for {n} jobs but this process may use {n - 1} CPU(s)" in w for w in plan.warnings)
+    cmds = sweep.dry_run_commands(plan)
+    moves = [c for c in cmds if "while the peak's probe is CPU-bound" in c]
+    assert len(moves) == 1 and "registerfiles" in moves[0] and f"up to {n - 1} CPU(s)" in moves[0]
+    assert not (tmp_path / "raw").exists()  # nothing written
+
+
+def test_real_demand_probes_run_pinned_with_io_uring_and_are_recorded(ref_device, tmp_path, monkeypatch):
+    """The mechanism on real fio whatever the machine's load: every probe counts as CPU-bound (threshold 0), so
+    the search adds a job (pinned) and tries io_uring with registered files and fixed buffers, and the manifest
+    holds each configuration's fio command and record."""
+    if demand.usable_cpus() < 2 or demand.io_uring_problem("fio") is not None:
+        pytest.skip("needs 2 CPUs and io_uring")
+    monkeypatch.setattr(demand, "CPU_BOUND_PCT", 0.0)
+    name = ref_device.path.name
+    m = sweep.sweep(str(ref_device.path), _profile(tmp_path), "mech", None, "256m", tmp_path / "raw",
+                    destroy_device=name, ignore_signature=name, progress=False)
+    (s,) = m["adaptive"].values()
+    d = s["demand"]
+    configs = [(p["jobs"], p["qd"], p["ioengine"]) for p in d["probes"]]
+    assert configs[1] == (2, configs[0][1] // 2, "libaio") and d["lower_bound"]
+    runs = {e["parameters"]["numjobs"]: e["argv"] for e in m["points"].values()
+            if e["adaptive"]["kind"] == "demand" and e["parameters"]["ioengine"] == "io_uring"}
+    assert runs and all("--registerfiles=1" in a and "--fixedbufs=1" in a for a in runs.values())
+    two = [e["argv"] for e in m["points"].values() if e["parameters"]["numjobs"] == 2]
+    assert two and all("--cpus_allowed_policy=split" in a for a in two)
