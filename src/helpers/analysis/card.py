@@ -202,7 +202,7 @@ def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.Dat
     QD series of the manifest (kind ``plateau``: its ``plateau_iops``, the median of its plateau probes; kind
     ``top``, a search that ended on no plateau: the median of its three best probes; scaled to ``col`` by the
     probes' own ratio for bandwidth; ``low``/``high`` the probes' range; flagged when one of those probes is), and
-    one per other setting (operation, block size, QD, jobs, mix; kind ``point``): the mean of its runs and their
+    one per other setting (operation, block size, QD, jobs, engine, mix; kind ``point``): the mean of its runs and their
     range (its flagged runs a level apart from its clean ones).  Columns :data:`LEVEL_COLUMNS`; ``where`` names the
     setting."""
     used = pd.Series(False, index=rows.index)
@@ -229,7 +229,7 @@ def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.Dat
                     "ioengine": r.get("ioengine"), "cpu_bound": _all_cpu_bound(on)})
     rest = rows[~used]
     # flagged runs of a setting are a level of their own: a clean run is never averaged with a flagged one
-    keys = [k for k in ("rw", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "flagged") if k in rest]
+    keys = [k for k in ("rw", "bs_bytes", "iodepth", "numjobs", "ioengine", "rwmixread_pct", "flagged") if k in rest]
     for _, g in rest.groupby(keys, dropna=False, sort=False):
         r = g.iloc[0]
         out.append({"value": float(g[col].mean()), "low": float(g[col].min()), "high": float(g[col].max()),
