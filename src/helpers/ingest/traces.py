@@ -296,10 +296,16 @@ def _read_msr(path: Path, skipped: Counter) -> pd.DataFrame:
             "t_ticks": df["Timestamp"][keep].astype("int64"), "op": op[keep],
             "offset_bytes": df["Offset"][keep].astype("int64"), "size_bytes": df["Size"][keep].astype("int64"),
             "latency_us": df["ResponseTime"][keep].astype("float64") * FILETIME_TICK_S * 1e6}))
+    return _ticks_to_seconds(frames, FILETIME_TICK_S)
+
+
+def _ticks_to_seconds(frames: list[pd.DataFrame], tick_s: float) -> pd.DataFrame:
+    """Integer time stamps (column t_ticks) -> t_s from the first one: subtracted as integers, since large
+    absolute stamps (filetimes near 1.3e17, Unix µs near 1.6e15) lose their last digits as float64 seconds."""
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if len(out):
         ticks = out.pop("t_ticks")
-        out.insert(1, "t_s", (ticks - int(ticks.iloc[0])) * FILETIME_TICK_S)
+        out.insert(1, "t_s", (ticks - int(ticks.iloc[0])) * tick_s)
     return out
 
 
@@ -313,10 +319,10 @@ def _read_alibaba(path: Path, skipped: Counter) -> pd.DataFrame:
             skipped["lines of an unknown operation"] += int(op.isna().sum())
         keep = op.notna()
         frames.append(pd.DataFrame({
-            "stream": df["device_id"][keep], "t_s": df["timestamp"][keep].astype("float64") * 1e-6,
+            "stream": df["device_id"][keep], "t_ticks": df["timestamp"][keep].astype("int64"),
             "op": op[keep], "offset_bytes": df["offset"][keep].astype("int64"),
             "size_bytes": df["length"][keep].astype("int64"), "latency_us": np.nan}))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return _ticks_to_seconds(frames, 1e-6)
 
 
 def _read_plain_csv(path: Path, skipped: Counter) -> pd.DataFrame:
