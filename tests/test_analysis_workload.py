@@ -91,3 +91,23 @@ def test_real_trace_of_a_known_fio_job_matches_the_job():
     # fio keeps one position per direction: 30 % of each direction's I/Os continue it
     assert abs(s["sequential_per_op_pct"] - 30) < 5
     assert np.isfinite(s["mean_outstanding"]) and 0 < s["mean_outstanding"] <= 1  # psync: one at a time
+
+
+def test_rate_over_time_and_heat_count_every_io():
+    ios = generated()
+    rate = W.rate_over_time(ios)  # 0.999 s span: 20 ms windows, 20 I/Os each
+    assert W.window_for(0.999) == 0.02
+    assert rate.groupby("window_start_s")["iops"].sum().round(6).eq(1000.0).all()
+    assert (rate["iops"] * 0.02).sum() == pytest.approx(1000)
+    h = W.heat(ios, time_bins=10, address_bins=10)
+    assert h["ios"].sum() == 1000 and len(h) == 100
+    assert W.heat(ios.assign(t_s=np.nan)).empty and W.rate_over_time(ios.assign(t_s=np.nan)).empty
+
+
+def test_trace_table_has_one_row_per_trace():
+    both = pd.concat([generated().assign(trace_id="g", source_file="g.csv", source_format="csv",
+                                         seq=range(1000)),
+                      generated(40).assign(trace_id="h", source_file="h.csv", source_format="csv", seq=range(40))])
+    t = W.trace_table(both)
+    assert t["trace_id"].tolist() == ["g", "h"] and t["ios"].tolist() == [1000, 40]
+    assert W.busiest_trace(both)["trace_id"].eq("g").all()

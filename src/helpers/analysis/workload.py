@@ -128,12 +128,25 @@ def working_set_bytes(ios: pd.DataFrame) -> int:
     return total
 
 
-def rate_over_time(ios: pd.DataFrame, window_s: float = 1.0) -> pd.DataFrame:
-    """IOPS and bandwidth per ``window_s`` window of issue time: window_start_s, op, iops, bytes_per_s."""
+def window_for(span_s: float, windows: int = 50) -> float:
+    """A round window width (1, 2 or 5 x a power of ten seconds) giving about ``windows`` windows over
+    ``span_s``."""
+    if not span_s or span_s <= 0 or not np.isfinite(span_s):
+        return 1.0
+    raw = span_s / windows
+    exp = 10.0 ** np.floor(np.log10(raw))
+    return float(next(m * exp for m in (1, 2, 5, 10) if m * exp >= raw))
+
+
+def rate_over_time(ios: pd.DataFrame, window_s: float | None = None) -> pd.DataFrame:
+    """IOPS and bandwidth per ``window_s`` window of issue time (default :func:`window_for` the trace's
+    span): window_start_s, op, iops, bytes_per_s."""
     t = ios.dropna(subset=["t_s"])
     if t.empty:
         return pd.DataFrame(columns=["window_start_s", "op", "iops", "bytes_per_s"])
-    w = (t["t_s"] // window_s).astype("int64")
+    window_s = window_s or window_for(float(t["t_s"].max() - t["t_s"].min()))
+    # rounded before the floor: a time on a window's edge (0.04 / 0.02 = 1.9999999999999998) opens that window
+    w = np.floor((t["t_s"] / window_s).round(9)).astype("int64")
     g = t.groupby([w.rename("w"), t["op"]], observed=True)["size_bytes"].agg(["size", "sum"]).reset_index()
     return pd.DataFrame({"window_start_s": g["w"] * window_s, "op": g["op"], "iops": g["size"] / window_s,
                          "bytes_per_s": g["sum"] / window_s})
@@ -187,3 +200,37 @@ def summary(ios: pd.DataFrame, zones_n: int = 10, size_bytes: int | None = None)
         "zoned": zoned_distribution(ios, zones_n, size_bytes), "working_set_bytes": working_set_bytes(ios),
         "mean_outstanding": mean_outstanding(ios), **{f"interarrival_{k}": v for k, v in interarrival(ios).items()},
     }
+
+
+def heat(ios: pd.DataFrame, time_bins: int = 60, address_bins: int = 64) -> pd.DataFrame:
+    """LBA access heat: I/Os per (time window, address range), long form: t_start_s, address_start_bytes,
+    ios.  Empty without times."""
+    x = ios.dropna(subset=["t_s"])
+    if x.empty:
+        return pd.DataFrame(columns=["t_start_s", "address_start_bytes", "ios"])
+    span = float(x["t_s"].max()) or 1.0
+    top = int((x["offset_bytes"] + x["size_bytes"]).max()) or 1
+    tb = np.minimum((x["t_s"].to_numpy() / span * time_bins).astype("int64"), time_bins - 1)
+    ab = np.minimum((x["offset_bytes"].to_numpy() / top * address_bins).astype("int64"), address_bins - 1)
+    counts = np.bincount(tb * address_bins + ab, minlength=time_bins * address_bins)
+    t_idx, a_idx = np.divmod(np.arange(time_bins * address_bins), address_bins)
+    return pd.DataFrame({"t_start_s": t_idx * span / time_bins, "address_start_bytes": (a_idx * top / address_bins)
+                         .astype("int64"), "ios": counts})
+
+
+def trace_table(traces: pd.DataFrame, size_bytes: int | None = None) -> pd.DataFrame:
+    """One row per trace of a traces dataset: its characterization (:func:`summary`) with its source."""
+    rows = []
+    for tid, ios in traces.groupby("trace_id", sort=False):
+        s = summary(ios.sort_values("seq"), size_bytes=size_bytes)
+        rows.append({"trace_id": tid, "source_file": ios["source_file"].iloc[0],
+                     "source_format": ios["source_format"].iloc[0], **s})
+    return pd.DataFrame(rows)
+
+
+def busiest_trace(traces: pd.DataFrame) -> pd.DataFrame:
+    """The I/Os of the trace with the most I/Os (the one the page's figures show), in issue order."""
+    if traces.empty:
+        return traces
+    tid = traces["trace_id"].value_counts().index[0]
+    return traces[traces["trace_id"] == tid].sort_values("seq", ignore_index=True)

@@ -452,3 +452,22 @@ def summary(imports: list[TraceImport], not_traces: int = 0) -> str:
         total["files that are not traces"] += not_traces
     n = sum(len(t.ios) for t in imports)
     return _sentence(f"{n:,} I/Os imported from {len(imports)} trace{'s' if len(imports) != 1 else ''}", total)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m helpers.ingest.traces FILE|DIR ... --run RUN [--out DIR] [--target-size BYTES]``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m helpers.ingest.traces", description=main.__doc__)
+    ap.add_argument("paths", nargs="+", type=Path)
+    ap.add_argument("--run", required=True, help="run id the traces are imported into")
+    ap.add_argument("--out", type=Path, default=config.PROCESSED_DIR, help="processed dataset folder")
+    ap.add_argument("--target-size", type=int, default=None, help="leave out I/Os ending beyond this many bytes")
+    a = ap.parse_args(argv)
+    _, sentence = import_traces(a.paths, a.run, a.out, a.target_size)
+    print(sentence)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
