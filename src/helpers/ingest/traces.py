@@ -15,18 +15,18 @@ beyond the target, time going backwards) are counted by reason, named in one sum
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from helpers import config
@@ -40,13 +40,15 @@ FILETIME_TICK_S = 1e-7  # Windows filetime: 100 ns ticks
 FORMATS = ("blkparse", "blktrace", "tracepoints", "iolog2", "iolog3", "msr", "alibaba", "csv")
 
 # blkparse default: "  8,0    0        1     0.000000000  3421  D   W 123456 + 8 [java]"
-_BLKPARSE = re.compile(r"^\s*(\d+,\d+)\s+\d+\s+\d+\s+(\d+\.\d+)\s+\d+\s+([A-Za-z]{1,2})\s+([A-Z]+)\s*(.*)$")
-_BLKPARSE_IO = re.compile(r"^(\d+) \+ (\d+)")
+_BLKPARSE = re.compile(r"^\s*(?P<dev>\d+,\d+)\s+\d+\s+\d+\s+(?P<t>\d+\.\d+)\s+\d+\s+(?P<ev>[A-Za-z]{1,2})\s+"
+                       r"(?P<rwbs>[A-Z]+)\s*(?P<rest>.*)$")
+_BLKPARSE_IO = re.compile(r"^(?P<sector>\d+) \+ (?P<nsec>\d+)")
 # tracefs / perf script: "... 5246.313454: block_rq_issue: 7,0 WS 65536 () 0 + 128 be,0,4 [fio]"
-_TRACEPOINT = re.compile(r"\s(\d+\.\d+):\s+(?:block:)?block_rq_(issue|complete):\s+(\d+,\d+)\s+([A-Z]+)\s+(.*)$")
-_TP_IO = re.compile(r"(?:^|\s)(\d+) \+ (\d+)(?:\s|$)")
-_IOLOG3 = re.compile(r"^(\d+)\s+(\S+)\s+(\w+)(?:\s+(\d+)\s+(\d+))?\s*$")
-_IOLOG2 = re.compile(r"^(\S+)\s+(\w+)(?:\s+(\d+)\s+(\d+))?\s*$")
+_TRACEPOINT = re.compile(r"\s(?P<t>\d+\.\d+):\s+(?:block:)?block_rq_(?P<ev>issue|complete):\s+(?P<dev>\d+,\d+)\s+"
+                         r"(?P<rwbs>[A-Z]+)\s+(?P<rest>.*)$")
+_TP_IO = re.compile(r"(?:^|\s)(?P<sector>\d+) \+ (?P<nsec>\d+)(?:\s|$)")
+_IOLOG3 = re.compile(r"^(?P<t>\d+)\s+(?P<stream>\S+)\s+(?P<action>\w+)(?:\s+(?P<offset>\d+)\s+(?P<size>\d+))?\s*$")
+_IOLOG2 = re.compile(r"^(?P<stream>\S+)\s+(?P<action>\w+)(?:\s+(?P<offset>\d+)\s+(?P<size>\d+))?\s*$")
 
 _IOLOG_DATA = {"read": "read", "write": "write", "trim": "trim"}
 _IOLOG_OTHER = {"add", "open", "close", "sync", "datasync", "wait"}
@@ -130,12 +132,45 @@ def sniff(path: Path) -> str | None:
 
 # ---------------------------------------------------------------- text formats, streamed in chunks of lines
 
-def _chunks(f) -> list[str]:
-    while True:
-        lines = list(islice(f, CHUNK_LINES))
-        if not lines:
-            return
-        yield pd.Series(lines, dtype="string").str.rstrip("\n")
+def _chunks(source) -> Iterator[pa.Array]:
+    """The lines of a text file (a path or a file-like of bytes) in blocks, as Arrow string arrays: pyarrow's
+    CSV reader with a delimiter that never occurs and no quoting splits lines in C++ (empty lines skipped)."""
+    read = pacsv.ReadOptions(autogenerate_column_names=True, block_size=1 << 24)
+    parse = pacsv.ParseOptions(delimiter="\x01", quote_char=False, escape_char=False)
+    conv = pacsv.ConvertOptions(column_types={"f0": pa.string()}, strings_can_be_null=False)
+    for batch in pacsv.open_csv(source, read_options=read, parse_options=parse, convert_options=conv):
+        yield batch.column(0)
+
+
+def _extract(lines: pa.Array | pd.Series, rx: re.Pattern) -> pd.DataFrame:
+    """Named groups of ``rx`` (searched, as re.search does) in every line, vectorised in C++ (RE2): one
+    column per group, <NA> where the line does not match or the group took no part."""
+    arr = pa.array(lines, type=pa.string()) if isinstance(lines, pd.Series) else lines
+    st = pc.extract_regex(arr, rx.pattern)
+    ok = st.is_valid()
+    out = {}
+    for i, name in enumerate(rx.groupindex):
+        f = pc.struct_field(st, [i])
+        f = pc.if_else(pc.and_(ok, pc.not_equal(f, "")), f, pa.scalar(None, pa.string()))
+        out[name] = pd.Series(f.to_pandas(), dtype="string")
+    return pd.DataFrame(out, index=range(len(arr)))
+
+
+_NUMBER = {"int64": r"^\s*\d+\s*$", "float64": r"^\s*\d+(\.\d*)?\s*$"}
+
+
+def _number(values: pd.Series | pa.Array, dtype: str = "float64") -> pd.Series:
+    """Text -> numbers, vectorised in Arrow (pandas.to_numeric on strings goes value by value): NaN / <NA>
+    where the text is not a plain non-negative number (a truncated or garbled field)."""
+    arr = pa.array(values, type=pa.string()) if isinstance(values, pd.Series) else values
+    ok = pc.fill_null(pc.match_substring_regex(arr, _NUMBER[dtype]), False)
+    clean = pc.if_else(ok, pc.utf8_trim_whitespace(arr), pa.scalar(None, pa.string()))
+    out = pc.cast(clean, pa.int64() if dtype == "int64" else pa.float64())
+    index = values.index if isinstance(values, pd.Series) else None
+    if dtype == "int64":
+        return pd.Series(pd.array(out.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get), dtype="Int64"),
+                         index=index)
+    return pd.Series(out.to_numpy(zero_copy_only=False), dtype="float64", index=index)
 
 
 def _op_from_rwbs(rwbs: pd.Series) -> pd.Series:
@@ -165,21 +200,20 @@ def _pair(issue: pd.DataFrame, complete: pd.DataFrame, skipped: Counter) -> pd.D
 def _read_block_text(lines, kind: str, skipped: Counter) -> pd.DataFrame:
     """blkparse text or tracepoint text -> issue rows with latency."""
     issues, completes = [], []
-    for s in lines:
+    for arr in lines:
+        s = pd.Series(arr.to_pandas(), dtype="string")
         if kind == "tracepoints":
-            m = s.str.extract(_TRACEPOINT)
-            m.columns = ["t", "ev", "dev", "rwbs", "rest"]
+            m = _extract(arr, _TRACEPOINT)
             ok = m["t"].notna()
             event = m["ev"].map({"issue": "D", "complete": "C"})
-            io_part = m["rest"].str.extract(_TP_IO)
+            io_part = _extract(m["rest"], _TP_IO)
             is_event = ok
             noise = s.str.strip().eq("") | s.str.startswith("#")
         else:
-            m = s.str.extract(_BLKPARSE)
-            m.columns = ["dev", "t", "ev", "rwbs", "rest"]
+            m = _extract(arr, _BLKPARSE)
             ok = m["t"].notna()
             event = m["ev"]
-            io_part = m["rest"].str.extract(_BLKPARSE_IO)
+            io_part = _extract(m["rest"], _BLKPARSE_IO)
             is_event = ok & event.isin(["D", "C", "Q"])
             # blkparse's closing statistics ("CPU0 (8,0):", "Total (...)", "Reads Queued: ...") are not I/O
             noise = s.str.strip().eq("") | ~s.str.match(r"^\s*\d+,\d+\s")
@@ -187,8 +221,8 @@ def _read_block_text(lines, kind: str, skipped: Counter) -> pd.DataFrame:
         if bad.any():
             skipped["truncated or unreadable lines"] += int(bad.sum())
         frame = pd.DataFrame({
-            "stream": m["dev"], "t": pd.to_numeric(m["t"]), "ev": event, "rwbs": m["rwbs"],
-            "sector": pd.to_numeric(io_part[0]), "nsec": pd.to_numeric(io_part[1])})[is_event]
+            "stream": m["dev"], "t": _number(m["t"]), "ev": event, "rwbs": m["rwbs"],
+            "sector": _number(io_part["sector"]), "nsec": _number(io_part["nsec"])})[is_event]
         frame["op"] = _op_from_rwbs(frame["rwbs"])
         issue_like = frame["ev"].ne("C")
         # a flush (F) or no-data (N) request without "sector + n" carries no I/O to replay
@@ -221,14 +255,12 @@ def _read_block_text(lines, kind: str, skipped: Counter) -> pd.DataFrame:
 def _read_iolog(lines, version: int, skipped: Counter) -> pd.DataFrame:
     frames = []
     first = True
-    for s in lines:
+    for arr in lines:
         if first:
-            s, first = s.iloc[1:], False  # the "fio version N iolog" header
-        m = s.str.extract(_IOLOG3 if version == 3 else _IOLOG2)
-        if version == 3:
-            m.columns = ["t", "stream", "action", "offset", "size"]
-        else:
-            m.columns = ["stream", "action", "offset", "size"]
+            arr, first = arr.slice(1), False  # the "fio version N iolog" header
+        s = pd.Series(arr.to_pandas(), dtype="string")
+        m = _extract(arr, _IOLOG3 if version == 3 else _IOLOG2)
+        if version == 2:
             m["t"] = np.nan
         blank = s.str.strip().eq("")
         bad = m["action"].isna() & ~blank
@@ -245,9 +277,9 @@ def _read_iolog(lines, version: int, skipped: Counter) -> pd.DataFrame:
             skipped["truncated or unreadable lines"] += int(trunc.sum())
         m = m[data & m["offset"].notna()]
         frames.append(pd.DataFrame({
-            "stream": m["stream"], "t_s": pd.to_numeric(m["t"]) / 1e3, "op": m["action"],
-            "offset_bytes": pd.to_numeric(m["offset"]).astype("int64"),
-            "size_bytes": pd.to_numeric(m["size"]).astype("int64"), "latency_us": np.nan}))
+            "stream": m["stream"], "t_s": _number(m["t"]).to_numpy() / 1e3, "op": m["action"],
+            "offset_bytes": _number(m["offset"], "int64").astype("int64"),
+            "size_bytes": _number(m["size"], "int64").astype("int64"), "latency_us": np.nan}))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -272,9 +304,10 @@ def _has_header(path: Path, header: list[str]) -> bool:
         return [c.strip() for c in f.readline().split(",")] == header
 
 
-def _numeric(df: pd.DataFrame, cols: list[str], skipped: Counter) -> pd.DataFrame:
-    """Rows whose numeric columns parse (a truncated CSV line leaves text or nothing there)."""
-    out = {c: pd.to_numeric(df[c], errors="coerce") for c in cols}
+def _numeric(df: pd.DataFrame, cols: list[str], skipped: Counter, ints: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Rows whose numeric columns parse (a truncated CSV line leaves text or nothing there); ``ints`` are
+    parsed as integers (time stamps too large for float64's 53 bits)."""
+    out = {c: _number(df[c], "int64" if c in ints else "float64") for c in cols}
     bad = pd.concat([v.isna() for v in out.values()], axis=1).any(axis=1)
     if bad.any():
         skipped["truncated or unreadable lines"] += int(bad.sum())
@@ -285,7 +318,7 @@ def _read_msr(path: Path, skipped: Counter) -> pd.DataFrame:
     frames = []
     str_types = {c: pa.string() for c in _MSR_HEADER}
     for df in _csv_batches(path, _MSR_HEADER, str_types, skipped, _has_header(path, _MSR_HEADER)):
-        df = _numeric(df, ["Timestamp", "Offset", "Size", "ResponseTime"], skipped)
+        df = _numeric(df, ["Timestamp", "Offset", "Size", "ResponseTime"], skipped, ints=("Timestamp", "Offset", "Size"))
         op = df["Type"].str.lower().map({"read": "read", "write": "write"})
         if op.isna().any():
             skipped["lines of an unknown operation"] += int(op.isna().sum())
@@ -313,7 +346,7 @@ def _read_alibaba(path: Path, skipped: Counter) -> pd.DataFrame:
     frames = []
     str_types = {c: pa.string() for c in _ALIBABA_HEADER}
     for df in _csv_batches(path, _ALIBABA_HEADER, str_types, skipped, _has_header(path, _ALIBABA_HEADER)):
-        df = _numeric(df, ["offset", "length", "timestamp"], skipped)
+        df = _numeric(df, ["offset", "length", "timestamp"], skipped, ints=("offset", "length", "timestamp"))
         op = df["opcode"].str.upper().map({"R": "read", "W": "write"})
         if op.isna().any():
             skipped["lines of an unknown operation"] += int(op.isna().sum())
@@ -338,7 +371,7 @@ def _read_plain_csv(path: Path, skipped: Counter) -> pd.DataFrame:
         if op.isna().any():
             skipped["lines of an unknown operation"] += int(op.isna().sum())
         keep = op.notna()
-        lat = pd.to_numeric(df["latency_us"], errors="coerce") if "latency_us" in df else np.nan
+        lat = _number(df["latency_us"]) if "latency_us" in df else np.nan
         frames.append(pd.DataFrame({
             "stream": df["stream"][keep] if "stream" in df else "0",
             "t_s": df[tcol][keep].astype("float64") * _CSV_TIMES[tcol], "op": op[keep],
@@ -350,15 +383,16 @@ def _read_plain_csv(path: Path, skipped: Counter) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- one file -> one trace
 
-def _blkparse_text(path: Path) -> io.StringIO:
+def _blkparse_text(path: Path) -> pa.BufferReader:
     exe = shutil.which("blkparse")
     if exe is None:
         raise TraceError(f"{path.name} is blktrace binary output and blkparse is not installed "
                          "(apt-get install blktrace), so it cannot be read.")
-    out = subprocess.run([exe, "-i", str(path), "-o", "-"], capture_output=True, text=True, check=False)
+    out = subprocess.run([exe, "-i", str(path), "-o", "-"], capture_output=True, check=False)
     if out.returncode != 0:
-        raise TraceError(f"blkparse could not read {path.name}: {out.stderr.strip().splitlines()[-1:]}.")
-    return io.StringIO(out.stdout)
+        why = (out.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+        raise TraceError(f"blkparse could not read {path.name}: {why}.")
+    return pa.BufferReader(out.stdout)
 
 
 def read_trace(path: Path, trace_id: str | None = None, fmt: str | None = None,
@@ -373,12 +407,10 @@ def read_trace(path: Path, trace_id: str | None = None, fmt: str | None = None,
                          "fio iolog v2/v3, MSR, Alibaba or a CSV with time, op, offset_bytes and size_bytes).")
     skipped: Counter = Counter()
     if fmt in ("blkparse", "tracepoints", "blktrace"):
-        f = _blkparse_text(path) if fmt == "blktrace" else open(path, encoding="utf-8", errors="replace")
-        with f:
-            ios = _read_block_text(_chunks(f), "tracepoints" if fmt == "tracepoints" else "blkparse", skipped)
+        src = _blkparse_text(path) if fmt == "blktrace" else path
+        ios = _read_block_text(_chunks(src), "tracepoints" if fmt == "tracepoints" else "blkparse", skipped)
     elif fmt in ("iolog2", "iolog3"):
-        with open(path, encoding="utf-8", errors="replace") as f:
-            ios = _read_iolog(_chunks(f), int(fmt[-1]), skipped)
+        ios = _read_iolog(_chunks(path), int(fmt[-1]), skipped)
     else:
         ios = {"msr": _read_msr, "alibaba": _read_alibaba, "csv": _read_plain_csv}[fmt](path, skipped)
     ios = _finish(ios, skipped, target_size_bytes)
