@@ -114,8 +114,9 @@ def main() -> None:
         for name, path, naive in (("tracepoints", tp, naive_tracepoints), ("alibaba", ali, naive_alibaba)):
             best = {"ours": float("inf"), "naive": float("inf"), "floor": float("inf")}
             for _ in range(a.repeat):
-                for side, fn in (("ours", lambda p=path: len(T.read_trace(p).ios)), ("naive", lambda p=path: len(naive(p))),
-                                 ("floor", lambda p=path: floor(p))):
+                sides = (("ours", lambda p=path: len(T.read_trace(p).ios)), ("naive", lambda p=path: len(naive(p))),
+                         ("floor", lambda p=path: floor(p)))
+                for side, fn in sides:
                     t0 = time.perf_counter()
                     n = fn()
                     best[side] = min(best[side], time.perf_counter() - t0)
