@@ -114,7 +114,7 @@ def main() -> None:
         for name, path, naive in (("tracepoints", tp, naive_tracepoints), ("alibaba", ali, naive_alibaba)):
             best = {"ours": float("inf"), "naive": float("inf"), "floor": float("inf")}
             for _ in range(a.repeat):
-                sides = (("ours", lambda p=path: len(T.read_trace(p).ios)), ("naive", lambda p=path: len(naive(p))),
+                sides = (("ours", lambda p=path: len(T.read_trace(p).ios)), ("naive", lambda p=path, f=naive: len(f(p))),
                          ("floor", lambda p=path: floor(p)))
                 for side, fn in sides:
                     t0 = time.perf_counter()
