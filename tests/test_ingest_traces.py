@@ -61,8 +61,10 @@ def test_tracepoints_of_a_known_fio_job_match_its_iolog_and_json():
     ev = [ln for ln in first if "block_rq_" in ln][:2]
     t0, t1 = (float(ln.split(": block_rq")[0].split()[-1]) for ln in ev)
     assert tp.ios["latency_us"].iloc[0] == round((t1 - t0) * 1e6, 3)
-    # iolog v3 times are fio's ms since the job started, from the first I/O
+    # iolog v3 times are fio's µs since the job started, from the first I/O: the 2 s job spans 2 s as the
+    # block layer saw it
     assert log.ios["t_s"].iloc[0] == 0.0 and log.ios["t_s"].is_monotonic_increasing
+    assert abs(log.ios["t_s"].iloc[-1] - tp.ios["t_s"].iloc[-1]) < 0.05 and 1.9 < tp.ios["t_s"].iloc[-1] < 2.1
     assert log.ios["latency_us"].isna().all() and log.ios["stream"].eq("/dev/loop0").all()
 
 

@@ -211,7 +211,7 @@ TRACE_COLUMNS: list[tuple[str, str, str]] = [
     ("seq", "int64", "Position of the I/O in the trace (0, 1, ...), in issue order."),
     ("t_s", "float64", "Issue time of the I/O in seconds since the trace's first I/O (blkparse and tracepoints: "
      "the request's dispatch to the driver, D / block_rq_issue; MSR: its Windows filetime; Alibaba: its µs "
-     "timestamp); NaN for fio iolog v2, which has no times."),
+     "timestamp; fio iolog v3: its µs time stamp); NaN for fio iolog v2, which has no times."),
     ("op", "string", "read, write or trim."),
     ("offset_bytes", "int64", "Start of the I/O on the traced device or file in bytes (sectors x 512 for block "
      "traces)."),
