@@ -81,3 +81,26 @@ def plan(ios: pd.DataFrame, target: Path, target_size_bytes: int, fit: str = "re
         body = [f"{name} {o} {f} {s}" for o, f, s in zip(op, off, size, strict=True)]
         lines = ["fio version 2 iolog", f"{name} add", f"{name} open", *body, f"{name} close"]
     return ReplayPlan("\n".join(lines) + "\n", len(ios), note)
+
+
+def clone_job(character: dict, target: Path, size_bytes: int, runtime_s: float, name: str = "clone") -> str:
+    """A fio job file reproducing a characterized trace (``analysis.workload.summary``'s dict) without the
+    trace: rwmixread, bssplit per direction, percentage_random from the per-direction sequential share (fio
+    keeps one position per direction), random_distribution=zoned, the arrival rate as rate_iops per direction
+    (poisson arrivals when the trace's inter-arrival CV is near 1) and iodepth from the mean I/Os in flight."""
+    read_pct = float(character["read_pct"])
+    iops = float(character["iops"])
+    read_iops = max(1, round(iops * read_pct / 100))
+    write_iops = max(1, round(iops * (100 - read_pct) / 100))
+    seq = float(character.get("sequential_per_op_pct") or 0.0)
+    depth = max(1, int(np.ceil(float(character.get("mean_outstanding") or 1.0))))
+    split = ",".join(s or "4k/100" for s in (character["bssplit_read"], character["bssplit_write"]))
+    lines = [f"[{name}]", f"filename={target}", f"size={size_bytes}", "direct=1", "ioengine=psync" if depth == 1
+             else "ioengine=libaio", f"iodepth={depth}", "rw=randrw", f"rwmixread={round(read_pct)}",
+             f"bssplit={split}", f"percentage_random={max(0, min(100, round(100 - seq)))}",
+             f"random_distribution={character['zoned']}", f"rate_iops={read_iops},{write_iops}",
+             "time_based=1", f"runtime={runtime_s:g}s", "randrepeat=0"]
+    cv = character.get("interarrival_cv")
+    if cv is not None and np.isfinite(cv) and 0.7 <= cv <= 1.3:
+        lines.append("rate_process=poisson")
+    return "\n".join(lines) + "\n"
