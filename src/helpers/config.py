@@ -36,6 +36,7 @@ HISTOGRAM_DATASET = "histograms"
 QUARANTINE_DATASET = "quarantine"
 TIMESERIES_DATASET = "timeseries"
 HEALTH_DATASET = "health"
+TRACES_DATASET = "traces"
 
 
 def fio_binary() -> str:

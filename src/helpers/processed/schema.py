@@ -201,8 +201,29 @@ HEALTH_COLUMNS: list[tuple[str, str, str]] = [
     ("error", "string", "Why this capture gave no health data, in one sentence (<NA> when it did)."),
 ]
 
+TRACE_COLUMNS: list[tuple[str, str, str]] = [
+    ("run_id", "string", "Run identifier (the import's run)."),
+    ("trace_id", "string", "The trace's identifier within the run (its file name without extension, or given)."),
+    ("source_file", "string", "The trace file as imported (its name)."),
+    ("source_format", "string", "The trace format recognised by content: blkparse, blktrace (binary, through "
+     "blkparse), tracepoints (block_rq_issue/block_rq_complete text from tracefs or perf script), iolog2, iolog3, "
+     "msr (MSR Cambridge CSV), alibaba (Alibaba block-trace CSV) or csv (plain CSV with named columns)."),
+    ("seq", "int64", "Position of the I/O in the trace (0, 1, ...), in issue order."),
+    ("t_s", "float64", "Issue time of the I/O in seconds since the trace's first I/O (blkparse and tracepoints: "
+     "the request's dispatch to the driver, D / block_rq_issue; MSR: its Windows filetime; Alibaba: its µs "
+     "timestamp; fio iolog v3: its µs time stamp); NaN for fio iolog v2, which has no times."),
+    ("op", "string", "read, write or trim."),
+    ("offset_bytes", "int64", "Start of the I/O on the traced device or file in bytes (sectors x 512 for block "
+     "traces)."),
+    ("size_bytes", "int64", "Length of the I/O in bytes."),
+    ("latency_us", "float64", "The trace's own latency of the I/O in µs: completion minus issue (blkparse D->C, "
+     "block_rq_issue->block_rq_complete) or MSR's ResponseTime; NaN where the trace has none."),
+    ("stream", "string", "The stream the I/O belongs to (device major,minor for block traces, the file of an "
+     "fio iolog, Hostname/DiskNumber for MSR, device_id for Alibaba): sequentiality is judged within a stream."),
+]
+
 DATASETS = {"results": "RESULT_COLUMNS", "histograms": "HISTOGRAM_COLUMNS", "quarantine": "QUARANTINE_COLUMNS",
-            "timeseries": "TIMESERIES_COLUMNS", "health": "HEALTH_COLUMNS"}
+            "timeseries": "TIMESERIES_COLUMNS", "health": "HEALTH_COLUMNS", "traces": "TRACE_COLUMNS"}
 
 
 def columns_of(dataset: str) -> list[tuple[str, str, str]]:
@@ -273,6 +294,14 @@ def document() -> str:
         "the run manifest's `health.note` says why in one sentence.",
         "",
         markdown(HEALTH_COLUMNS),
+        "",
+        "## traces (imported block I/O traces: one row per I/O)",
+        "",
+        "From `helpers.ingest.traces`: blkparse text, blktrace binary, kernel block tracepoints, fio iologs v2/v3, "
+        "MSR Cambridge, Alibaba and plain CSV, recognised by content. Lines that are not I/Os the lab can use "
+        "are counted and named in the import's one-sentence summary, not stored.",
+        "",
+        markdown(TRACE_COLUMNS),
         "",
     ])
 
