@@ -17,6 +17,7 @@ from helpers.fio import histogram
 from helpers.fio.units import format_bytes, parse_size
 from helpers.run.profiles import (
     PTS_CLASSES,
+    PTS_DIRTH_TQ,
     PTS_IOPS_BS,
     PTS_IOPS_MIXES,
     PTS_LAT_BS,
@@ -24,6 +25,7 @@ from helpers.run.profiles import (
     PTS_TESTS,
     PTS_TP_BS,
 )
+from helpers.run.pts_dirth import dirth_operating_points  # noqa: F401  (the public name, issue 32)
 
 FIVE_NINES_MIN_IOS = 100_000  # a 99.999 % latency names the 1-in-100,000 I/O: fewer I/Os cannot show it
 PTS_ROUND_S = 60.0  # PTS 2.0.2: one minute per point per round
@@ -32,8 +34,9 @@ PTS_PRECONDITION_X = 2.0  # workload-independent preconditioning: twice the capa
 PTS_WSAT_X = 4.0  # WSAT: four times the capacity (or its time limit)
 PTS_WSAT_MAX_S = 24 * 3600.0  # WSAT's time limit: 24 hours
 PTS_PRECONDITION_BS = "128k"  # workload-independent preconditioning: 128 KiB sequential writes
-MISSING_TESTS = ("HIR", "XSR", "ECW", "DIRTH")  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
-TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT"}
+MISSING_TESTS = ("HIR", "XSR", "CBW (formerly ECW)")  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
+TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH"}
+PTS_DIRTH_PREWRITE_S, PTS_DIRTH_HIST_S = 300.0, 600.0  # DIRTH: 5 min pre-write per round, 10 min per operating point
 
 
 def test_title(test: str) -> str:
@@ -135,6 +138,8 @@ def conformance(run: PtsRun) -> Conformance:
                _missing("LAT block sizes", s.get("lat_bs"), PTS_LAT_BS) if "lat" in ran else None,
                _missing("LAT mixes", s.get("lat_mixes"), PTS_LAT_MIXES, mix_label) if "lat" in ran else None]
     dev += [f"reduced matrix: {r}" for r in reduced if r]
+    if "dirth" in ran:
+        dev += _dirth_deviations(s)
     cls = PTS_CLASSES.get(str(s.get("pts_class")), (0, 0, 100.0))
     if float(s.get("active_range_pct") or 0) != cls[2]:
         dev.append(f"ActiveRange {float(s.get('active_range_pct') or 0):g} % (the {s.get('pts_class')} class: "
@@ -162,6 +167,23 @@ def conformance(run: PtsRun) -> Conformance:
                                   f"{'s' if len(dev) > 1 else ''} (below). {missing} are not run.", dev)
     return Conformance(True, f"Run {run.run_id}: SNIA PTS 2.0.2 conformant for the tests run (IOPS, TP, LAT, WSAT); "
                              f"{missing} are not run.", [])
+
+
+def _dirth_deviations(s: dict) -> list[str]:
+    """DIRTH's departures from PTS: a smaller threads x QD matrix, shorter pre-writes or operating-point runs,
+    and always its workload-dependent preconditioning (the lab: the workload-independent fill and the per-round
+    pre-writes, not a separate T32/Q32 random-write loop to steady state)."""
+    dev = ["DIRTH: workload-dependent preconditioning (T32/Q32 random writes to steady state) replaced by the "
+           "workload-independent fill and each round's pre-write; no 60-minute pre-write before each operating point"]
+    for key, what in (("dirth_threads", "thread counts"), ("dirth_qds", "queue depths")):
+        left = [x for x in PTS_DIRTH_TQ if x not in set(s.get(key) or [])]
+        if left:
+            dev.append(f"reduced matrix: DIRTH {what} without {', '.join(map(str, left))}")
+    if float(s.get("dirth_prewrite_s") or 0) < PTS_DIRTH_PREWRITE_S:
+        dev.append(f"DIRTH pre-write {float(s.get('dirth_prewrite_s') or 0):g} s per round (PTS: 5 minutes)")
+    if float(s.get("dirth_hist_s") or 0) < PTS_DIRTH_HIST_S:
+        dev.append(f"DIRTH {float(s.get('dirth_hist_s') or 0):g} s per operating point (PTS: 10 minutes)")
+    return dev
 
 
 def header(run: PtsRun) -> pd.DataFrame:

@@ -219,7 +219,7 @@ class PreconditionSettings:
     iodepth: int = 32
 
 
-PTS_TESTS = ("iops", "tp", "lat", "wsat")  # the SNIA PTS 2.0.2 tests the lab runs (HIR, XSR, ECW, DIRTH: not yet)
+PTS_TESTS = ("iops", "tp", "lat", "wsat", "dirth")  # the SNIA PTS 2.0.2 tests the lab runs (HIR, XSR, CBW: not yet)
 # PTS 2.0.2 test settings per device class: (numjobs, iodepth per job, ActiveRange % of the capacity)
 PTS_CLASSES = {"enterprise": (4, 32, 100.0), "client": (2, 16, 75.0)}
 PTS_IOPS_BS = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
@@ -228,6 +228,7 @@ PTS_IOPS_TRACKED = (("4k", 0), ("64k", 65), ("1024k", 100))  # (bs, read %) whos
 PTS_TP_BS = ("128k", "1024k")
 PTS_LAT_BS = ("8k", "4k", "512")
 PTS_LAT_MIXES = (100, 65, 0)
+PTS_DIRTH_TQ = (32, 16, 8, 6, 4, 2, 1)  # DIRTH: thread counts and queue depths, high to low outstanding I/O
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,15 @@ class PtsSettings:
     wsat_volume: float = 4.0  # x the capacity written by WSAT (or wsat_max_s, whichever comes first)
     wsat_max_s: float = 24 * 3600.0
     wsat_window_s: float = 60.0  # one IOPS sample per window
+    # DIRTH (helpers.run.pts_dirth): per round a pre-write of random writes at the largest threads x QD, then
+    # every threads x QD at dirth_mix; the three operating points run dirth_hist_s each with their histogram
+    dirth_threads: tuple[int, ...] = PTS_DIRTH_TQ
+    dirth_qds: tuple[int, ...] = PTS_DIRTH_TQ
+    dirth_bs: str = "4k"
+    dirth_mix: int = 65
+    dirth_prewrite_s: float = 300.0  # PTS: 5 minutes of T32/Q32 random writes before every round
+    dirth_hist_s: float = 600.0  # PTS: 10 minutes at each operating point, per-I/O response times
+    dirth_art_limit_us: float = 5000.0  # the max operating point's mean response-time ceiling (PTS: 5 ms)
 
     @property
     def jobs(self) -> int:
@@ -298,6 +308,12 @@ class PtsSettings:
                           ioengine=self.ioengine, runtime_s=self.wsat_max_s, ramp_s=0.0,
                           volume=self.wsat_volume / self.jobs, log_avg_msec=int(self.wsat_window_s * 1000),
                           log_hist_msec=0)]
+        if test == "dirth":
+            bs = parse_size(self.dirth_bs)
+            pre = Point(group="pts-dirth-prewrite", rw="randwrite", bs_bytes=bs, iodepth=max(self.dirth_qds),
+                        numjobs=max(self.dirth_threads), **{**base, "runtime_s": self.dirth_prewrite_s})
+            return [pre] + [Point(group="pts-dirth", rw="randrw", bs_bytes=bs, rwmixread=self.dirth_mix, iodepth=q,
+                                  numjobs=t, **base) for t in self.dirth_threads for q in self.dirth_qds]
         raise LabError(f"PTS test {test!r} is not known (use one of {', '.join(PTS_TESTS)}).")
 
     @property
@@ -311,13 +327,19 @@ class PtsSettings:
     def round_seconds(self, test: str) -> float:
         return sum(p.seconds for p in self.test_points(test, 1))
 
+    @property
+    def extra_seconds(self) -> float:
+        """Seconds outside the rounds: DIRTH's three operating points."""
+        return 3 * (self.dirth_hist_s + self.ramp_s + PER_POINT_OVERHEAD_S) if "dirth" in self.tests else 0.0
+
 
 def parse_pts(raw: Any, name: str) -> PtsSettings:
     """The ``pts`` section of a profile, validated (every list a list, the class known, the tests known)."""
     raw = dict(raw or {})
     if "class" in raw:
         raw["pts_class"] = raw.pop("class")
-    lists = {k: raw.pop(k) for k in ("tests", "iops_bs", "iops_mixes", "tp_bs", "lat_bs", "lat_mixes") if k in raw}
+    lists = {k: raw.pop(k) for k in ("tests", "iops_bs", "iops_mixes", "tp_bs", "lat_bs", "lat_mixes",
+                                     "dirth_threads", "dirth_qds") if k in raw}
     settings = _section(raw, PtsSettings, name, "pts")
     if settings.pts_class not in PTS_CLASSES:
         raise LabError(f"profile {name}: pts.class {settings.pts_class!r} is not known (use enterprise or client).")
@@ -335,6 +357,8 @@ def parse_pts(raw: Any, name: str) -> PtsSettings:
         elif key.endswith("mixes"):
             for m in items:
                 _int(m, key, f"profile {name}, pts", 0, 100)
+        elif key.startswith("dirth_"):
+            items = sorted({_int(v, key, f"profile {name}, pts", 1, 1024) for v in items}, reverse=True)
         else:
             items = [str(b) for b in items]
             for b in items:
@@ -347,6 +371,10 @@ def parse_pts(raw: Any, name: str) -> PtsSettings:
         raise LabError(f"profile {name}: pts.round_s and pts.wsat_window_s must be more than 0 seconds.")
     if not 0 <= settings.active_range_pct <= 100:
         raise LabError(f"profile {name}: pts.active_range_pct must be a percentage (0 = the class's).")
+    _int(settings.dirth_mix, "dirth_mix", f"profile {name}, pts", 0, 100)
+    if min(settings.dirth_prewrite_s, settings.dirth_hist_s, settings.dirth_art_limit_us) <= 0:
+        raise LabError(f"profile {name}: pts.dirth_prewrite_s, dirth_hist_s and dirth_art_limit_us must be more "
+                       "than 0.")
     return settings
 
 
@@ -386,7 +414,7 @@ class Profile:
         base = sum(p.seconds for p in self.points)
         if self.mode == "pts" and self.pts:  # every test steady after its first window (WSAT: its time cap)
             s = self.pts
-            return sum(s.round_seconds(t) * s.window for t in s.test_names if t != "wsat")
+            return sum(s.round_seconds(t) * s.window for t in s.test_names if t != "wsat") + s.extra_seconds
         if self.mode == "slo" and self.slo:
             return base * self.slo.typical_steps + sum(self.slo.cross_check_seconds(p) for p in self.points)
         if self.mode in SEARCH_MODES and self.adaptive:  # probes that settle end early (typical_seconds)
@@ -411,7 +439,7 @@ class Profile:
             return sum(p.seconds for p in self.points) * self.steady_state.max_rounds
         if self.mode == "pts" and self.pts:
             s = self.pts
-            return sum(s.round_seconds(t) * (1 if t == "wsat" else s.max_rounds) for t in s.test_names)
+            return sum(s.round_seconds(t) * (1 if t == "wsat" else s.max_rounds) for t in s.test_names) + s.extra_seconds
         if self.mode == "slo" and self.slo:
             cap = [self.slo.cross_check_point(p).seconds if self.slo.cross_check else 0.0 for p in self.points]
             return sum(p.seconds for p in self.points) * self.slo.max_steps + sum(cap)

@@ -30,6 +30,7 @@ from helpers.fio.reader import read_result
 from helpers.fio.units import format_bytes, parse_size
 from helpers.run.manifest import now_iso, write_manifest
 from helpers.run.profiles import PTS_IOPS_TRACKED, Point, PtsSettings
+from helpers.run.pts_dirth import run_operating_points
 from helpers.run.safety import SYS_BLOCK, sys_name
 from helpers.run.steady_state import pts_steady_state
 from helpers.run.target import write_sidecar
@@ -172,7 +173,7 @@ def device_identity(disk: str | None) -> dict[str, str | None]:
 def tracked(settings: PtsSettings, test: str) -> list[tuple[str, Point, str]]:
     """(variable name, the point of round 1 it is read from, metric) for a test: IOPS 4k 0/100, 64k 65/35 and
     1024k 100/0 (those in the matrix; else its first point), TP write and read bandwidth, LAT mean latency of
-    4k 0/100 (else its first point).  WSAT has no rounds."""
+    4k 0/100 (else its first point), DIRTH IOPS at the largest threads x QD.  WSAT has no rounds."""
     points = settings.test_points(test, 1)
     if test == "iops":
         want = [(parse_size(bs), m) for bs, m in PTS_IOPS_TRACKED]
@@ -184,6 +185,9 @@ def tracked(settings: PtsSettings, test: str) -> list[tuple[str, Point, str]]:
         picked = [p for p in points if (p.bs_bytes, p.rwmixread) == (4096, 0)] or points[:1]
         return [(f"mean latency {format_bytes(p.bs_bytes)} {p.rwmixread}/{100 - p.rwmixread} us", p, "lat_mean_us")
                 for p in picked]
+    if test == "dirth":  # IOPS at the largest threads x QD (the first demand point, after the pre-write)
+        p = points[1]
+        return [(f"IOPS T{p.numjobs}/Q{p.iodepth} {p.rwmixread}/{100 - p.rwmixread}", p, "iops")]
     return []
 
 
@@ -269,6 +273,8 @@ def run_pts(ctx, fill) -> None:
             _run_wsat(ctx, s, t, active)
         else:
             _run_rounds(ctx, s, test, t, active)
+        if test == "dirth":
+            run_operating_points(ctx, s, t, active, lambda p: round_metrics(ctx.raw(p)))
         t["status"] = "done"
         write_manifest(plan.run_dir, ctx.manifest)
 

@@ -1,0 +1,66 @@
+"""SNIA PTS DIRTH: the operating points (known answers on synthetic tables), the profile's matrix (numjobs = the
+thread count, iodepth = the queue depth, never swapped), and the real run of the tiny PTS profile (the shared
+``pts_page`` fixture of test_pts.py: DIRTH T2/T1 x Q1 on a file) through its page."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from helpers.analysis import pts as analysis_pts
+from helpers.errors import LabError
+from helpers.run.profiles import load_profile, parse_profile
+from helpers.run.pts_dirth import dirth_operating_points
+
+
+def _grid(rows):
+    return pd.DataFrame(rows, columns=["numjobs", "iodepth", "iops", "lat_mean_us"])
+
+
+def test_operating_points_known_answer():
+    # IOPS grows with outstanding I/O; T4/Q8 (32 outstanding) exceeds the 5 ms ceiling, so max is T4/Q4
+    t = _grid([(1, 1, 1000.0, 1000.0), (1, 4, 3000.0, 1333.0), (4, 1, 3100.0, 1290.0), (4, 4, 8000.0, 2000.0),
+               (4, 8, 9000.0, 5000.0), (2, 4, 4400.0, 1818.0)])
+    ops = dirth_operating_points(t)
+    assert (ops["max"]["numjobs"], ops["max"]["iodepth"], ops["max"]["iops"]) == (4, 4, 8000.0)  # 5000 is not below
+    assert (ops["min"]["numjobs"], ops["min"]["iodepth"]) == (1, 1)
+    # (8000 + 1000) / 2 = 4500: T2/Q4 (4400, 100 away) beats T1/Q4 (3000) and T4/Q1 (3100)
+    assert (ops["mid"]["numjobs"], ops["mid"]["iodepth"]) == (2, 4)
+    assert list(ops["max"].index) == ["numjobs", "iodepth", "iops", "lat_mean_us"]
+    assert analysis_pts.dirth_operating_points is dirth_operating_points  # the public name of issue 32
+
+
+def test_operating_points_ties_go_to_the_smaller_outstanding_io():
+    t = _grid([(1, 1, 100.0, 10.0), (2, 8, 500.0, 32.0), (4, 2, 500.0, 16.0), (8, 4, 500.0, 64.0),
+               (1, 2, 300.0, 6.0), (2, 1, 300.0, 6.0)])
+    ops = dirth_operating_points(t, art_limit_us=5000)
+    assert (ops["max"]["numjobs"], ops["max"]["iodepth"]) == (4, 2)  # 8 outstanding, not 16 or 32
+    # mid target 300: T1/Q2 and T2/Q1 both 2 outstanding: the fewer threads
+    assert (ops["mid"]["numjobs"], ops["mid"]["iodepth"]) == (1, 2)
+
+
+def test_no_point_below_the_ceiling_names_the_reason():
+    t = _grid([(1, 1, 100.0, 6000.0), (2, 2, 300.0, 12000.0)])
+    ops = dirth_operating_points(t, art_limit_us=5000)
+    assert ops["max"] is None and ops["mid"] is None and (ops["min"]["numjobs"], ops["min"]["iodepth"]) == (1, 1)
+    assert "below 5000 µs" in ops["reason"] and "6,000 µs" in ops["reason"]
+    # a lower ceiling than every point but one: max and mid are that point
+    ops = dirth_operating_points(t, art_limit_us=7000)
+    assert ops["max"]["iops"] == 100.0 and ops["mid"]["iops"] == 100.0
+    assert dirth_operating_points(_grid([]))["min"] is None
+
+
+def test_profile_matrix_threads_are_numjobs_and_qd_is_iodepth():
+    s = load_profile("pts").pts
+    pts = s.test_points("dirth", 1)
+    assert (pts[0].rw, pts[0].numjobs, pts[0].iodepth, pts[0].runtime_s) == ("randwrite", 32, 32, 300.0)
+    demand = pts[1:]
+    assert len(demand) == 49 and (demand[0].numjobs, demand[0].iodepth) == (32, 32)
+    assert [(p.numjobs, p.iodepth) for p in demand[:8]] == [(32, q) for q in (32, 16, 8, 6, 4, 2, 1)] + [(16, 32)]
+    assert all(p.rw == "randrw" and p.rwmixread == 65 and p.bs_bytes == 4096 for p in demand)
+    doc = {"mode": "pts", "pts": {"tests": ["dirth"], "dirth_threads": [1, 4, 2], "dirth_qds": [2, 8]}}
+    s = parse_profile(doc, "p").pts
+    assert s.dirth_threads == (4, 2, 1) and s.dirth_qds == (8, 2)  # high to low outstanding I/O
+    for bad in ({"dirth_threads": [0]}, {"dirth_mix": 101}, {"dirth_hist_s": 0}):
+        with pytest.raises(LabError):
+            parse_profile({"mode": "pts", "pts": bad}, "p")
