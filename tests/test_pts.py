@@ -22,7 +22,7 @@ from sweep_helpers import fio_children, manifest, sweep_cli, wait_for
 def test_shipped_profiles_full_matrix_and_lite():
     full = load_profile("pts")
     s = full.pts
-    assert full.mode == "pts" and s.test_names == ["iops", "tp-128k", "tp-1024k", "lat", "wsat", "dirth"]
+    assert full.mode == "pts" and s.test_names == ["iops", "tp-128k", "tp-1024k", "lat", "wsat", "dirth", "xsr"]
     assert (s.jobs, s.qd, s.active_range, s.round_s, s.max_rounds, s.window) == (4, 32, 100.0, 60.0, 25, 5)
     assert len(s.test_points("iops", 1)) == 8 * 7 and len(s.test_points("lat", 1)) == 9
     assert all(p.iodepth == 1 and p.numjobs == 1 for p in s.test_points("lat", 1))
@@ -125,7 +125,7 @@ def test_real_run_on_a_file(pts_page):
     m = pts_page["manifest"]
     assert m["status"] == "complete" and m["profile_mode"] == "pts"
     tests = m["pts"]["tests"]
-    assert list(tests) == ["iops", "tp-128k", "lat", "wsat", "dirth"] and all(t["status"] == "done" for t in tests.values())
+    assert list(tests) == ["iops", "tp-128k", "lat", "wsat", "dirth", "xsr"] and all(t["status"] == "done" for t in tests.values())
     assert all(t["purge"]["method"] == "none" and "recreated and trimmed" in t["purge"]["note"] for t in tests.values())
     assert tests["iops"]["precondition"]["bytes"] == 64 * 1024**2 and tests["tp-128k"]["precondition"]["bs_bytes"] == 131072
     assert "without preconditioning" in tests["wsat"]["precondition"]["note"]
@@ -354,3 +354,28 @@ def test_real_dirth_run_and_its_page(pts_page):
     text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
     assert "DIRTH demand variation" in text and "DIRTH demand intensity" in text
     assert "response-time histograms at the max, mid and min" in text and "reduced matrix: DIRTH thread counts" in text
+
+
+def test_real_xsr_run_and_its_page(pts_page):
+    from helpers.analysis import pts as analysis_pts
+    from helpers.analysis import pts_xsr
+    from helpers.notebook import runs
+
+    m = pts_page["manifest"]
+    t = m["pts"]["tests"]["xsr"]
+    assert t["status"] == "done" and t["samples"] == 6 and "without preconditioning" in t["precondition"]["note"]
+    data = runs.load_results("pts", str(pts_page["processed"]))
+    series = pts_xsr.xsr_series(data.results, analysis_pts.pts_run(data.manifests))
+    assert series["segment"].tolist() == [1, 1, 2, 2, 3, 3] and series["t_s"].tolist() == pytest.approx(
+        [0.3, 0.6, 0.9, 1.2, 1.5, 1.8])
+    assert (series["bytes_per_s"] > 0).all() and (series["lat_max_us"] >= series["lat_mean_us"]).all()
+    params = {e["pts"]["segment"]: e["parameters"] for e in m["points"].values() if e.get("pts", {}).get("test") == "xsr"}
+    assert (params[1]["rw"], params[1]["bs_bytes"], params[2]["rw"], params[2]["bs_bytes"]) == (
+        "write", 1024**2, "randwrite", 8192) and params[3]["numjobs"] == 1
+    summary = pts_xsr.xsr_summary(series)
+    assert summary["segment"].iloc[-1] == "recovery of segment 3" and summary["note"].iloc[-1]
+    import nbformat
+
+    nb = nbformat.read(pts_page["executed"], as_version=4)
+    text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
+    assert "XSR: sequential 1024k, random 8k, sequential 1024k writes" in text and "XSR 2 + 2 + 2 samples" in text

@@ -64,3 +64,19 @@ def test_profile_matrix_threads_are_numjobs_and_qd_is_iodepth():
     for bad in ({"dirth_threads": [0]}, {"dirth_mix": 101}, {"dirth_hist_s": 0}):
         with pytest.raises(LabError):
             parse_profile({"mode": "pts", "pts": bad}, "p")
+
+
+def test_xsr_recovery_known_answer():
+    from helpers.analysis.pts import xsr_recovery
+
+    t = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    seg = [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    rec = xsr_recovery(t, [10, 11, 9, 2, 2, 2, 5, 9.9, 10], seg)  # segment 1's mean: 10
+    assert rec.seconds == 3.0 and rec.target_bytes_per_s == 10.0  # segment 3 starts at 6 (segment 2's last end)
+    assert xsr_recovery(t, [10, 10, 10, 2, 2, 2, 12, 1, 1], seg).seconds == 1.0  # the first sample already
+    # unordered input: sorted by time first
+    assert xsr_recovery(t[::-1], [10, 11, 9, 2, 2, 2, 5, 9.9, 10][::-1], seg[::-1]).seconds == 3.0
+    never = xsr_recovery(t, [10, 10, 10, 2, 2, 2, 5, 6, 7], seg)
+    assert never.seconds is None and "never reached" in never.reason and "7" in never.reason
+    assert xsr_recovery([1, 2], [5, 5], [2, 3]).seconds is None  # no segment 1
+    assert xsr_recovery([1, 2], [5, 5], [1, 1]).reason == "segment 3 has no sample"

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.analysis.cliff import gb_written
+from helpers.analysis.pts_xsr import xsr_recovery  # noqa: F401  (the public name, issue 32)
 from helpers.analysis.timeseries import point_series
 from helpers.fio import histogram
 from helpers.fio.units import format_bytes, parse_size
@@ -34,8 +35,8 @@ PTS_PRECONDITION_X = 2.0  # workload-independent preconditioning: twice the capa
 PTS_WSAT_X = 4.0  # WSAT: four times the capacity (or its time limit)
 PTS_WSAT_MAX_S = 24 * 3600.0  # WSAT's time limit: 24 hours
 PTS_PRECONDITION_BS = "128k"  # workload-independent preconditioning: 128 KiB sequential writes
-MISSING_TESTS = ("HIR", "XSR", "CBW (formerly ECW)")  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
-TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH"}
+MISSING_TESTS = ("HIR", "CBW (formerly ECW)")  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
+TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH", "xsr": "XSR"}
 PTS_DIRTH_PREWRITE_S, PTS_DIRTH_HIST_S = 300.0, 600.0  # DIRTH: 5 min pre-write per round, 10 min per operating point
 
 
@@ -140,6 +141,11 @@ def conformance(run: PtsRun) -> Conformance:
     dev += [f"reduced matrix: {r}" for r in reduced if r]
     if "dirth" in ran:
         dev += _dirth_deviations(s)
+    if "xsr" in ran and (float(s.get("xsr_sample_s") or 0), int(s.get("xsr_seq_samples") or 0),
+                         int(s.get("xsr_rnd_samples") or 0), int(s.get("xsr_qd") or 0)) != (60.0, 480, 360, 32):
+        dev.append(f"XSR {s.get('xsr_seq_samples')} + {s.get('xsr_rnd_samples')} + {s.get('xsr_seq_samples')} samples "
+                   f"of {float(s.get('xsr_sample_s') or 0):g} s at QD{s.get('xsr_qd')} (PTS: 8 h, 6 h, 8 h, one sample "
+                   "a minute, T1/Q32)")
     cls = PTS_CLASSES.get(str(s.get("pts_class")), (0, 0, 100.0))
     if float(s.get("active_range_pct") or 0) != cls[2]:
         dev.append(f"ActiveRange {float(s.get('active_range_pct') or 0):g} % (the {s.get('pts_class')} class: "
@@ -157,7 +163,7 @@ def conformance(run: PtsRun) -> Conformance:
                        f"{PTS_WSAT_X:g} x the capacity or 24 hours)")
     for test, t in tests.items():
         result = t.get("result") or {}
-        if test != "wsat" and not result.get("steady"):
+        if test not in ("wsat", "xsr") and not result.get("steady"):
             dev.append(f"{test_title(test)}: {result.get('reason') or 'no rounds measured'}")
     if m.get("status") != "complete":
         dev.append(f"the run is {m.get('status') or 'not finished'}: not every test ran to its end")
@@ -222,6 +228,10 @@ def header(run: PtsRun) -> pd.DataFrame:
             rows.append(("WSAT", f"{float(s.get('wsat_volume') or 0):g} x the ActiveRange or {s.get('wsat_max_s')} s, "
                                  f"one sample per {s.get('wsat_window_s')} s"))
             continue
+        if test == "xsr":
+            rows.append(("XSR", f"{t.get('samples', 0)} samples of {t.get('sample_s')} s, T1/Q{t.get('qd')}: "
+                                "sequential 1024k, random 8k, sequential 1024k writes"))
+            continue
         r = t.get("result") or {}
         window = f"rounds {r['first_round']}-{r['last_round']}" if r.get("first_round") else "none"
         verdict = (f"steady state after {r.get('last_round')} rounds" if r.get("steady") else
@@ -261,7 +271,7 @@ def steady_table(run: PtsRun) -> pd.DataFrame:
     """Per test: rounds measured, steady or not, the measurement window and the reason."""
     rows = []
     for test, t in run.tests.items():
-        if test == "wsat":
+        if test in ("wsat", "xsr"):
             continue
         r = t.get("result") or {}
         rows.append({"test": test_title(test), "rounds": r.get("rounds", 0), "steady": bool(r.get("steady")),

@@ -219,7 +219,7 @@ class PreconditionSettings:
     iodepth: int = 32
 
 
-PTS_TESTS = ("iops", "tp", "lat", "wsat", "dirth")  # the SNIA PTS 2.0.2 tests the lab runs (HIR, XSR, CBW: not yet)
+PTS_TESTS = ("iops", "tp", "lat", "wsat", "dirth", "xsr")  # the SNIA PTS 2.0.2 tests the lab runs (HIR, CBW: not yet)
 # PTS 2.0.2 test settings per device class: (numjobs, iodepth per job, ActiveRange % of the capacity)
 PTS_CLASSES = {"enterprise": (4, 32, 100.0), "client": (2, 16, 75.0)}
 PTS_IOPS_BS = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
@@ -270,6 +270,12 @@ class PtsSettings:
     dirth_prewrite_s: float = 300.0  # PTS: 5 minutes of T32/Q32 random writes before every round
     dirth_hist_s: float = 600.0  # PTS: 10 minutes at each operating point, per-I/O response times
     dirth_art_limit_us: float = 5000.0  # the max operating point's mean response-time ceiling (PTS: 5 ms)
+    # XSR (helpers.run.pts_xsr): sequential 1 MiB writes, random 8 KiB writes, sequential 1 MiB writes again, at
+    # 1 thread x QD xsr_qd, one fio point per sample of xsr_sample_s (PTS: 1 minute; 8 h, 6 h, 8 h)
+    xsr_qd: int = 32
+    xsr_sample_s: float = 60.0
+    xsr_seq_samples: int = 480
+    xsr_rnd_samples: int = 360
 
     @property
     def jobs(self) -> int:
@@ -314,6 +320,16 @@ class PtsSettings:
                         numjobs=max(self.dirth_threads), **{**base, "runtime_s": self.dirth_prewrite_s})
             return [pre] + [Point(group="pts-dirth", rw="randrw", bs_bytes=bs, rwmixread=self.dirth_mix, iodepth=q,
                                   numjobs=t, **base) for t in self.dirth_threads for q in self.dirth_qds]
+        if test == "xsr":  # every sample of the three segments (round = the sample's number in the test)
+            segs = [(1, "write", "1024k", self.xsr_seq_samples), (2, "randwrite", "8k", self.xsr_rnd_samples),
+                    (3, "write", "1024k", self.xsr_seq_samples)]
+            out, n = [], 0
+            for seg, rw, bs, count in segs:
+                for _ in range(count):
+                    n += 1
+                    out.append(Point(group=f"pts-xsr{seg}", rw=rw, bs_bytes=parse_size(bs), iodepth=self.xsr_qd,
+                                     numjobs=1, **{**base, "runtime_s": self.xsr_sample_s, "round": n}))
+            return out
         raise LabError(f"PTS test {test!r} is not known (use one of {', '.join(PTS_TESTS)}).")
 
     @property
@@ -329,8 +345,9 @@ class PtsSettings:
 
     @property
     def extra_seconds(self) -> float:
-        """Seconds outside the rounds: DIRTH's three operating points."""
-        return 3 * (self.dirth_hist_s + self.ramp_s + PER_POINT_OVERHEAD_S) if "dirth" in self.tests else 0.0
+        """Seconds outside the rounds: DIRTH's three operating points, XSR's samples."""
+        dirth = 3 * (self.dirth_hist_s + self.ramp_s + PER_POINT_OVERHEAD_S) if "dirth" in self.tests else 0.0
+        return dirth + (self.round_seconds("xsr") if "xsr" in self.tests else 0.0)
 
 
 def parse_pts(raw: Any, name: str) -> PtsSettings:
@@ -414,7 +431,7 @@ class Profile:
         base = sum(p.seconds for p in self.points)
         if self.mode == "pts" and self.pts:  # every test steady after its first window (WSAT: its time cap)
             s = self.pts
-            return sum(s.round_seconds(t) * s.window for t in s.test_names if t != "wsat") + s.extra_seconds
+            return sum(s.round_seconds(t) * s.window for t in s.test_names if t not in ("wsat", "xsr")) + s.extra_seconds
         if self.mode == "slo" and self.slo:
             return base * self.slo.typical_steps + sum(self.slo.cross_check_seconds(p) for p in self.points)
         if self.mode in SEARCH_MODES and self.adaptive:  # probes that settle end early (typical_seconds)
@@ -439,7 +456,8 @@ class Profile:
             return sum(p.seconds for p in self.points) * self.steady_state.max_rounds
         if self.mode == "pts" and self.pts:
             s = self.pts
-            return sum(s.round_seconds(t) * (1 if t == "wsat" else s.max_rounds) for t in s.test_names) + s.extra_seconds
+            return sum(s.round_seconds(t) * (1 if t == "wsat" else s.max_rounds) for t in s.test_names
+                       if t != "xsr") + s.extra_seconds
         if self.mode == "slo" and self.slo:
             cap = [self.slo.cross_check_point(p).seconds if self.slo.cross_check else 0.0 for p in self.points]
             return sum(p.seconds for p in self.points) * self.slo.max_steps + sum(cap)
@@ -449,7 +467,7 @@ class Profile:
         passes = self.precondition.passes if self.precondition else 0
         if self.mode == "pts" and self.pts:  # preconditioning per test (not WSAT) and WSAT's volume
             s = self.pts
-            passes = s.precondition_volume * sum(1 for t in s.test_names if t != "wsat") + (
+            passes = s.precondition_volume * sum(1 for t in s.test_names if t not in ("wsat", "xsr")) + (
                 s.wsat_volume if "wsat" in s.test_names else 0)
         return passes * size_bytes / (PREFILL_MIB_PER_S * 1024**2)
 

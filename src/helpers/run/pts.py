@@ -31,6 +31,7 @@ from helpers.fio.units import format_bytes, parse_size
 from helpers.run.manifest import now_iso, write_manifest
 from helpers.run.profiles import PTS_IOPS_TRACKED, Point, PtsSettings
 from helpers.run.pts_dirth import run_operating_points
+from helpers.run.pts_xsr import run_xsr
 from helpers.run.safety import SYS_BLOCK, sys_name
 from helpers.run.steady_state import pts_steady_state
 from helpers.run.target import write_sidecar
@@ -246,7 +247,7 @@ def _estimate_left(s: PtsSettings, test: str, rnd: int) -> float:
     names = s.test_names
     later = names[names.index(test) + 1:]
     left = s.round_seconds(test) * max(0, s.window - rnd + 1) if test != "wsat" else 0.0
-    return left + sum(s.round_seconds(t) * (1 if t == "wsat" else s.window) for t in later)
+    return left + sum(s.round_seconds(t) * (1 if t in ("wsat", "xsr") else s.window) for t in later)
 
 
 def run_pts(ctx, fill) -> None:
@@ -271,6 +272,8 @@ def run_pts(ctx, fill) -> None:
             _prepare(ctx, fill, s, test, t)
         if test == "wsat":
             _run_wsat(ctx, s, t, active)
+        elif test == "xsr":
+            run_xsr(ctx, s, t, active)
         else:
             _run_rounds(ctx, s, test, t, active)
         if test == "dirth":
@@ -292,8 +295,9 @@ def _prepare(ctx, fill, s: PtsSettings, test: str, t: dict) -> None:
     else:
         t["purge"] = recreate_file(tgt.path, tgt.size_bytes)
     write_manifest(plan.run_dir, ctx.manifest)
-    if test == "wsat":
-        t["precondition"] = {"bytes": 0, "note": "WSAT starts from the purged state, without preconditioning"}
+    if test in ("wsat", "xsr"):
+        t["precondition"] = {"bytes": 0, "note": f"{test.upper()} starts from the purged state, without "
+                                                 "preconditioning"}
     else:
         bs = parse_size(test.removeprefix("tp-")) if test.startswith("tp-") else parse_size(s.precondition_bs)
         passes = max(1, round(s.precondition_volume))
