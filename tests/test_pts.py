@@ -22,7 +22,7 @@ from sweep_helpers import fio_children, manifest, sweep_cli, wait_for
 def test_shipped_profiles_full_matrix_and_lite():
     full = load_profile("pts")
     s = full.pts
-    assert full.mode == "pts" and s.test_names == ["iops", "tp-128k", "tp-1024k", "lat", "wsat", "dirth", "xsr"]
+    assert full.mode == "pts" and s.test_names == ["iops", "tp-128k", "tp-1024k", "lat", "wsat", "dirth", "xsr", "hir"]
     assert (s.jobs, s.qd, s.active_range, s.round_s, s.max_rounds, s.window) == (4, 32, 100.0, 60.0, 25, 5)
     assert len(s.test_points("iops", 1)) == 8 * 7 and len(s.test_points("lat", 1)) == 9
     assert all(p.iodepth == 1 and p.numjobs == 1 for p in s.test_points("lat", 1))
@@ -47,7 +47,7 @@ def test_class_overrides_and_active_range():
     assert (s.jobs, s.qd, s.active_range) == (2, 4, 75.0)
     assert s.active_bytes(1024**3) == 768 * 1024**2 and s.active_bytes(1024**2) == 1024**2
     assert [p.point_id for p in s.test_points("iops", 3)] == ["pts-iops-randrw-bs4k-qd4-nj2-mix0-round3"]
-    for bad, says in (({"class": "laptop"}, "class 'laptop'"), ({"tests": ["hir"]}, "tests 'hir'"),
+    for bad, says in (({"class": "laptop"}, "class 'laptop'"), ({"tests": ["cbw"]}, "tests 'cbw'"),
                       ({"window": 5, "max_rounds": 3}, "max_rounds >= window"), ({"round_s": 0}, "round_s")):
         with pytest.raises(LabError, match=says):
             parse_profile({"mode": "pts", "pts": bad}, "p")
@@ -125,7 +125,7 @@ def test_real_run_on_a_file(pts_page):
     m = pts_page["manifest"]
     assert m["status"] == "complete" and m["profile_mode"] == "pts"
     tests = m["pts"]["tests"]
-    assert list(tests) == ["iops", "tp-128k", "lat", "wsat", "dirth", "xsr"] and all(t["status"] == "done" for t in tests.values())
+    assert list(tests) == ["iops", "tp-128k", "lat", "wsat", "dirth", "xsr", "hir"] and all(t["status"] == "done" for t in tests.values())
     assert all(t["purge"]["method"] == "none" and "recreated and trimmed" in t["purge"]["note"] for t in tests.values())
     assert tests["iops"]["precondition"]["bytes"] == 64 * 1024**2 and tests["tp-128k"]["precondition"]["bs_bytes"] == 131072
     assert "without preconditioning" in tests["wsat"]["precondition"]["note"]
@@ -379,3 +379,27 @@ def test_real_xsr_run_and_its_page(pts_page):
     nb = nbformat.read(pts_page["executed"], as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
     assert "XSR: sequential 1024k, random 8k, sequential 1024k writes" in text and "XSR 2 + 2 + 2 samples" in text
+
+
+def test_real_hir_run_and_its_page(pts_page):
+    from helpers.analysis import pts as analysis_pts
+    from helpers.analysis import pts_hir
+    from helpers.notebook import runs
+
+    m = pts_page["manifest"]
+    t = m["pts"]["tests"]["hir"]
+    assert t["status"] == "done" and t["waits_s"] == [0.2, 0.4] and t["rounds"]
+    data = runs.load_results("pts", str(pts_page["processed"]))
+    run = analysis_pts.pts_run(data.manifests)
+    samples = pts_hir.hir_samples(data.results, run)
+    assert list(zip(samples["wait_s"], samples["phase"])) == [(0.2, "wait"), (0.2, "baseline"), (0.4, "wait"),
+                                                              (0.4, "baseline")]
+    # the cycle after a wait starts at least the wait later than the cycle before it
+    assert samples["t_s"].iloc[1] - samples["t_s"].iloc[0] >= 0.3 + 0.2
+    summary = pts_hir.hir_summary(samples, pts_hir.baseline_iops(run))
+    assert (summary["x baseline"] > 0).all() and pts_hir.baseline_iops(run) > 0
+    import nbformat
+
+    nb = nbformat.read(pts_page["executed"], as_version=4)
+    text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
+    assert "HIR: 4k random-write IOPS per cycle" in text and "HIR wait states 0.2, 0.4 s" in text

@@ -80,3 +80,18 @@ def test_xsr_recovery_known_answer():
     assert never.seconds is None and "never reached" in never.reason and "7" in never.reason
     assert xsr_recovery([1, 2], [5, 5], [2, 3]).seconds is None  # no segment 1
     assert xsr_recovery([1, 2], [5, 5], [1, 1]).reason == "segment 3 has no sample"
+
+
+def test_hir_summary_known_answer():
+    from helpers.analysis.pts_hir import hir_summary
+
+    samples = pd.DataFrame({"wait_s": [5.0] * 4 + [10.0] * 4, "phase": ["wait", "wait", "baseline", "baseline"] * 2,
+                            "iops": [150.0, 250.0, 100.0, 120.0, 300.0, 500.0, 90.0, 110.0]})
+    out = hir_summary(samples, baseline_iops=100.0)
+    assert out["wait state (s)"].tolist() == [5.0, 10.0] and out["cycles"].tolist() == [2, 2]
+    assert out["mean IOPS after the wait"].tolist() == [200.0, 400.0] and out["x baseline"].tolist() == [2.0, 4.0]
+    assert out["mean IOPS returning to baseline"].tolist() == [110.0, 100.0]
+    assert out["x baseline (return)"].tolist() == pytest.approx([1.1, 1.0])
+    assert out.drop(columns=["x baseline", "x baseline (return)"]).equals(
+        hir_summary(samples, None).drop(columns=["x baseline", "x baseline (return)"]))
+    assert hir_summary(samples, None)["x baseline"].isna().all() and hir_summary(samples.iloc[0:0], 1.0).empty

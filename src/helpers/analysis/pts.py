@@ -35,8 +35,8 @@ PTS_PRECONDITION_X = 2.0  # workload-independent preconditioning: twice the capa
 PTS_WSAT_X = 4.0  # WSAT: four times the capacity (or its time limit)
 PTS_WSAT_MAX_S = 24 * 3600.0  # WSAT's time limit: 24 hours
 PTS_PRECONDITION_BS = "128k"  # workload-independent preconditioning: 128 KiB sequential writes
-MISSING_TESTS = ("HIR", "CBW (formerly ECW)")  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
-TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH", "xsr": "XSR"}
+MISSING_TESTS = ("CBW (formerly ECW)",)  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
+TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH", "xsr": "XSR", "hir": "HIR"}
 PTS_DIRTH_PREWRITE_S, PTS_DIRTH_HIST_S = 300.0, 600.0  # DIRTH: 5 min pre-write per round, 10 min per operating point
 
 
@@ -146,6 +146,11 @@ def conformance(run: PtsRun) -> Conformance:
         dev.append(f"XSR {s.get('xsr_seq_samples')} + {s.get('xsr_rnd_samples')} + {s.get('xsr_seq_samples')} samples "
                    f"of {float(s.get('xsr_sample_s') or 0):g} s at QD{s.get('xsr_qd')} (PTS: 8 h, 6 h, 8 h, one sample "
                    "a minute, T1/Q32)")
+    if "hir" in ran and ([float(w) for w in s.get("hir_waits") or []], int(s.get("hir_cycles") or 0),
+                         float(s.get("hir_write_s") or 0)) != ([5.0, 10.0, 15.0, 25.0, 50.0], 360, 5.0):
+        dev.append(f"HIR wait states {', '.join(f'{float(w):g}' for w in s.get('hir_waits') or [])} s, "
+                   f"{s.get('hir_cycles')} cycles of {float(s.get('hir_write_s') or 0):g} s writes (PTS: 5, 10, 15, "
+                   "25, 50 s, 360 cycles of 5 s)")
     cls = PTS_CLASSES.get(str(s.get("pts_class")), (0, 0, 100.0))
     if float(s.get("active_range_pct") or 0) != cls[2]:
         dev.append(f"ActiveRange {float(s.get('active_range_pct') or 0):g} % (the {s.get('pts_class')} class: "
@@ -170,9 +175,9 @@ def conformance(run: PtsRun) -> Conformance:
     missing = ", ".join(MISSING_TESTS)
     if dev:
         return Conformance(False, f"Run {run.run_id}: PTS-inspired, not conformant to SNIA PTS 2.0.2: {len(dev)} deviation"
-                                  f"{'s' if len(dev) > 1 else ''} (below). {missing} are not run.", dev)
-    return Conformance(True, f"Run {run.run_id}: SNIA PTS 2.0.2 conformant for the tests run (IOPS, TP, LAT, WSAT); "
-                             f"{missing} are not run.", [])
+                                  f"{'s' if len(dev) > 1 else ''} (below). {missing} {'is' if len(MISSING_TESTS) == 1 else 'are'} not run.", dev)
+    return Conformance(True, f"Run {run.run_id}: SNIA PTS 2.0.2 conformant for the tests run (IOPS, TP, LAT, WSAT, DIRTH, XSR, HIR); "
+                             f"{missing} {'is' if len(MISSING_TESTS) == 1 else 'are'} not run.", [])
 
 
 def _dirth_deviations(s: dict) -> list[str]:

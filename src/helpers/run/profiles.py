@@ -219,7 +219,7 @@ class PreconditionSettings:
     iodepth: int = 32
 
 
-PTS_TESTS = ("iops", "tp", "lat", "wsat", "dirth", "xsr")  # the SNIA PTS 2.0.2 tests the lab runs (HIR, CBW: not yet)
+PTS_TESTS = ("iops", "tp", "lat", "wsat", "dirth", "xsr", "hir")  # the SNIA PTS 2.0.2 tests the lab runs (CBW: not yet)
 # PTS 2.0.2 test settings per device class: (numjobs, iodepth per job, ActiveRange % of the capacity)
 PTS_CLASSES = {"enterprise": (4, 32, 100.0), "client": (2, 16, 75.0)}
 PTS_IOPS_BS = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
@@ -276,6 +276,11 @@ class PtsSettings:
     xsr_sample_s: float = 60.0
     xsr_seq_samples: int = 480
     xsr_rnd_samples: int = 360
+    # HIR (helpers.run.pts_hir): rounds of random 4k writes (jobs x QD of the class) to steady state, then per wait
+    # state hir_cycles x (hir_write_s of writes + the wait), then hir_cycles x hir_write_s of writes without waits
+    hir_waits: tuple[float, ...] = (5.0, 10.0, 15.0, 25.0, 50.0)
+    hir_cycles: int = 360
+    hir_write_s: float = 5.0
 
     @property
     def jobs(self) -> int:
@@ -320,6 +325,8 @@ class PtsSettings:
                         numjobs=max(self.dirth_threads), **{**base, "runtime_s": self.dirth_prewrite_s})
             return [pre] + [Point(group="pts-dirth", rw="randrw", bs_bytes=bs, rwmixread=self.dirth_mix, iodepth=q,
                                   numjobs=t, **base) for t in self.dirth_threads for q in self.dirth_qds]
+        if test == "hir":  # the preconditioning rounds: random 4k writes at the class's jobs x QD
+            return [Point(group="pts-hir", rw="randwrite", bs_bytes=4096, iodepth=self.qd, numjobs=self.jobs, **base)]
         if test == "xsr":  # every sample of the three segments (round = the sample's number in the test)
             segs = [(1, "write", "1024k", self.xsr_seq_samples), (2, "randwrite", "8k", self.xsr_rnd_samples),
                     (3, "write", "1024k", self.xsr_seq_samples)]
@@ -345,9 +352,10 @@ class PtsSettings:
 
     @property
     def extra_seconds(self) -> float:
-        """Seconds outside the rounds: DIRTH's three operating points, XSR's samples."""
+        """Seconds outside the rounds: DIRTH's three operating points, XSR's samples, HIR's wait states."""
         dirth = 3 * (self.dirth_hist_s + self.ramp_s + PER_POINT_OVERHEAD_S) if "dirth" in self.tests else 0.0
-        return dirth + (self.round_seconds("xsr") if "xsr" in self.tests else 0.0)
+        hir = self.hir_cycles * sum(2 * (self.hir_write_s + PER_POINT_OVERHEAD_S) + w for w in self.hir_waits)
+        return dirth + (self.round_seconds("xsr") if "xsr" in self.tests else 0.0) + (hir if "hir" in self.tests else 0)
 
 
 def parse_pts(raw: Any, name: str) -> PtsSettings:
@@ -356,7 +364,7 @@ def parse_pts(raw: Any, name: str) -> PtsSettings:
     if "class" in raw:
         raw["pts_class"] = raw.pop("class")
     lists = {k: raw.pop(k) for k in ("tests", "iops_bs", "iops_mixes", "tp_bs", "lat_bs", "lat_mixes",
-                                     "dirth_threads", "dirth_qds") if k in raw}
+                                     "dirth_threads", "dirth_qds", "hir_waits") if k in raw}
     settings = _section(raw, PtsSettings, name, "pts")
     if settings.pts_class not in PTS_CLASSES:
         raise LabError(f"profile {name}: pts.class {settings.pts_class!r} is not known (use enterprise or client).")
@@ -374,6 +382,8 @@ def parse_pts(raw: Any, name: str) -> PtsSettings:
         elif key.endswith("mixes"):
             for m in items:
                 _int(m, key, f"profile {name}, pts", 0, 100)
+        elif key == "hir_waits":
+            items = [float(_number(v, key, f"profile {name}, pts")) for v in items]
         elif key.startswith("dirth_"):
             items = sorted({_int(v, key, f"profile {name}, pts", 1, 1024) for v in items}, reverse=True)
         else:

@@ -31,6 +31,7 @@ from helpers.fio.units import format_bytes, parse_size
 from helpers.run.manifest import now_iso, write_manifest
 from helpers.run.profiles import PTS_IOPS_TRACKED, Point, PtsSettings
 from helpers.run.pts_dirth import run_operating_points
+from helpers.run.pts_hir import run_wait_states
 from helpers.run.pts_xsr import run_xsr
 from helpers.run.safety import SYS_BLOCK, sys_name
 from helpers.run.steady_state import pts_steady_state
@@ -186,6 +187,8 @@ def tracked(settings: PtsSettings, test: str) -> list[tuple[str, Point, str]]:
         picked = [p for p in points if (p.bs_bytes, p.rwmixread) == (4096, 0)] or points[:1]
         return [(f"mean latency {format_bytes(p.bs_bytes)} {p.rwmixread}/{100 - p.rwmixread} us", p, "lat_mean_us")
                 for p in picked]
+    if test == "hir":
+        return [(f"IOPS 4k random writes {p.numjobs} x QD{p.iodepth}", p, "iops") for p in points]
     if test == "dirth":  # IOPS at the largest threads x QD (the first demand point, after the pre-write)
         p = points[1]
         return [(f"IOPS T{p.numjobs}/Q{p.iodepth} {p.rwmixread}/{100 - p.rwmixread}", p, "iops")]
@@ -278,6 +281,8 @@ def run_pts(ctx, fill) -> None:
             _run_rounds(ctx, s, test, t, active)
         if test == "dirth":
             run_operating_points(ctx, s, t, active, lambda p: round_metrics(ctx.raw(p)))
+        if test == "hir":
+            run_wait_states(ctx, s, t, active)
         t["status"] = "done"
         write_manifest(plan.run_dir, ctx.manifest)
 
