@@ -35,8 +35,8 @@ PTS_PRECONDITION_X = 2.0  # workload-independent preconditioning: twice the capa
 PTS_WSAT_X = 4.0  # WSAT: four times the capacity (or its time limit)
 PTS_WSAT_MAX_S = 24 * 3600.0  # WSAT's time limit: 24 hours
 PTS_PRECONDITION_BS = "128k"  # workload-independent preconditioning: 128 KiB sequential writes
-MISSING_TESTS = ("CBW (formerly ECW)",)  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
-TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH", "xsr": "XSR", "hir": "HIR"}
+MISSING_TESTS: tuple[str, ...] = ()  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
+TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH", "xsr": "XSR", "hir": "HIR", "cbw": "CBW"}
 PTS_DIRTH_PREWRITE_S, PTS_DIRTH_HIST_S = 300.0, 600.0  # DIRTH: 5 min pre-write per round, 10 min per operating point
 
 
@@ -139,8 +139,9 @@ def conformance(run: PtsRun) -> Conformance:
                _missing("LAT block sizes", s.get("lat_bs"), PTS_LAT_BS) if "lat" in ran else None,
                _missing("LAT mixes", s.get("lat_mixes"), PTS_LAT_MIXES, mix_label) if "lat" in ran else None]
     dev += [f"reduced matrix: {r}" for r in reduced if r]
-    if "dirth" in ran:
-        dev += _dirth_deviations(s)
+    for test in ("dirth", "cbw"):
+        if test in ran:
+            dev += _dirth_deviations(s, test.upper())
     if "xsr" in ran and (float(s.get("xsr_sample_s") or 0), int(s.get("xsr_seq_samples") or 0),
                          int(s.get("xsr_rnd_samples") or 0), int(s.get("xsr_qd") or 0)) != (60.0, 480, 360, 32):
         dev.append(f"XSR {s.get('xsr_seq_samples')} + {s.get('xsr_rnd_samples')} + {s.get('xsr_seq_samples')} samples "
@@ -172,28 +173,28 @@ def conformance(run: PtsRun) -> Conformance:
             dev.append(f"{test_title(test)}: {result.get('reason') or 'no rounds measured'}")
     if m.get("status") != "complete":
         dev.append(f"the run is {m.get('status') or 'not finished'}: not every test ran to its end")
-    missing = ", ".join(MISSING_TESTS)
+    missing = f" {', '.join(MISSING_TESTS)} not run." if MISSING_TESTS else ""
     if dev:
         return Conformance(False, f"Run {run.run_id}: PTS-inspired, not conformant to SNIA PTS 2.0.2: {len(dev)} deviation"
-                                  f"{'s' if len(dev) > 1 else ''} (below). {missing} {'is' if len(MISSING_TESTS) == 1 else 'are'} not run.", dev)
-    return Conformance(True, f"Run {run.run_id}: SNIA PTS 2.0.2 conformant for the tests run (IOPS, TP, LAT, WSAT, DIRTH, XSR, HIR); "
-                             f"{missing} {'is' if len(MISSING_TESTS) == 1 else 'are'} not run.", [])
+                                  f"{'s' if len(dev) > 1 else ''} (below).{missing}", dev)
+    return Conformance(True, f"Run {run.run_id}: SNIA PTS 2.0.2 conformant for the tests run "
+                             f"({', '.join(test_title(t) for t in tests)}).{missing}", [])
 
 
-def _dirth_deviations(s: dict) -> list[str]:
+def _dirth_deviations(s: dict, name: str = "DIRTH") -> list[str]:
     """DIRTH's departures from PTS: a smaller threads x QD matrix, shorter pre-writes or operating-point runs,
     and always its workload-dependent preconditioning (the lab: the workload-independent fill and the per-round
     pre-writes, not a separate T32/Q32 random-write loop to steady state)."""
-    dev = ["DIRTH: workload-dependent preconditioning (T32/Q32 random writes to steady state) replaced by the "
+    dev = [f"{name}: workload-dependent preconditioning (T32/Q32 random writes to steady state) replaced by the "
            "workload-independent fill and each round's pre-write; no 60-minute pre-write before each operating point"]
     for key, what in (("dirth_threads", "thread counts"), ("dirth_qds", "queue depths")):
         left = [x for x in PTS_DIRTH_TQ if x not in set(s.get(key) or [])]
         if left:
-            dev.append(f"reduced matrix: DIRTH {what} without {', '.join(map(str, left))}")
+            dev.append(f"reduced matrix: {name} {what} without {', '.join(map(str, left))}")
     if float(s.get("dirth_prewrite_s") or 0) < PTS_DIRTH_PREWRITE_S:
-        dev.append(f"DIRTH pre-write {float(s.get('dirth_prewrite_s') or 0):g} s per round (PTS: 5 minutes)")
+        dev.append(f"{name} pre-write {float(s.get('dirth_prewrite_s') or 0):g} s per round (PTS: 5 minutes)")
     if float(s.get("dirth_hist_s") or 0) < PTS_DIRTH_HIST_S:
-        dev.append(f"DIRTH {float(s.get('dirth_hist_s') or 0):g} s per operating point (PTS: 10 minutes)")
+        dev.append(f"{name} {float(s.get('dirth_hist_s') or 0):g} s per operating point (PTS: 10 minutes)")
     return dev
 
 

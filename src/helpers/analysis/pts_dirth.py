@@ -25,9 +25,9 @@ def _window(t: dict) -> tuple[int, int] | None:
     return (max(1, max(rounds) - 4), max(rounds)) if rounds else None
 
 
-def _tags(run) -> dict[str, dict]:
+def _tags(run, test: str) -> dict[str, dict]:
     return {pid: e for pid, e in (run.manifest.get("points") or {}).items()
-            if (e.get("pts") or {}).get("test") == "dirth" and e.get("status") == "ok"}
+            if (e.get("pts") or {}).get("test") == test and e.get("status") == "ok"}
 
 
 def _totals(results: pd.DataFrame, run, ids) -> pd.DataFrame:
@@ -45,14 +45,14 @@ def _totals(results: pd.DataFrame, run, ids) -> pd.DataFrame:
     return g.drop(columns=["_w", "_wl"]).reset_index()
 
 
-def dirth_table(results: pd.DataFrame, run) -> pd.DataFrame:
-    """DIRTH demand points (pre-writes left out) averaged over the test's measurement window: numjobs (threads),
+def dirth_table(results: pd.DataFrame, run, test: str = "dirth") -> pd.DataFrame:
+    """DIRTH (or CBW, ``test="cbw"``) demand points (pre-writes left out) averaged over the test's measurement window: numjobs (threads),
     iodepth (QD per thread), outstanding I/O, IOPS (all directions), mean total latency (µs), CPU %, rounds."""
-    t = run.tests.get("dirth") or {}
+    t = run.tests.get(test) or {}
     w = _window(t)
     if not w:
         return pd.DataFrame(columns=TABLE_COLUMNS)
-    ids = [pid for pid, e in _tags(run).items() if w[0] <= (e["pts"].get("round") or 0) <= w[1]
+    ids = [pid for pid, e in _tags(run, test).items() if w[0] <= (e["pts"].get("round") or 0) <= w[1]
            and (e.get("parameters") or {}).get("rw") == "randrw"]
     tot = _totals(results, run, ids)
     if tot.empty:
@@ -64,10 +64,10 @@ def dirth_table(results: pd.DataFrame, run) -> pd.DataFrame:
     return out[TABLE_COLUMNS].sort_values(["numjobs", "iodepth"], ascending=False).reset_index(drop=True)
 
 
-def operating_points(run) -> pd.DataFrame:
+def operating_points(run, test: str = "dirth") -> pd.DataFrame:
     """The operating points the run chose (manifest): name, threads, QD, IOPS and mean response time over the
     window, the hist point id; a row with empty values and the reason where the run found none."""
-    ops = (run.tests.get("dirth") or {}).get("operating_points") or {}
+    ops = (run.tests.get(test) or {}).get("operating_points") or {}
     rows = []
     for name in OPERATING_POINTS:
         o = ops.get(name)
@@ -78,11 +78,12 @@ def operating_points(run) -> pd.DataFrame:
                                                                 "window mean response time (µs)", "point", "note"])
 
 
-def response_histograms(results: pd.DataFrame, histograms: pd.DataFrame, run) -> tuple[pd.DataFrame, pd.DataFrame]:
+def response_histograms(results: pd.DataFrame, histograms: pd.DataFrame, run,
+                        test: str = "dirth") -> tuple[pd.DataFrame, pd.DataFrame]:
     """At each operating point's long run: (bins: operating point, latency_us, count, share; nines: operating
     point, threads, QD, IOPS, mean response time, I/Os, p99 ... p99.999 in µs and the latency kind).  A nine
     fewer than 10^k I/Os cannot show is left empty (1 in 100,000 for 99.999 %)."""
-    ops = (run.tests.get("dirth") or {}).get("operating_points") or {}
+    ops = (run.tests.get(test) or {}).get("operating_points") or {}
     bins_rows, nine_rows = [], []
     hist = histograms if histograms is not None else pd.DataFrame()
     for name in OPERATING_POINTS:
@@ -112,13 +113,13 @@ def response_histograms(results: pd.DataFrame, histograms: pd.DataFrame, run) ->
     return bins, pd.DataFrame(nine_rows)
 
 
-def dirth_note(run) -> str:
-    """One sentence for the DIRTH views when they have no data."""
+def dirth_note(run, test: str = "dirth") -> str:
+    """One sentence for the DIRTH (CBW) views when they have no data."""
     if not run.run_id:
         return run.empty_note
-    if "dirth" not in run.tests:
-        return f"Run {run.run_id} has no DIRTH test (add dirth to the profile's pts tests)."
-    return f"Run {run.run_id}'s DIRTH test has no measured demand point yet."
+    if test not in run.tests:
+        return f"Run {run.run_id} has no {test.upper()} test (add {test} to the profile's pts tests)."
+    return f"Run {run.run_id}'s {test.upper()} test has no measured demand point yet."
 
 
 __all__ = ["dirth_operating_points", "dirth_table", "operating_points", "response_histograms", "dirth_note"]

@@ -88,6 +88,8 @@ class Point:
     latency_target_us: float | None = None
     latency_percentile: float = 100.0
     latency_window_s: float = 1.0
+    bssplit: str | None = None  # fio bssplit (a block-size mix; bs_bytes names its most frequent size)
+    random_distribution: str | None = None  # fio random_distribution (e.g. zoned:50/5:30/15:20/80)
 
     @property
     def point_id(self) -> str:
@@ -106,6 +108,10 @@ class Point:
                 parts.append(self.rate_process)
         if self.latency_target_us is not None:
             parts.append(f"lt{self.latency_target_us:g}us")
+        if self.bssplit:
+            parts.append("bssplit")
+        if self.random_distribution:
+            parts.append(self.random_distribution.split(":")[0])
         if self.repeat:
             parts.append(f"r{self.repeat}")
         if self.round:
@@ -219,7 +225,12 @@ class PreconditionSettings:
     iodepth: int = 32
 
 
-PTS_TESTS = ("iops", "tp", "lat", "wsat", "dirth", "xsr", "hir")  # the SNIA PTS 2.0.2 tests the lab runs (CBW: not yet)
+PTS_TESTS = ("iops", "tp", "lat", "wsat", "dirth", "xsr", "hir", "cbw")  # the SNIA PTS 2.0.2 tests the lab runs
+# CBW (formerly ECW): the block-size mix and the access zones (50 % of I/Os to the first 5 % of the LBAs, 30 % to the
+# next 15 %, 20 % to the remaining 80 %), as Alan-ADATA/SSS-PTS-TEST's BlockStorageTestCbw.php gives them
+PTS_CBW_BSSPLIT = "512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3"
+PTS_CBW_ZONES = "zoned:50/5:30/15:20/80"
+PTS_CBW_MIX = 40
 # PTS 2.0.2 test settings per device class: (numjobs, iodepth per job, ActiveRange % of the capacity)
 PTS_CLASSES = {"enterprise": (4, 32, 100.0), "client": (2, 16, 75.0)}
 PTS_IOPS_BS = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
@@ -319,12 +330,14 @@ class PtsSettings:
                           ioengine=self.ioengine, runtime_s=self.wsat_max_s, ramp_s=0.0,
                           volume=self.wsat_volume / self.jobs, log_avg_msec=int(self.wsat_window_s * 1000),
                           log_hist_msec=0)]
-        if test == "dirth":
-            bs = parse_size(self.dirth_bs)
-            pre = Point(group="pts-dirth-prewrite", rw="randwrite", bs_bytes=bs, iodepth=max(self.dirth_qds),
-                        numjobs=max(self.dirth_threads), **{**base, "runtime_s": self.dirth_prewrite_s})
-            return [pre] + [Point(group="pts-dirth", rw="randrw", bs_bytes=bs, rwmixread=self.dirth_mix, iodepth=q,
-                                  numjobs=t, **base) for t in self.dirth_threads for q in self.dirth_qds]
+        if test in ("dirth", "cbw"):  # CBW: DIRTH's flow at 40/60 with the block-size mix and the access zones
+            bs, mix, extra = parse_size(self.dirth_bs), self.dirth_mix, {}
+            if test == "cbw":
+                bs, mix, extra = 4096, PTS_CBW_MIX, {"bssplit": PTS_CBW_BSSPLIT, "random_distribution": PTS_CBW_ZONES}
+            pre = Point(group=f"pts-{test}-prewrite", rw="randwrite", bs_bytes=bs, iodepth=max(self.dirth_qds),
+                        numjobs=max(self.dirth_threads), **{**base, "runtime_s": self.dirth_prewrite_s}, **extra)
+            return [pre] + [Point(group=f"pts-{test}", rw="randrw", bs_bytes=bs, rwmixread=mix, iodepth=q,
+                                  numjobs=t, **base, **extra) for t in self.dirth_threads for q in self.dirth_qds]
         if test == "hir":  # the preconditioning rounds: random 4k writes at the class's jobs x QD
             return [Point(group="pts-hir", rw="randwrite", bs_bytes=4096, iodepth=self.qd, numjobs=self.jobs, **base)]
         if test == "xsr":  # every sample of the three segments (round = the sample's number in the test)
@@ -353,7 +366,7 @@ class PtsSettings:
     @property
     def extra_seconds(self) -> float:
         """Seconds outside the rounds: DIRTH's three operating points, XSR's samples, HIR's wait states."""
-        dirth = 3 * (self.dirth_hist_s + self.ramp_s + PER_POINT_OVERHEAD_S) if "dirth" in self.tests else 0.0
+        dirth = 3 * (self.dirth_hist_s + self.ramp_s + PER_POINT_OVERHEAD_S) * len({"dirth", "cbw"} & set(self.tests))
         hir = self.hir_cycles * sum(2 * (self.hir_write_s + PER_POINT_OVERHEAD_S) + w for w in self.hir_waits)
         return dirth + (self.round_seconds("xsr") if "xsr" in self.tests else 0.0) + (hir if "hir" in self.tests else 0)
 

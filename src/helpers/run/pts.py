@@ -189,7 +189,7 @@ def tracked(settings: PtsSettings, test: str) -> list[tuple[str, Point, str]]:
                 for p in picked]
     if test == "hir":
         return [(f"IOPS 4k random writes {p.numjobs} x QD{p.iodepth}", p, "iops") for p in points]
-    if test == "dirth":  # IOPS at the largest threads x QD (the first demand point, after the pre-write)
+    if test in ("dirth", "cbw"):  # IOPS at the largest threads x QD (the first demand point, after the pre-write)
         p = points[1]
         return [(f"IOPS T{p.numjobs}/Q{p.iodepth} {p.rwmixread}/{100 - p.rwmixread}", p, "iops")]
     return []
@@ -279,8 +279,8 @@ def run_pts(ctx, fill) -> None:
             run_xsr(ctx, s, t, active)
         else:
             _run_rounds(ctx, s, test, t, active)
-        if test == "dirth":
-            run_operating_points(ctx, s, t, active, lambda p: round_metrics(ctx.raw(p)))
+        if test in ("dirth", "cbw"):
+            run_operating_points(ctx, s, t, active, lambda p: round_metrics(ctx.raw(p)), test)
         if test == "hir":
             run_wait_states(ctx, s, t, active)
         t["status"] = "done"

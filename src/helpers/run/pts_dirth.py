@@ -8,12 +8,12 @@ fio is given ``numjobs`` = the thread count and ``iodepth`` = the queue depth of
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
 from helpers.errors import LabError
-from helpers.fio.units import parse_size
 from helpers.run.profiles import Point, PtsSettings
 
 OPERATING_POINTS = ("max", "mid", "min")
@@ -58,14 +58,15 @@ def dirth_operating_points(table: pd.DataFrame, art_limit_us: float = 5000.0) ->
                       f"({high['iops']:,.0f} + {low['iops']:,.0f}) / 2 = {target:,.0f}; min: T1/Q1"}
 
 
-def hist_point(s: PtsSettings, numjobs: int, iodepth: int) -> Point:
-    """The long run at an operating point: the test's mix and block size, ``dirth_hist_s`` seconds."""
-    return Point(group="pts-dirth-hist", rw="randrw", bs_bytes=parse_size(s.dirth_bs), rwmixread=s.dirth_mix,
-                 iodepth=int(iodepth), numjobs=int(numjobs), ioengine=s.ioengine, runtime_s=s.dirth_hist_s,
-                 ramp_s=s.ramp_s, log_avg_msec=0, log_hist_msec=0)
+def hist_point(s: PtsSettings, numjobs: int, iodepth: int, test: str = "dirth") -> Point:
+    """The long run at an operating point: the test's mix and block size (CBW: its mix and zones),
+    ``dirth_hist_s`` seconds."""
+    demand = s.test_points(test, 0)[1]
+    return replace(demand, group=f"pts-{test}-hist", iodepth=int(iodepth), numjobs=int(numjobs),
+                   runtime_s=s.dirth_hist_s, round=0)
 
 
-def window_table(s: PtsSettings, t: dict, metrics) -> pd.DataFrame:
+def window_table(s: PtsSettings, t: dict, metrics, test: str = "dirth") -> pd.DataFrame:
     """Per threads x QD: IOPS and mean response time averaged over the test's measurement window (the steady
     window, else its last ``window`` rounds); ``metrics(point)`` reads a measured point's totals."""
     result = t.get("result") or {}
@@ -73,7 +74,7 @@ def window_table(s: PtsSettings, t: dict, metrics) -> pd.DataFrame:
     first = int(result.get("first_round") or max(1, last - s.window + 1))
     rows = []
     for r in range(first, last + 1):
-        for p in s.test_points("dirth", r)[1:]:  # the pre-write is not a demand point
+        for p in s.test_points(test, r)[1:]:  # the pre-write is not a demand point
             m = metrics(p)
             rows.append({"numjobs": p.numjobs, "iodepth": p.iodepth, "iops": m["iops"],
                          "lat_mean_us": m["lat_mean_us"]})
@@ -82,31 +83,31 @@ def window_table(s: PtsSettings, t: dict, metrics) -> pd.DataFrame:
     return pd.DataFrame(rows).groupby(["numjobs", "iodepth"], as_index=False)[["iops", "lat_mean_us"]].mean()
 
 
-def run_operating_points(ctx, s: PtsSettings, t: dict, active: int, metrics) -> None:
+def run_operating_points(ctx, s: PtsSettings, t: dict, active: int, metrics, test: str = "dirth") -> None:
     """Pick the operating points from the window (recorded in ``t["operating_points"]``) and run each once (a
     point shared by two of them runs once); resumed runs skip the measured ones."""
-    ops = dirth_operating_points(window_table(s, t, metrics), s.dirth_art_limit_us)
+    ops = dirth_operating_points(window_table(s, t, metrics, test), s.dirth_art_limit_us)
     chosen: dict[str, Any] = {"reason": ops["reason"], "art_limit_us": s.dirth_art_limit_us}
     for name in OPERATING_POINTS:
         row = ops[name]
         if row is None:
             chosen[name] = None
             continue
-        p = hist_point(s, int(row["numjobs"]), int(row["iodepth"]))
+        p = hist_point(s, int(row["numjobs"]), int(row["iodepth"]), test)
         chosen[name] = {"numjobs": int(row["numjobs"]), "iodepth": int(row["iodepth"]),
                         "iops": float(row["iops"]), "lat_mean_us": float(row["lat_mean_us"]), "point": p.point_id}
     t["operating_points"] = chosen
     for name in OPERATING_POINTS:
         if not chosen[name]:
             continue
-        p = hist_point(s, chosen[name]["numjobs"], chosen[name]["iodepth"])
+        p = hist_point(s, chosen[name]["numjobs"], chosen[name]["iodepth"], test)
         names = [n for n in OPERATING_POINTS if chosen[n] and chosen[n]["point"] == p.point_id]
         if names[0] != name:
             continue
-        ctx.tracker.write(label=f"PTS dirth: {'/'.join(names)} operating point T{p.numjobs}/Q{p.iodepth}, "
+        ctx.tracker.write(label=f"PTS {test}: {'/'.join(names)} operating point T{p.numjobs}/Q{p.iodepth}, "
                                 f"{s.dirth_hist_s:g} s with its response-time histogram", seconds=p.seconds)
-        entry = ctx.run_point(p, {"pts": {"test": "dirth", "operating_point": names}}, size_bytes=active)
+        entry = ctx.run_point(p, {"pts": {"test": test, "operating_point": names}}, size_bytes=active)
         if entry.get("status") != "ok":
-            raise LabError(f"PTS dirth operating point {p.point_id} failed: "
+            raise LabError(f"PTS {test} operating point {p.point_id} failed: "
                            f"{(entry.get('fio_messages') or 'no message').splitlines()[-1]}")
 
