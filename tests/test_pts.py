@@ -47,7 +47,7 @@ def test_class_overrides_and_active_range():
     assert (s.jobs, s.qd, s.active_range) == (2, 4, 75.0)
     assert s.active_bytes(1024**3) == 768 * 1024**2 and s.active_bytes(1024**2) == 1024**2
     assert [p.point_id for p in s.test_points("iops", 3)] == ["pts-iops-randrw-bs4k-qd4-nj2-mix0-round3"]
-    for bad, says in (({"class": "laptop"}, "class 'laptop'"), ({"tests": ["cbw"]}, "tests 'cbw'"),
+    for bad, says in (({"class": "laptop"}, "class 'laptop'"), ({"tests": ["ecw"]}, "tests 'ecw'"),
                       ({"window": 5, "max_rounds": 3}, "max_rounds >= window"), ({"round_s": 0}, "round_s")):
         with pytest.raises(LabError, match=says):
             parse_profile({"mode": "pts", "pts": bad}, "p")
