@@ -113,13 +113,18 @@ def response_histograms(results: pd.DataFrame, histograms: pd.DataFrame, run,
     return bins, pd.DataFrame(nine_rows)
 
 
-def dirth_note(run, test: str = "dirth") -> str:
-    """One sentence for the DIRTH (CBW) views when they have no data."""
+def test_note(run, test: str, measured: str) -> str:
+    """One sentence for a PTS test's views without data: no PTS run, no such test, or nothing ``measured`` yet."""
     if not run.run_id:
         return run.empty_note
     if test not in run.tests:
         return f"Run {run.run_id} has no {test.upper()} test (add {test} to the profile's pts tests)."
-    return f"Run {run.run_id}'s {test.upper()} test has no measured demand point yet."
+    return f"Run {run.run_id}'s {test.upper()} test has no measured {measured} yet."
+
+
+def dirth_note(run, test: str = "dirth") -> str:
+    """One sentence for the DIRTH (CBW) views when they have no data."""
+    return test_note(run, test, "demand point")
 
 
 __all__ = ["dirth_operating_points", "dirth_table", "operating_points", "response_histograms", "dirth_note"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from helpers.analysis.pts_dirth import test_note
+
 SAMPLE_COLUMNS = ["wait_s", "phase", "cycle", "t_s", "iops"]
 SUMMARY_COLUMNS = ["wait state (s)", "cycles", "mean IOPS after the wait", "x baseline",
                    "mean IOPS returning to baseline", "x baseline (return)"]
@@ -53,8 +55,4 @@ def hir_samples(results: pd.DataFrame, run) -> pd.DataFrame:
 
 
 def hir_note(run) -> str:
-    if not run.run_id:
-        return run.empty_note
-    if "hir" not in run.tests:
-        return f"Run {run.run_id} has no HIR test (add hir to the profile's pts tests)."
-    return f"Run {run.run_id}'s HIR test has no measured wait-state cycle yet."
+    return test_note(run, "hir", "wait-state cycle")

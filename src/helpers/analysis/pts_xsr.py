@@ -9,6 +9,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from helpers.analysis.pts_dirth import test_note
+
 SERIES_COLUMNS = ["sample", "segment", "t_s", "bytes_per_s", "lat_mean_us", "lat_max_us"]
 SEGMENT_NAMES = {1: "1: sequential 1024k writes", 2: "2: random 8k writes", 3: "3: sequential 1024k writes"}
 
@@ -86,8 +88,4 @@ def xsr_summary(series: pd.DataFrame) -> pd.DataFrame:
 
 
 def xsr_note(run) -> str:
-    if not run.run_id:
-        return run.empty_note
-    if "xsr" not in run.tests:
-        return f"Run {run.run_id} has no XSR test (add xsr to the profile's pts tests)."
-    return f"Run {run.run_id}'s XSR test has no measured sample yet."
+    return test_note(run, "xsr", "sample")
