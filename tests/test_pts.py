@@ -412,3 +412,19 @@ def test_real_hir_run_and_its_page(pts_page):
     nb = nbformat.read(pts_page["executed"], as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"])
     assert "HIR: 4k random-write IOPS per cycle" in text and "HIR wait states 0.2, 0.4 s" in text
+
+
+def test_wsat_response_times(pts_page):
+    from helpers.analysis import pts as analysis_pts
+    from helpers.analysis import pts_wsat
+    from helpers.notebook import runs
+
+    data = runs.load_results("pts", str(pts_page["processed"]))
+    run = analysis_pts.pts_run(data.manifests)
+    series = pts_wsat.wsat_latency_series(data.timeseries, run)
+    assert len(series) >= 2 and (series["lat_mean_us"] > 0).all() and series["t_s"].is_monotonic_increasing
+    summary = pts_wsat.wsat_response_summary(data.results, data.histograms, run).iloc[0]
+    # at most 4 x 48 MiB of 4k writes (49,152 I/Os): too few for a 99.999 % value, which is then left empty
+    assert 0 < summary["I/Os"] <= 4 * 48 * 256 and summary["99.999 % (µs)"] != summary["99.999 % (µs)"]
+    assert "too few I/Os" in summary["note"]
+    assert summary["max response time (µs)"] >= summary["mean response time (µs)"] > 0

@@ -37,3 +37,4 @@ def xsr_figure(series: pd.DataFrame, recovery_s: float | None = None,
     fig.update_layout(title=f"XSR: sequential 1024k, random 8k, sequential 1024k writes (T1){rec}",
                       template=TEMPLATE, height=650)
     return fig
+
