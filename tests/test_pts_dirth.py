@@ -95,3 +95,21 @@ def test_hir_summary_known_answer():
     assert out.drop(columns=["x baseline", "x baseline (return)"]).equals(
         hir_summary(samples, None).drop(columns=["x baseline", "x baseline (return)"]))
     assert hir_summary(samples, None)["x baseline"].isna().all() and hir_summary(samples.iloc[0:0], 1.0).empty
+
+
+def test_hir_resumes_at_the_cycle_it_lacks():
+    from types import SimpleNamespace
+
+    from helpers.run import pts_hir
+    from test_pts import _FakeCtx
+
+    s = parse_profile({"mode": "pts", "pts": {"tests": ["hir"], "hir_waits": [5, 10], "hir_cycles": 2}}, "p").pts
+    plan = SimpleNamespace(profile=SimpleNamespace(pts=s))
+    done = [pts_hir.cycle_point(s, 5, "wait", 1).point_id, pts_hir.cycle_point(s, 5, "wait", 2).point_id]
+    ctx, slept, t = _FakeCtx(plan, {}, done=done), [], {}
+    pts_hir.run_wait_states(ctx, s, t, 1024**2, sleep=slept.append)
+    ran = [pid for pid, _ in ctx.ran]
+    assert len(ran) == 2 + 2 + 2 and not set(done) & set(ran)  # the measured cycles are skipped
+    assert ran[0] == pts_hir.cycle_point(s, 5, "baseline", 1).point_id
+    assert slept == [10.0, 10.0]  # a wait after every new wait-state cycle, none after a baseline sample
+    assert t["waits_s"] == [5.0, 10.0] and all(p.endswith(("round1", "round2")) for p in ran)
