@@ -113,3 +113,15 @@ def test_hir_resumes_at_the_cycle_it_lacks():
     assert ran[0] == pts_hir.cycle_point(s, 5, "baseline", 1).point_id
     assert slept == [10.0, 10.0]  # a wait after every new wait-state cycle, none after a baseline sample
     assert t["waits_s"] == [5.0, 10.0] and all(p.endswith(("round1", "round2")) for p in ran)
+
+
+def test_nines_never_exceed_the_measured_maximum():
+    from helpers.analysis.pts_dirth import capped_percentiles
+
+    # 200,000 I/Os: 199,990 at 1 µs, 10 in a bin whose value (400 µs) lies above the slowest I/O fio saw (350 µs)
+    bins, counts = [1000, 400_000], [199_990, 10]
+    p99, p99999 = capped_percentiles(bins, counts, [99.0, 99.999], max_us=350.0)
+    assert p99 == 1.0 and p99999 == 350.0
+    # 50,000 I/Os cannot show a 99.999 %: NaN, the 99.99 % still shown
+    p9999, p99999 = capped_percentiles([1000], [50_000], [99.99, 99.999], max_us=5.0)
+    assert p9999 == 1.0 and p99999 != p99999

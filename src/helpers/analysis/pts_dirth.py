@@ -17,6 +17,18 @@ NINES = (99.0, 99.9, 99.99, 99.999)
 TABLE_COLUMNS = ["numjobs", "iodepth", "outstanding", "iops", "lat_mean_us", "cpu_pct", "rounds"]
 
 
+def capped_percentiles(bin_ns, counts, ps, max_us: float) -> list[float]:
+    """Percentiles in µs of a json+ histogram by fio's rule, none above the measured maximum (a bin's value can lie
+    above the slowest I/O in it); NaN for a nine the I/O count cannot show (fewer than 1 / (1 - p) I/Os)."""
+    n = int(np.sum(counts))
+    vals = histogram.percentile(np.asarray(bin_ns), np.asarray(counts), list(ps)) / 1000.0
+    out = []
+    for p, v in zip(ps, vals):
+        v = min(float(v), max_us) if max_us == max_us else float(v)
+        out.append(v if n * (1 - p / 100) >= 1 - 1e-9 else float("nan"))
+    return out
+
+
 def _window(t: dict) -> tuple[int, int] | None:
     r = t.get("result") or {}
     if r.get("first_round"):
@@ -34,13 +46,14 @@ def _totals(results: pd.DataFrame, run, ids) -> pd.DataFrame:
     """Per point: IOPS of all directions, IOPS-weighted mean total latency (the PTS's response time), CPU
     (user + system, % of one CPU) and I/Os."""
     if results is None or results.empty or not ids:
-        return pd.DataFrame(columns=["point_id", "numjobs", "iodepth", "iops", "lat_mean_us", "cpu_pct", "total_ios"])
+        return pd.DataFrame(columns=["point_id", "numjobs", "iodepth", "iops", "lat_mean_us", "cpu_pct", "total_ios",
+                                     "lat_max_us"])
     r = results[(results["run_id"] == run.run_id) & results["point_id"].isin(list(ids))]
     r = r.assign(_w=r["iops"].where(r["lat_mean_us"].notna(), 0.0), _wl=r["iops"] * r["lat_mean_us"].fillna(0),
                  _cpu=r["usr_cpu_pct"].astype(float) + r["sys_cpu_pct"].astype(float))
     g = r.groupby("point_id").agg(numjobs=("numjobs", "first"), iodepth=("iodepth", "first"), iops=("iops", "sum"),
                                   _w=("_w", "sum"), _wl=("_wl", "sum"), cpu_pct=("_cpu", "first"),
-                                  total_ios=("total_ios", "sum"))
+                                  total_ios=("total_ios", "sum"), lat_max_us=("lat_max_us", "max"))
     g["lat_mean_us"] = (g["_wl"] / g["_w"]).where(g["_w"] > 0)
     return g.drop(columns=["_w", "_wl"]).reset_index()
 
@@ -99,14 +112,15 @@ def response_histograms(results: pd.DataFrame, histograms: pd.DataFrame, run,
         bins_rows.append(pd.DataFrame({"operating point": name, "latency_us": merged.index.to_numpy() / 1000.0,
                                        "count": merged.to_numpy(), "share": merged.to_numpy() / n}))
         tot = _totals(results, run, [o["point"]])
-        vals = histogram.percentile(merged.index.to_numpy(), merged.to_numpy(), list(NINES)) / 1000.0
+        top = float(tot["lat_max_us"].iloc[0]) if not tot.empty else float("nan")
+        vals = capped_percentiles(merged.index.to_numpy(), merged.to_numpy(), NINES, top)
         row: dict[str, Any] = {"operating point": name, "threads": o["numjobs"], "QD": o["iodepth"],
                                "IOPS": float(tot["iops"].iloc[0]) if not tot.empty else np.nan,
                                "mean response time (µs)": float(tot["lat_mean_us"].iloc[0]) if not tot.empty else np.nan,
                                "I/Os": n, "latency": kind}
         for p, v in zip(NINES, vals):
-            row[f"p{p:g} (µs)"] = float(v) if n * (1 - p / 100) >= 1 - 1e-9 else np.nan
-        row["max (µs)"] = float(merged.index.max()) / 1000.0
+            row[f"p{p:g} (µs)"] = v
+        row["max (µs)"] = top
         nine_rows.append(row)
     bins = pd.concat(bins_rows, ignore_index=True) if bins_rows else pd.DataFrame(
         columns=["operating point", "latency_us", "count", "share"])

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from helpers.analysis.pts_dirth import capped_percentiles
 from helpers.analysis.timeseries import point_series
-from helpers.fio import histogram
 
 FIVE_NINES_MIN_IOS = 100_000
 
@@ -48,7 +48,7 @@ def wsat_response_summary(results: pd.DataFrame, histograms: pd.DataFrame, run) 
         note = "no json+ histogram recorded"
     else:
         merged = h.groupby("bin_ns")["count"].sum()
-        five = histogram.percentile(merged.index.to_numpy(), merged.to_numpy(), 99.999) / 1000.0
+        five = capped_percentiles(merged.index.to_numpy(), merged.to_numpy(), [99.999], float(r["lat_max_us"].max()))[0]
         if str(h["latency"].iloc[0]) != "lat":
             note = "99.999 % of completion latency"
     return pd.DataFrame([{"I/Os": ios, "mean response time (µs)": mean, "99.999 % (µs)": five,

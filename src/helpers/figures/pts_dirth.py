@@ -22,7 +22,8 @@ def demand_variation_figure(table: pd.DataFrame, empty: str = NO_DIRTH, name: st
         g = table[table["numjobs"] == t].sort_values("iodepth")
         fig.add_trace(go.Scatter(x=g["iodepth"], y=g["iops"], mode="lines+markers", name=f"T{int(t)}"))
     fig.update_layout(title=f"{name} demand variation: IOPS against queue depth, one line per thread count",
-                      template=TEMPLATE, xaxis={"title": "queue depth per thread", "type": "log"},
+                      template=TEMPLATE, xaxis={"title": "queue depth per thread", "type": "log",
+                                                "tickvals": sorted(table["iodepth"].unique())},
                       yaxis={"title": "IOPS (all directions)", "rangemode": "tozero"})
     return fig
 
@@ -55,8 +56,8 @@ def histograms_figure(bins: pd.DataFrame, empty: str = NO_DIRTH, name: str = "DI
     if bins is None or bins.empty:
         return message_figure(empty)
     fig = go.Figure()
-    for name, g in bins.groupby("operating point", sort=False):
-        fig.add_trace(go.Scatter(x=g["latency_us"], y=g["share"] * 100, mode="lines+markers", name=str(name),
+    for point, g in bins.groupby("operating point", sort=False):
+        fig.add_trace(go.Scatter(x=g["latency_us"], y=g["share"] * 100, mode="lines+markers", name=str(point),
                                  line={"shape": "hv"}))
     fig.update_layout(title=f"{name} response-time histograms at the max, mid and min operating points",
                       template=TEMPLATE, xaxis={"title": "response time (µs, fio histogram bin)", "type": "log"},
@@ -65,13 +66,14 @@ def histograms_figure(bins: pd.DataFrame, empty: str = NO_DIRTH, name: str = "DI
 
 
 def cpu_figure(table: pd.DataFrame, empty: str = NO_DIRTH, name: str = "DIRTH") -> go.Figure:
-    """fio's CPU (user + system, % of one CPU) per threads x QD, a heat map."""
+    """fio's CPU (user + system, as fio reports it for the point's jobs) per threads x QD, a heat map."""
     if table is None or table.empty or table["cpu_pct"].isna().all():
         return message_figure(empty)
     wide = table.pivot(index="numjobs", columns="iodepth", values="cpu_pct").sort_index()
     fig = go.Figure(go.Heatmap(z=wide.to_numpy(), x=[f"Q{int(c)}" for c in wide.columns],
                                y=[f"T{int(i)}" for i in wide.index], colorbar={"title": "CPU %"},
                                texttemplate="%{z:.0f}"))
-    fig.update_layout(title=f"{name}: fio CPU (user + system, % of one CPU) per threads x QD", template=TEMPLATE,
+    fig.update_layout(title=f"{name}: fio CPU % (user + system, as fio reports it for the jobs) per threads x QD",
+                      template=TEMPLATE,
                       xaxis={"title": "queue depth per thread"}, yaxis={"title": "threads (fio numjobs)"})
     return fig
