@@ -12,12 +12,14 @@ import numpy as np
 import pandas as pd
 
 from helpers.analysis.cliff import gb_written
+from helpers.analysis.pts_xsr import xsr_recovery  # noqa: F401  (the public name, issue 32)
 from helpers.analysis.timeseries import point_series
 from helpers.fio import histogram
 from helpers.fio.units import format_bytes, parse_size
 from helpers.processed.validity import WRITE_READ_RATIO
 from helpers.run.profiles import (
     PTS_CLASSES,
+    PTS_DIRTH_TQ,
     PTS_IOPS_BS,
     PTS_IOPS_MIXES,
     PTS_LAT_BS,
@@ -25,6 +27,7 @@ from helpers.run.profiles import (
     PTS_TESTS,
     PTS_TP_BS,
 )
+from helpers.run.pts_dirth import dirth_operating_points  # noqa: F401  (the public name, issue 32)
 
 FIVE_NINES_MIN_IOS = 100_000  # a 99.999 % latency names the 1-in-100,000 I/O: fewer I/Os cannot show it
 PTS_ROUND_S = 60.0  # PTS 2.0.2: one minute per point per round
@@ -33,8 +36,9 @@ PTS_PRECONDITION_X = 2.0  # workload-independent preconditioning: twice the capa
 PTS_WSAT_X = 4.0  # WSAT: four times the capacity (or its time limit)
 PTS_WSAT_MAX_S = 24 * 3600.0  # WSAT's time limit: 24 hours
 PTS_PRECONDITION_BS = "128k"  # workload-independent preconditioning: 128 KiB sequential writes
-MISSING_TESTS = ("HIR", "XSR", "ECW", "DIRTH")  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
-TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT"}
+MISSING_TESTS: tuple[str, ...] = ()  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
+TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH", "xsr": "XSR", "hir": "HIR", "cbw": "CBW"}
+PTS_DIRTH_PREWRITE_S, PTS_DIRTH_HIST_S = 300.0, 600.0  # DIRTH: 5 min pre-write per round, 10 min per operating point
 
 
 def test_title(test: str) -> str:
@@ -129,13 +133,26 @@ def conformance(run: PtsRun) -> Conformance:
         dev.append(f"steady-state rule window {s.get('window')} rounds, range {s.get('max_range_pct')} %, "
                    f"excursion {s.get('max_excursion_pct')} % (PTS: 5 rounds, 20 %, 10 %)")
     ran = list(s.get("tests") or [])
-    reduced = [_missing("tests", ran, PTS_TESTS, str.upper),
+    reduced = [_missing("tests", ran, PTS_TESTS[:4], str.upper),  # IOPS, TP, LAT, WSAT: the others are optional
                _missing("IOPS block sizes", s.get("iops_bs"), PTS_IOPS_BS) if "iops" in ran else None,
                _missing("IOPS mixes", s.get("iops_mixes"), PTS_IOPS_MIXES, mix_label) if "iops" in ran else None,
                _missing("TP block sizes", s.get("tp_bs"), PTS_TP_BS) if "tp" in ran else None,
                _missing("LAT block sizes", s.get("lat_bs"), PTS_LAT_BS) if "lat" in ran else None,
                _missing("LAT mixes", s.get("lat_mixes"), PTS_LAT_MIXES, mix_label) if "lat" in ran else None]
     dev += [f"reduced matrix: {r}" for r in reduced if r]
+    for test in ("dirth", "cbw"):
+        if test in ran:
+            dev += _dirth_deviations(s, test.upper())
+    if "xsr" in ran and (float(s.get("xsr_sample_s") or 0), int(s.get("xsr_seq_samples") or 0),
+                         int(s.get("xsr_rnd_samples") or 0), int(s.get("xsr_qd") or 0)) != (60.0, 480, 360, 32):
+        dev.append(f"XSR {s.get('xsr_seq_samples')} + {s.get('xsr_rnd_samples')} + {s.get('xsr_seq_samples')} samples "
+                   f"of {float(s.get('xsr_sample_s') or 0):g} s at QD{s.get('xsr_qd')} (PTS: 8 h, 6 h, 8 h, one sample "
+                   "a minute, T1/Q32)")
+    if "hir" in ran and ([float(w) for w in s.get("hir_waits") or []], int(s.get("hir_cycles") or 0),
+                         float(s.get("hir_write_s") or 0)) != ([5.0, 10.0, 15.0, 25.0, 50.0], 360, 5.0):
+        dev.append(f"HIR wait states {', '.join(f'{float(w):g}' for w in s.get('hir_waits') or [])} s, "
+                   f"{s.get('hir_cycles')} cycles of {float(s.get('hir_write_s') or 0):g} s writes (PTS: 5, 10, 15, "
+                   "25, 50 s, 360 cycles of 5 s)")
     cls = PTS_CLASSES.get(str(s.get("pts_class")), (0, 0, 100.0))
     if float(s.get("active_range_pct") or 0) != cls[2]:
         dev.append(f"ActiveRange {float(s.get('active_range_pct') or 0):g} % (the {s.get('pts_class')} class: "
@@ -160,16 +177,34 @@ def conformance(run: PtsRun) -> Conformance:
                        f"{PTS_WSAT_X:g} x the capacity or 24 hours)")
     for test, t in tests.items():
         result = t.get("result") or {}
-        if test != "wsat" and not result.get("steady"):
+        if test not in ("wsat", "xsr") and not result.get("steady"):
             dev.append(f"{test_title(test)}: {result.get('reason') or 'no rounds measured'}")
     if m.get("status") != "complete":
         dev.append(f"the run is {m.get('status') or 'not finished'}: not every test ran to its end")
-    missing = ", ".join(MISSING_TESTS)
+    left = [TEST_NAMES.get(x, x.upper()) for x in PTS_TESTS[4:] if x not in ran] + list(MISSING_TESTS)
+    missing = f" {', '.join(left)} not run." if left else ""
     if dev:
         return Conformance(False, f"Run {run.run_id}: PTS-inspired, not conformant to SNIA PTS 2.0.2: {len(dev)} deviation"
-                                  f"{'s' if len(dev) > 1 else ''} (below). {missing} are not run.", dev)
-    return Conformance(True, f"Run {run.run_id}: SNIA PTS 2.0.2 conformant for the tests run (IOPS, TP, LAT, WSAT); "
-                             f"{missing} are not run.", [])
+                                  f"{'s' if len(dev) > 1 else ''} (below).{missing}", dev)
+    return Conformance(True, f"Run {run.run_id}: SNIA PTS 2.0.2 conformant for the tests run "
+                             f"({', '.join(test_title(t) for t in tests)}).{missing}", [])
+
+
+def _dirth_deviations(s: dict, name: str = "DIRTH") -> list[str]:
+    """DIRTH's departures from PTS: a smaller threads x QD matrix, shorter pre-writes or operating-point runs,
+    and always its workload-dependent preconditioning (the lab: the workload-independent fill and the per-round
+    pre-writes, not a separate T32/Q32 random-write loop to steady state)."""
+    dev = [f"{name}: workload-dependent preconditioning (T32/Q32 random writes to steady state) replaced by the "
+           "workload-independent fill and each round's pre-write; no 60-minute pre-write before each operating point"]
+    for key, what in (("dirth_threads", "thread counts"), ("dirth_qds", "queue depths")):
+        left = [x for x in PTS_DIRTH_TQ if x not in set(s.get(key) or [])]
+        if left:
+            dev.append(f"reduced matrix: {name} {what} without {', '.join(map(str, left))}")
+    if float(s.get("dirth_prewrite_s") or 0) < PTS_DIRTH_PREWRITE_S:
+        dev.append(f"{name} pre-write {float(s.get('dirth_prewrite_s') or 0):g} s per round (PTS: 5 minutes)")
+    if float(s.get("dirth_hist_s") or 0) < PTS_DIRTH_HIST_S:
+        dev.append(f"{name} {float(s.get('dirth_hist_s') or 0):g} s per operating point (PTS: 10 minutes)")
+    return dev
 
 
 def header(run: PtsRun) -> pd.DataFrame:
@@ -208,6 +243,10 @@ def header(run: PtsRun) -> pd.DataFrame:
             of = "the ActiveRange" if "volume_x_active_range" in t else "the capacity, within the ActiveRange,"
             rows.append(("WSAT", f"{float(s.get('wsat_volume') or 0):g} x {of} or {s.get('wsat_max_s')} s, "
                                  f"one sample per {s.get('wsat_window_s')} s, from {wsat_start(run)}"))
+            continue
+        if test == "xsr":
+            rows.append(("XSR", f"{t.get('samples', 0)} samples of {t.get('sample_s')} s, T1/Q{t.get('qd')}: "
+                                "sequential 1024k, random 8k, sequential 1024k writes"))
             continue
         r = t.get("result") or {}
         window = f"rounds {r['first_round']}-{r['last_round']}" if r.get("first_round") else "none"
@@ -284,7 +323,7 @@ def steady_table(run: PtsRun) -> pd.DataFrame:
     measurement window and the reason."""
     rows = []
     for test, t in run.tests.items():
-        if test == "wsat":
+        if test in ("wsat", "xsr"):
             continue
         r = t.get("result") or {}
         rows.append({"test": test_title(test), "rounds measured": r.get("rounds", 0), "steady": bool(r.get("steady")),

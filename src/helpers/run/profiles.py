@@ -93,6 +93,8 @@ class Point:
     jobs_auto: bool = False
     engine_auto: bool = False
     fio_extra: tuple[tuple[str, str], ...] = ()
+    bssplit: str | None = None  # fio bssplit (a block-size mix; bs_bytes names its most frequent size)
+    random_distribution: str | None = None  # fio random_distribution (e.g. zoned:50/5:30/15:20/80)
 
     @property
     def point_id(self) -> str:
@@ -115,6 +117,10 @@ class Point:
                 parts.append(self.rate_process)
         if self.latency_target_us is not None:
             parts.append(f"lt{self.latency_target_us:g}us")
+        if self.bssplit:
+            parts.append("bssplit")
+        if self.random_distribution:
+            parts.append(self.random_distribution.split(":")[0])
         if self.repeat:
             parts.append(f"r{self.repeat}")
         if self.round:
@@ -228,7 +234,12 @@ class PreconditionSettings:
     iodepth: int = 32
 
 
-PTS_TESTS = ("iops", "tp", "lat", "wsat")  # the SNIA PTS 2.0.2 tests the lab runs (HIR, XSR, ECW, DIRTH: not yet)
+PTS_TESTS = ("iops", "tp", "lat", "wsat", "dirth", "xsr", "hir", "cbw")  # the SNIA PTS 2.0.2 tests the lab runs
+# CBW (formerly ECW): the block-size mix and the access zones (50 % of I/Os to the first 5 % of the LBAs, 30 % to the
+# next 15 %, 20 % to the remaining 80 %), as Alan-ADATA/SSS-PTS-TEST's BlockStorageTestCbw.php gives them
+PTS_CBW_BSSPLIT = "512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3"
+PTS_CBW_ZONES = "zoned:50/5:30/15:20/80"
+PTS_CBW_MIX = 40
 # PTS 2.0.2 test settings per device class: (numjobs, iodepth per job, ActiveRange % of the capacity)
 PTS_CLASSES = {"enterprise": (4, 32, 100.0), "client": (2, 16, 75.0)}
 PTS_IOPS_BS = ("1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512")
@@ -237,6 +248,7 @@ PTS_IOPS_TRACKED = (("4k", 0), ("64k", 65), ("1024k", 100))  # (bs, read %) whos
 PTS_TP_BS = ("128k", "1024k")
 PTS_LAT_BS = ("8k", "4k", "512")
 PTS_LAT_MIXES = (100, 65, 0)
+PTS_DIRTH_TQ = (32, 16, 8, 6, 4, 2, 1)  # DIRTH: thread counts and queue depths, high to low outstanding I/O
 
 
 @dataclass(frozen=True)
@@ -269,6 +281,26 @@ class PtsSettings:
     wsat_volume: float = 4.0  # x the capacity written by WSAT (or wsat_max_s, whichever comes first)
     wsat_max_s: float = 24 * 3600.0
     wsat_window_s: float = 60.0  # one IOPS sample per window
+    # DIRTH (helpers.run.pts_dirth): per round a pre-write of random writes at the largest threads x QD, then
+    # every threads x QD at dirth_mix; the three operating points run dirth_hist_s each with their histogram
+    dirth_threads: tuple[int, ...] = PTS_DIRTH_TQ
+    dirth_qds: tuple[int, ...] = PTS_DIRTH_TQ
+    dirth_bs: str = "4k"
+    dirth_mix: int = 65
+    dirth_prewrite_s: float = 300.0  # PTS: 5 minutes of T32/Q32 random writes before every round
+    dirth_hist_s: float = 600.0  # PTS: 10 minutes at each operating point, per-I/O response times
+    dirth_art_limit_us: float = 5000.0  # the max operating point's mean response-time ceiling (PTS: 5 ms)
+    # XSR (helpers.run.pts_xsr): sequential 1 MiB writes, random 8 KiB writes, sequential 1 MiB writes again, at
+    # 1 thread x QD xsr_qd, one fio point per sample of xsr_sample_s (PTS: 1 minute; 8 h, 6 h, 8 h)
+    xsr_qd: int = 32
+    xsr_sample_s: float = 60.0
+    xsr_seq_samples: int = 480
+    xsr_rnd_samples: int = 360
+    # HIR (helpers.run.pts_hir): rounds of random 4k writes (jobs x QD of the class) to steady state, then per wait
+    # state hir_cycles x (hir_write_s of writes + the wait), then hir_cycles x hir_write_s of writes without waits
+    hir_waits: tuple[float, ...] = (5.0, 10.0, 15.0, 25.0, 50.0)
+    hir_cycles: int = 360
+    hir_write_s: float = 5.0
 
     @property
     def jobs(self) -> int:
@@ -309,6 +341,26 @@ class PtsSettings:
                           volume=self.wsat_volume * 100.0 / self.active_range / self.jobs,
                           log_avg_msec=int(self.wsat_window_s * 1000),
                           log_hist_msec=0)]
+        if test in ("dirth", "cbw"):  # CBW: DIRTH's flow at 40/60 with the block-size mix and the access zones
+            bs, mix, extra = parse_size(self.dirth_bs), self.dirth_mix, {}
+            if test == "cbw":
+                bs, mix, extra = 4096, PTS_CBW_MIX, {"bssplit": PTS_CBW_BSSPLIT, "random_distribution": PTS_CBW_ZONES}
+            pre = Point(group=f"pts-{test}-prewrite", rw="randwrite", bs_bytes=bs, iodepth=max(self.dirth_qds),
+                        numjobs=max(self.dirth_threads), **{**base, "runtime_s": self.dirth_prewrite_s}, **extra)
+            return [pre] + [Point(group=f"pts-{test}", rw="randrw", bs_bytes=bs, rwmixread=mix, iodepth=q,
+                                  numjobs=t, **base, **extra) for t in self.dirth_threads for q in self.dirth_qds]
+        if test == "hir":  # the preconditioning rounds: random 4k writes at the class's jobs x QD
+            return [Point(group="pts-hir", rw="randwrite", bs_bytes=4096, iodepth=self.qd, numjobs=self.jobs, **base)]
+        if test == "xsr":  # every sample of the three segments (round = the sample's number in the test)
+            segs = [(1, "write", "1024k", self.xsr_seq_samples), (2, "randwrite", "8k", self.xsr_rnd_samples),
+                    (3, "write", "1024k", self.xsr_seq_samples)]
+            out, n = [], 0
+            for seg, rw, bs, count in segs:
+                for _ in range(count):
+                    n += 1
+                    out.append(Point(group=f"pts-xsr{seg}", rw=rw, bs_bytes=parse_size(bs), iodepth=self.xsr_qd,
+                                     numjobs=1, **{**base, "runtime_s": self.xsr_sample_s, "round": n}))
+            return out
         raise LabError(f"PTS test {test!r} is not known (use one of {', '.join(PTS_TESTS)}).")
 
     @property
@@ -322,13 +374,21 @@ class PtsSettings:
     def round_seconds(self, test: str) -> float:
         return sum(p.seconds for p in self.test_points(test, 1))
 
+    @property
+    def extra_seconds(self) -> float:
+        """Seconds outside the rounds: DIRTH's three operating points, XSR's samples, HIR's wait states."""
+        dirth = 3 * (self.dirth_hist_s + self.ramp_s + PER_POINT_OVERHEAD_S) * len({"dirth", "cbw"} & set(self.tests))
+        hir = self.hir_cycles * sum(2 * (self.hir_write_s + PER_POINT_OVERHEAD_S) + w for w in self.hir_waits)
+        return dirth + (self.round_seconds("xsr") if "xsr" in self.tests else 0.0) + (hir if "hir" in self.tests else 0)
+
 
 def parse_pts(raw: Any, name: str) -> PtsSettings:
     """The ``pts`` section of a profile, validated (every list a list, the class known, the tests known)."""
     raw = dict(raw or {})
     if "class" in raw:
         raw["pts_class"] = raw.pop("class")
-    lists = {k: raw.pop(k) for k in ("tests", "iops_bs", "iops_mixes", "tp_bs", "lat_bs", "lat_mixes") if k in raw}
+    lists = {k: raw.pop(k) for k in ("tests", "iops_bs", "iops_mixes", "tp_bs", "lat_bs", "lat_mixes",
+                                     "dirth_threads", "dirth_qds", "hir_waits") if k in raw}
     settings = _section(raw, PtsSettings, name, "pts")
     if settings.pts_class not in PTS_CLASSES:
         raise LabError(f"profile {name}: pts.class {settings.pts_class!r} is not known (use enterprise or client).")
@@ -346,6 +406,10 @@ def parse_pts(raw: Any, name: str) -> PtsSettings:
         elif key.endswith("mixes"):
             for m in items:
                 _int(m, key, f"profile {name}, pts", 0, 100)
+        elif key == "hir_waits":
+            items = [float(_number(v, key, f"profile {name}, pts")) for v in items]
+        elif key.startswith("dirth_"):
+            items = sorted({_int(v, key, f"profile {name}, pts", 1, 1024) for v in items}, reverse=True)
         else:
             items = [str(b) for b in items]
             for b in items:
@@ -358,6 +422,10 @@ def parse_pts(raw: Any, name: str) -> PtsSettings:
         raise LabError(f"profile {name}: pts.round_s and pts.wsat_window_s must be more than 0 seconds.")
     if not 0 <= settings.active_range_pct <= 100:
         raise LabError(f"profile {name}: pts.active_range_pct must be a percentage (0 = the class's).")
+    _int(settings.dirth_mix, "dirth_mix", f"profile {name}, pts", 0, 100)
+    if min(settings.dirth_prewrite_s, settings.dirth_hist_s, settings.dirth_art_limit_us) <= 0:
+        raise LabError(f"profile {name}: pts.dirth_prewrite_s, dirth_hist_s and dirth_art_limit_us must be more "
+                       "than 0.")
     return settings
 
 
@@ -397,7 +465,7 @@ class Profile:
         base = sum(p.seconds for p in self.points)
         if self.mode == "pts" and self.pts:  # every test steady after its first window (WSAT: its time cap)
             s = self.pts
-            return sum(s.round_seconds(t) * s.window for t in s.test_names if t != "wsat")
+            return sum(s.round_seconds(t) * s.window for t in s.test_names if t not in ("wsat", "xsr")) + s.extra_seconds
         if self.mode == "slo" and self.slo:
             return base * self.slo.typical_steps + sum(self.slo.cross_check_seconds(p) for p in self.points)
         if self.mode in SEARCH_MODES and self.adaptive:  # probes that settle end early (typical_seconds)
@@ -422,7 +490,8 @@ class Profile:
             return sum(p.seconds for p in self.points) * self.steady_state.max_rounds
         if self.mode == "pts" and self.pts:
             s = self.pts
-            return sum(s.round_seconds(t) * (1 if t == "wsat" else s.max_rounds) for t in s.test_names)
+            return sum(s.round_seconds(t) * (1 if t == "wsat" else s.max_rounds) for t in s.test_names
+                       if t != "xsr") + s.extra_seconds
         if self.mode == "slo" and self.slo:
             cap = [self.slo.cross_check_point(p).seconds if self.slo.cross_check else 0.0 for p in self.points]
             return sum(p.seconds for p in self.points) * self.slo.max_steps + sum(cap)
@@ -432,7 +501,7 @@ class Profile:
         passes = self.precondition.passes if self.precondition else 0
         if self.mode == "pts" and self.pts:  # preconditioning per test (not WSAT) and WSAT's volume
             s = self.pts
-            passes = s.precondition_volume * sum(1 for t in s.test_names if t != "wsat") + (
+            passes = s.precondition_volume * sum(1 for t in s.test_names if t not in ("wsat", "xsr")) + (
                 s.wsat_volume if "wsat" in s.test_names else 0)
         return passes * size_bytes / (PREFILL_MIB_PER_S * 1024**2)
 

@@ -30,6 +30,9 @@ from helpers.fio.reader import read_result
 from helpers.fio.units import format_bytes, parse_size
 from helpers.run.manifest import now_iso, write_manifest
 from helpers.run.profiles import PTS_IOPS_TRACKED, Point, PtsSettings
+from helpers.run.pts_dirth import run_operating_points
+from helpers.run.pts_hir import run_wait_states
+from helpers.run.pts_xsr import run_xsr
 from helpers.run.safety import SYS_BLOCK, sys_name
 from helpers.run.steady_state import pts_steady_state
 from helpers.run.target import write_sidecar
@@ -172,7 +175,7 @@ def device_identity(disk: str | None) -> dict[str, str | None]:
 def tracked(settings: PtsSettings, test: str) -> list[tuple[str, Point, str]]:
     """(variable name, the point of round 1 it is read from, metric) for a test: IOPS 4k 0/100, 64k 65/35 and
     1024k 100/0 (those in the matrix; else its first point), TP write and read bandwidth, LAT mean latency of
-    4k 0/100 (else its first point).  WSAT has no rounds."""
+    4k 0/100 (else its first point), DIRTH IOPS at the largest threads x QD.  WSAT has no rounds."""
     points = settings.test_points(test, 1)
     if test == "iops":
         want = [(parse_size(bs), m) for bs, m in PTS_IOPS_TRACKED]
@@ -184,6 +187,11 @@ def tracked(settings: PtsSettings, test: str) -> list[tuple[str, Point, str]]:
         picked = [p for p in points if (p.bs_bytes, p.rwmixread) == (4096, 0)] or points[:1]
         return [(f"mean latency {format_bytes(p.bs_bytes)} {p.rwmixread}/{100 - p.rwmixread} us", p, "lat_mean_us")
                 for p in picked]
+    if test == "hir":
+        return [(f"IOPS 4k random writes {p.numjobs} x QD{p.iodepth}", p, "iops") for p in points]
+    if test in ("dirth", "cbw"):  # IOPS at the largest threads x QD (the first demand point, after the pre-write)
+        p = points[1]
+        return [(f"IOPS T{p.numjobs}/Q{p.iodepth} {p.rwmixread}/{100 - p.rwmixread}", p, "iops")]
     return []
 
 
@@ -242,7 +250,7 @@ def _estimate_left(s: PtsSettings, test: str, rnd: int) -> float:
     names = s.test_names
     later = names[names.index(test) + 1:]
     left = s.round_seconds(test) * max(0, s.window - rnd + 1) if test != "wsat" else 0.0
-    return left + sum(s.round_seconds(t) * (1 if t == "wsat" else s.window) for t in later)
+    return left + sum(s.round_seconds(t) * (1 if t in ("wsat", "xsr") else s.window) for t in later)
 
 
 def run_pts(ctx, fill) -> None:
@@ -267,8 +275,14 @@ def run_pts(ctx, fill) -> None:
             _prepare(ctx, fill, s, test, t)
         if test == "wsat":
             _run_wsat(ctx, s, t, active)
+        elif test == "xsr":
+            run_xsr(ctx, s, t, active)
         else:
             _run_rounds(ctx, s, test, t, active)
+        if test in ("dirth", "cbw"):
+            run_operating_points(ctx, s, t, active, lambda p: round_metrics(ctx.raw(p)), test)
+        if test == "hir":
+            run_wait_states(ctx, s, t, active)
         t["status"] = "done"
         write_manifest(plan.run_dir, ctx.manifest)
 
@@ -286,9 +300,9 @@ def _prepare(ctx, fill, s: PtsSettings, test: str, t: dict) -> None:
     else:
         t["purge"] = recreate_file(tgt.path, tgt.size_bytes)
     write_manifest(plan.run_dir, ctx.manifest)
-    if test == "wsat":
+    if test in ("wsat", "xsr"):
         start = "the purged state" if t["purge"].get("purged") else "the unpurged target (no purge ran)"
-        t["precondition"] = {"bytes": 0, "note": f"WSAT starts from {start}, without preconditioning"}
+        t["precondition"] = {"bytes": 0, "note": f"{test.upper()} starts from {start}, without preconditioning"}
     else:
         bs = parse_size(test.removeprefix("tp-")) if test.startswith("tp-") else parse_size(s.precondition_bs)
         passes = max(1, round(s.precondition_volume))

@@ -66,6 +66,10 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
         ("ioengine", point.ioengine),
         ("direct", str(point.direct)),
     ]
+    if point.bssplit:  # a block-size mix (PTS CBW): fio draws each I/O's size from it, bs is then unused
+        opts.append(("bssplit", point.bssplit))
+    if point.random_distribution:
+        opts.append(("random_distribution", point.random_distribution))
     if point.volume is not None:  # size-based: this much I/O (wrapping over the target), runtime only caps it
         opts.append(("io_size", str(int(round(point.volume * size_bytes)))))
     else:

@@ -275,15 +275,16 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
         for test in s.test_names:
             purge = "purge (helpers.run.pts: nvme format / ATA secure erase / blkdiscard)" if tgt.kind == "block" \
                 else "file recreated and trimmed (no purge)"
-            cmds.append(f"# PTS {test}: {purge}" + ("" if test == "wsat" else ", then preconditioning:"))
-            if test != "wsat":
+            cmds.append(f"# PTS {test}: {purge}" + ("" if test in ("wsat", "xsr") else ", then preconditioning:"))
+            if test not in ("wsat", "xsr"):
                 bs = parse_size(test.removeprefix("tp-")) if test.startswith("tp-") else parse_size(s.precondition_bs)
                 cmds.extend(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / f".pts-{test}-pc.json.tmp",
                                               bs, s.precondition_iodepth, name=f"pts-{test}-precondition-{i}"))
                             for i in range(1, max(1, round(s.precondition_volume)) + 1))
                 cmds.append(f"# rounds 1..{s.max_rounds} until steady state (window {s.window}), each round:")
             cmds.extend(_cmd(point_argv(plan.fio, p, tgt.path, size, out_dir / f".{p.point_id}.json.tmp"))
-                        for p in s.test_points(test, 0 if test == "wsat" else 1))
+                        for p in s.test_points(test, 0 if test == "wsat" else 1)
+                        if test != "xsr" or p.round in (1, s.xsr_seq_samples + 1, s.xsr_seq_samples + s.xsr_rnd_samples + 1))
     elif prof.mode == "steady-state" and prof.steady_state:
         ss = prof.steady_state
         cmds.append(f"# rounds 1..{ss.max_rounds} until steady state (window {ss.window}), each round:")
