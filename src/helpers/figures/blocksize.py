@@ -19,6 +19,7 @@ from helpers.figures.common import (
     latency_log_axis,
     latency_name,
     message_figure,
+    repeat_means,
 )
 
 OP_COLORS = {"read": 0, "write": 1, "randread": 2, "randwrite": 3, "rw": 4, "readwrite": 4, "randrw": 5}
@@ -64,8 +65,7 @@ def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
         notes = flag_notes(s["flag_reasons"])
         # repeats of a block size (a search's probes, repeated rounds): the line goes through their mean and each
         # repeat is a marker on its own -- a line through every repeat drew a vertical stroke at that block size
-        repeats = s.duplicated("bs_bytes", keep=False).any()
-        mean = s.groupby("bs_bytes", as_index=False)[[p[0] for p in panels if p[0] in s]].mean() if repeats else None
+        mean = repeat_means(s, "bs_bytes", [p[0] for p in panels])
         for k, (col, row, cc, fmt) in enumerate(panels):
             if mean is not None:
                 fig.add_trace(go.Scatter(

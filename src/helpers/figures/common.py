@@ -81,6 +81,15 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def repeat_means(s: pd.DataFrame, x: str, columns: list[str]) -> pd.DataFrame | None:
+    """The mean of ``columns`` per value of ``x`` when ``s`` holds repeats of an ``x`` (a search's probes, repeated
+    rounds), else None.  A series' line goes through these means and each repeat is a marker of its own: a line
+    through every repeat draws a vertical stroke at that ``x``."""
+    if not s[x].dropna().duplicated().any():
+        return None
+    return s.groupby(x, as_index=False)[[c for c in columns if c in s]].mean()
+
+
 def flag_symbols(flagged) -> list[str]:
     return [FLAG_SYMBOL if bool(f) else "circle" for f in flagged]
 
