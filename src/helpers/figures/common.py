@@ -128,6 +128,21 @@ def side_legend(fig: go.Figure, title: str = "series (click: hide)", width_px: i
     return fig
 
 
+def legend_toggle(fig: go.Figure, min_entries: int = 12) -> go.Figure:
+    """'show all' / 'hide all' buttons above a legend of ``min_entries`` or more entries: with 32 series drawn at
+    once nobody reads one; hide all, then a click on an entry brings back the series to compare (a double-click on
+    an entry shows it alone)."""
+    if sum(t.showlegend is not False for t in fig.data) < min_entries:
+        return fig
+    n = len(fig.data)
+    toggle = {"type": "buttons", "direction": "right", "x": 1.02, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
+              "showactive": False, "pad": {"t": 0, "b": 0},
+              "buttons": [{"label": "show all", "method": "restyle", "args": [{"visible": [True] * n}]},
+                          {"label": "hide all", "method": "restyle", "args": [{"visible": ["legendonly"] * n}]}]}
+    fig.update_layout(updatemenus=[*fig.layout.updatemenus, toggle])
+    return fig
+
+
 def add_step_slider(fig: go.Figure, steps: list[tuple[str, list[bool]]], prefix: str, active: int = 0,
                     y: float = -0.18, held: str = "") -> go.Figure:
     """A plotly slider (works offline in exported HTML) whose steps show one group of traces.
