@@ -74,3 +74,20 @@ def test_slider_opens_at_the_depth_with_most_points_and_skipped_sizes_are_gaps()
     assert list(line.x) == [4096, 16384, 32768, 65536, 131072]
     assert [y is None or y != y for y in line.y] == [False, False, True, True, False]  # NaN: a gap
     assert not line.visible and next(t for t in fig.data if t.name == "read QD16").visible
+
+
+def test_repeats_of_a_block_size_are_markers_and_the_line_goes_through_their_mean():
+    """Issue 34.6: a characterize run's search probed write 4k at QD 128 three times (165k, 140k, 115k IOPS): one
+    line through every repeat drew a vertical stroke at 4k.  The line now goes through the mean of the repeats (one
+    x per block size), each repeat stays a marker of its own, both under the series' one legend entry."""
+    pts = [{"rw": "write", "direction": "write", "bs_bytes": 4096, "iodepth": 128, "iops": i}
+           for i in (165_000.0, 140_000.0, 115_000.0)]
+    pts.append({"rw": "write", "direction": "write", "bs_bytes": 16384, "iodepth": 128, "iops": 100_000.0})
+    fig = figures.blocksize_figure(analysis.blocksize_series(rows(pts)))
+    iops = [t for t in fig.data if t.name == "write QD128" and t.xaxis == "x2"]
+    lines = [t for t in iops if "lines" in t.mode]
+    assert len(lines) == 1 and list(lines[0].x) == [4096, 16384]
+    assert list(lines[0].y) == pytest.approx([140_000.0, 100_000.0])
+    marks = [t for t in iops if t.mode == "markers"]
+    assert len(marks) == 1 and sorted(marks[0].y) == pytest.approx([100_000.0, 115_000.0, 140_000.0, 165_000.0])
+    assert sum(t.showlegend is not False for t in fig.data if t.name == "write QD128") == 1

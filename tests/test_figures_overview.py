@@ -41,3 +41,21 @@ def test_held_constant_at_a_qd_and_message_when_absent():
     r, msg = analysis.held_constant(df, "bs_bytes", {"iodepth": 64})
     assert "no points at QD 64 (measured: QD 1, QD 16)" in msg
     assert msg in figures.held_constant_figure(r, msg).layout.annotations[0].text
+
+
+def test_held_constant_repeats_are_markers_and_the_line_goes_through_their_mean():
+    """Issue 34.6: the overview's 'Block size at QD 16' drew write 4k's two repeats (110k and 97k IOPS) as a
+    vertical stroke.  The line goes through their mean; every repeat is a marker; the metric menu still shows one
+    metric's traces at a time."""
+    pts = [{"rw": "write", "direction": "write", "bs_bytes": 4096, "iodepth": 16, "iops": i} for i in (110e3, 97e3)]
+    pts.append({"rw": "write", "direction": "write", "bs_bytes": 65536, "iodepth": 16, "iops": 20e3})
+    r, msg = analysis.held_constant(rows(pts), "bs_bytes", {"iodepth": 16})
+    fig = figures.held_constant_figure(r, msg, factor="bs_bytes")
+    shown = [t for t in fig.data if t.visible is not False]
+    lines = [t for t in shown if "lines" in t.mode]
+    assert len(lines) == 1 and list(lines[0].x) == [4096, 65536]
+    assert list(lines[0].y) == pytest.approx([103.5e3, 20e3])
+    marks = [t for t in shown if t.mode == "markers"]
+    assert len(marks) == 1 and sorted(marks[0].y) == pytest.approx([20e3, 97e3, 110e3])
+    for button in fig.layout.updatemenus[0].buttons:  # each metric: its line and its markers
+        assert sum(button.args[0]["visible"]) == 2

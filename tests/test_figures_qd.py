@@ -71,3 +71,17 @@ def test_one_legend_entry_per_series_beside_the_panels_and_legible_ticks_with_re
     assert len(shown) == 1 and shown[0].endswith("IOPS") and len(fig.data) >= 3
     assert fig.layout.legend.x >= 1 and fig.layout.legend.orientation == "v"
     assert list(fig.layout.xaxis.tickvals) == [1, 2, 4, 8, 16, 32, 64, 128]
+
+
+def test_panel_titles_fit_their_panels_and_stay_off_the_legend():
+    """Issue 34.6: the latency panel's title ('Latency (µs, log): mean total, p50/p99 ...', ~460 px at 16 px) was
+    wider than its panel (~290 px on a 1400 px page) and ran into the legend's title beside it.  Each panel title,
+    at a generous 0.6 em per character, fits its panel's share of the plot width."""
+    fig = figures.qd_figure(analysis.qd_series(qd_rows()))
+    plot_px = 1360 - (fig.layout.margin.l if fig.layout.margin.l is not None else 80) - fig.layout.margin.r
+    domains = [fig.layout[f"xaxis{i if i > 1 else ''}"].domain for i in (1, 2, 3)]
+    titles = [a for a in fig.layout.annotations if a.yref == "paper" and a.y and a.y >= 1]
+    assert len(titles) == 3
+    for a, (x0, x1) in zip(sorted(titles, key=lambda a: a.x), domains):
+        size = (a.font.size if a.font and a.font.size else 16)
+        assert len(a.text) * 0.6 * size <= (x1 - x0) * plot_px, a.text

@@ -93,3 +93,17 @@ def test_knee_trade_off_latency_axis_ticks_at_1_2_5_over_the_data():
     only), so p99 from 250 to 2,000 µs read '1k' alone; now 200 · 500 · 1k · 2k label the drawn values."""
     fig = figures.knee_figure(series(), analysis.knee_table(series()))
     assert fig.layout.yaxis2.type == "log" and {"200", "500", "1k", "2k"} <= set(fig.layout.yaxis2.ticktext)
+
+
+def test_knee_legend_of_many_series_has_show_all_and_hide_all():
+    """Issue 34.6: a characterize run's knee figure has 32 series, a scrolling legend of 32 entries: 'hide all' /
+    'show all' buttons above it (then one click brings back a series); a figure of one series has none."""
+    many = pd.concat([series().assign(series=f"randread {b}k (read) QD{i}") for i, b in enumerate(range(4, 68, 4))])
+    fig = figures.knee_figure(many, analysis.knee_table(many))
+    toggle = [m for m in fig.layout.updatemenus if [b.label for b in m.buttons] == ["show all", "hide all"]]
+    assert len(toggle) == 1 and toggle[0].x >= 1  # over the legend, beside the panels
+    show, hide = toggle[0].buttons
+    assert show.args[0]["visible"] == [True] * len(fig.data)
+    assert hide.args[0]["visible"] == ["legendonly"] * len(fig.data)
+    one = figures.knee_figure(series(), analysis.knee_table(series()))
+    assert not one.layout.updatemenus

@@ -76,3 +76,14 @@ def test_block_size_plateau_slo_and_knee_tables_read_without_raw_column_names():
     shown |= set(format_table(analysis.knee_table(analysis.qd_series(qd))).columns)
     raw = {"max iops", "max iops low", "max iops high", "at iodepth", "at rate iops", "max qd", "peak bs (bytes)"}
     assert not shown & raw, shown & raw
+
+
+def test_depths_held_as_floats_read_as_integers():
+    """Issue 34.6: the queue-depth page's knee table showed 'knee (QD) 8.00' beside 16 and 32 (a float column,
+    NaN for a series without a knee, and three significant digits below 10)."""
+    df = pd.DataFrame({"knee_qd": [8.0, 16.0, float("nan")], "latency_knee_qd": [4.0, 2.0, 1.0],
+                       "iodepth": [1.0, 8.0, 512.0], "fraction_of_peak": [1.0, 0.926, 0.5]})
+    out = format_table(df)
+    assert list(out["knee (QD)"]) == ["8", "16", MISSING]
+    assert list(out["latency knee (QD)"]) == ["4", "2", "1"] and list(out["queue depth (QD)"]) == ["1", "8", "512"]
+    assert list(out["knee IOPS / peak IOPS"]) == ["1.00", "0.926", "0.500"]  # a ratio keeps its digits

@@ -19,6 +19,7 @@ from helpers.figures.common import (
     latency_log_axis,
     latency_name,
     message_figure,
+    repeat_means,
 )
 
 OP_COLORS = {"read": 0, "write": 1, "randread": 2, "randwrite": 3, "rw": 4, "readwrite": 4, "randrw": 5}
@@ -62,10 +63,19 @@ def blocksize_figure(series: pd.DataFrame, plateau: pd.DataFrame | None = None,
         c = color(OP_COLORS.get(s["rw"].iloc[0], 6) + (1 if s["direction"].iloc[0] == "write"
                                                        and s["rw"].iloc[0] in ("rw", "randrw") else 0))
         notes = flag_notes(s["flag_reasons"])
+        # repeats of a block size (a search's probes, repeated rounds): the line goes through their mean and each
+        # repeat is a marker on its own -- a line through every repeat drew a vertical stroke at that block size
+        mean = repeat_means(s, "bs_bytes", [p[0] for p in panels])
         for k, (col, row, cc, fmt) in enumerate(panels):
+            if mean is not None:
+                fig.add_trace(go.Scatter(
+                    x=mean["bs_bytes"], y=mean[col], mode="lines", name=name, legendgroup=name, showlegend=k == 0,
+                    line={"color": c}, hovertemplate=f"{name}<br>block size %{{x}} B: mean of its repeats<br>"
+                                                     f"{fmt.replace(' (%{customdata[0]:,.0f} MiB/s)', '')}<extra></extra>"), row, cc)
+                groups.append(qd)
             fig.add_trace(go.Scatter(
-                x=s["bs_bytes"], y=s[col], mode="lines+markers", name=name, legendgroup=name,
-                showlegend=k == 0, line={"color": c},
+                x=s["bs_bytes"], y=s[col], mode="markers" if mean is not None else "lines+markers", name=name,
+                legendgroup=name, showlegend=k == 0 and mean is None, line={"color": c},
                 marker={"symbol": flag_symbols(s["flagged"]), "size": 8},
                 customdata=list(zip(s["mib_per_s"], s["bs_label"], notes)),
                 hovertemplate=f"{name}<br>block size %{{customdata[1]}}<br>{fmt}%{{customdata[2]}}<extra></extra>"),

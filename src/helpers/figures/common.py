@@ -81,6 +81,15 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def repeat_means(s: pd.DataFrame, x: str, columns: list[str]) -> pd.DataFrame | None:
+    """The mean of ``columns`` per value of ``x`` when ``s`` holds repeats of an ``x`` (a search's probes, repeated
+    rounds), else None.  A series' line goes through these means and each repeat is a marker of its own: a line
+    through every repeat draws a vertical stroke at that ``x``."""
+    if not s[x].dropna().duplicated().any():
+        return None
+    return s.groupby(x, as_index=False)[[c for c in columns if c in s]].mean()
+
+
 def flag_symbols(flagged) -> list[str]:
     return [FLAG_SYMBOL if bool(f) else "circle" for f in flagged]
 
@@ -116,6 +125,21 @@ def side_legend(fig: go.Figure, title: str = "series (click: hide)", width_px: i
                               "title": {"text": title}, "font": {"size": 11}},
                       margin={"r": width_px, "t": margin.t if margin.t is not None else 110,
                               "b": margin.b if margin.b is not None else 80})
+    return fig
+
+
+def legend_toggle(fig: go.Figure, min_entries: int = 12) -> go.Figure:
+    """'show all' / 'hide all' buttons above a legend of ``min_entries`` or more entries: with 32 series drawn at
+    once nobody reads one; hide all, then a click on an entry brings back the series to compare (a double-click on
+    an entry shows it alone)."""
+    if sum(t.showlegend is not False for t in fig.data) < min_entries:
+        return fig
+    n = len(fig.data)
+    toggle = {"type": "buttons", "direction": "right", "x": 1.02, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
+              "showactive": False, "pad": {"t": 0, "b": 0},
+              "buttons": [{"label": "show all", "method": "restyle", "args": [{"visible": [True] * n}]},
+                          {"label": "hide all", "method": "restyle", "args": [{"visible": ["legendonly"] * n}]}]}
+    fig.update_layout(updatemenus=[*fig.layout.updatemenus, toggle])
     return fig
 
 

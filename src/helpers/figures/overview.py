@@ -19,6 +19,7 @@ from helpers.figures.common import (
     latency_name,
     log2_axis,
     message_figure,
+    repeat_means,
 )
 from helpers.fio.units import format_bytes
 
@@ -159,9 +160,17 @@ def held_constant_figure(rows: pd.DataFrame, message: str = "", factor: str = "b
     metric_of: list[str] = []
     for i, (line, s) in enumerate(rows.groupby("line", sort=False)):
         notes = flag_notes(s["flag_reasons"])
+        mean = repeat_means(s, factor, list(metrics))  # repeats: markers, the line through their mean
         for m, (label, fmt) in metrics.items():
+            if mean is not None:
+                fig.add_trace(go.Scatter(
+                    x=mean[factor], y=mean[m], mode="lines", name=line, legendgroup=line, line={"color": color(i)},
+                    visible=m == "iops", hovertemplate=f"{line}<br>%{{x}}: mean of its repeats<br>%{{y:{fmt}}} "
+                                                       f"{label}<extra></extra>"))
+                metric_of.append(m)
             fig.add_trace(go.Scatter(
-                x=s[factor], y=s[m], mode="lines+markers", name=line, line={"color": color(i)},
+                x=s[factor], y=s[m], mode="lines+markers" if mean is None else "markers", name=line,
+                legendgroup=line, showlegend=mean is None, line={"color": color(i)},
                 marker={"symbol": flag_symbols(s["flagged"]), "size": 9}, customdata=notes, visible=m == "iops",
                 hovertemplate=f"{line}<br>%{{x}}<br>%{{y:{fmt}}} {label}%{{customdata}}<extra></extra>"))
             metric_of.append(m)

@@ -21,6 +21,7 @@ from helpers.figures.common import (
     drawn_values,
     latency_log_axis,
     latency_name,
+    legend_toggle,
     log2_axis,
     message_figure,
     side_legend,
@@ -83,7 +84,7 @@ def knee_figure(series: pd.DataFrame, knees: pd.DataFrame, title: str = "Knee: w
     fig.update_yaxes(title_text=f"p99 {lname} (µs, log)", **latency_log_axis(drawn_values(fig, 1, 2)), row=1, col=2)
     _layout(fig, title + " (stars: throughput knees; open diamonds: latency knees)")
     fig.update_layout(title={"y": 0.98, "yanchor": "top"}, margin={"t": 110})
-    return side_legend(fig)
+    return legend_toggle(side_legend(fig))
 
 
 def littles_figure(table: pd.DataFrame, tolerance: float = 0.10,

@@ -131,6 +131,8 @@ def format_cell(column: str, v) -> str:
         return format_bytes(int(v))
     if column == "bw_bytes_per_s":
         return format_number(float(v) / MB)
+    if (column in ("iodepth", "numjobs", "at_iodepth") or column.endswith("_qd")) and float(v).is_integer():
+        return format_number(int(v))  # a depth held as a float (NaN beside it): QD 8, never 8.00
     if column == "unreliable_percentiles" and isinstance(v, str):  # 'clat_p99_99_us' -> 'p99.99'
         return ", ".join("p" + c.split("_p", 1)[-1].removesuffix("_us").replace("_", ".") for c in v.split(",") if c)
     if isinstance(v, str):
