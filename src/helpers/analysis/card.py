@@ -711,7 +711,10 @@ def series_summary(df: pd.DataFrame, manifest: dict | None = None) -> pd.DataFra
             continue
         first = ops[mine].iloc[0]
         bs = float(first["bs_bytes"])
-        row = plateaus[(plateaus["rw"] == first["rw"]) & (plateaus["bs_bytes"] == bs)]
+        # the series' own row: operation, block size and read share (two mixes of one operation are two series)
+        mix = pd.to_numeric(plateaus["rwmixread_pct"], errors="coerce")
+        same_mix = mix.isna() if pd.isna(first.get("rwmixread_pct")) else mix == float(first["rwmixread_pct"])
+        row = plateaus[(plateaus["rw"] == first["rw"]) & (plateaus["bs_bytes"] == bs) & same_mix]
         state = next((str((points[i].get("characterize") or {}).get("target_state") or "") for i in p["ids"]
                       if i in points), "")
         lv = levels(ops[mine], "iops", manifest)
