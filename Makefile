@@ -42,7 +42,7 @@ SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtim
   --hosts="$(HOSTS)" --dry-run="$(DRY_RUN)" --allow-existing="$(ALLOW_EXISTING)" --destroy-device="$(DESTROY_DEVICE)" \
   --ignore-signature="$(IGNORE_SIGNATURE)" --read-only-ack="$(READ_ONLY_ACK)"
 
-.PHONY: help setup fio run-all sweep ingest reports export lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-characterize bench-peak bench-ingest
+.PHONY: help setup fio run-all sweep ingest reports export screenshots lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-characterize bench-peak bench-ingest
 
 help: ## list the targets and variables (coloured on a terminal only; NO_COLOR=1 never)
 	@if [ -t 1 ] && [ -z "$$NO_COLOR" ]; then c='\033[36m'; r='\033[0m'; else c=; r=; fi; \
@@ -93,6 +93,9 @@ reports: setup ## rebuild RUN's Parquet and reports/RUN/*.html + reports/index.h
 
 export: setup ## RUN's tables to take elsewhere: reports/RUN/RUN-data.xlsx (FORMAT=csv: a folder of CSVs), linked from the index
 	@$(BIN)/python -m helpers.report.workbook --run="$(RUN)" --format="$(FORMAT)"
+
+screenshots: setup browser-deps ## the README's pictures (docs/img/*.png) from RUN's report pages (default: the newest reports), headless Chromium
+	@$(BIN)/python -m helpers.report.screenshots --run="$(RUN)"
 
 lab: setup ## JupyterLab on the project's venv (LAB_ARGS="--port 9999 --no-browser" ...; --allow-root as root)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
