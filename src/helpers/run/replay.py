@@ -177,7 +177,7 @@ class ReplaySettings:
 
     trace: str = ""  # the trace file (any format helpers.ingest.traces recognises); relative: to the project
     fit: str = "refuse"  # offsets beyond the target: refuse, wrap or scale (:func:`fit_offsets`)
-    time_scale_pct: int = 100  # fio replay_time_scale: 100 = the trace's own times, 50 = twice as fast
+    time_scale_pct: int = 100  # fio replay_time_scale: 100 = the trace's rate, 50 = half (times x 2), 200 = twice
     no_stall: bool = False  # fio replay_no_stall: as fast as the target allows, the trace's times ignored
     # psync: fio 3.33's libaio replay with the trace's delays held each I/O ~90 ms before the device saw it
     # (clat 84-95 ms on a loop trace whose own latencies are 0.04-3 ms; measured here), and lost 15 of 334 of its
