@@ -30,7 +30,8 @@ from helpers.run.runner import log_dir_of
 
 REPLAY_DIR = ".replay"  # hidden: the ingest never takes the lab's inputs for results
 LOG_HIST_MSEC = 1000
-STALL_CAP_S = 30.0  # a replay's runtime cap beyond the trace's (scaled) duration
+STALL_CAP_S = 5.0  # a replay's runtime cap: 1.5 x the trace's (scaled) duration and this (fio ends at its
+# iolog's end; a replay cut short says how many of the trace's I/Os it issued)
 
 
 @dataclass
@@ -76,7 +77,7 @@ def resolve(profile: Profile, reader: Callable[[Path], pd.DataFrame] | None, run
     span = float(ios["t_s"].max() - ios["t_s"].min()) if ios["t_s"].notna().all() else 0.0
     scaled = 0.0 if s.no_stall else span * 100 / s.time_scale_pct
     base = Point(group="replay", rw=_rw(ios), bs_bytes=size, iodepth=depth, ioengine=s.ioengine,
-                 runtime_s=float(math.ceil(scaled + STALL_CAP_S)), ramp_s=0.0, log_avg_msec=0,
+                 runtime_s=float(math.ceil(1.5 * scaled + STALL_CAP_S)), ramp_s=0.0, log_avg_msec=0,
                  log_hist_msec=LOG_HIST_MSEC)
     extra = [("read_iolog", str(run_dir / REPLAY_DIR / "replay.iolog"))]
     if s.time_scale_pct != 100:

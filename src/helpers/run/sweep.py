@@ -119,6 +119,8 @@ class SweepPlan:
         if p.mode == "pts" and p.pts:
             mode = (f" per round (pts mode: {', '.join(p.pts.test_names)}, {p.pts.pts_class} class "
                     f"{p.pts.jobs} jobs x QD{p.pts.qd}, ActiveRange {p.pts.active_range:g} %)")
+        if p.mode == "replay" and p.replay:
+            mode = f" (replay mode: {Path(p.replay.trace).name} replayed{', then its clone' if len(p.points) > 1 else ''})"
         note = f"; {self.target.note}" if self.target.note else ""
         return (f"profile {p.name}: {len(p.points)} points{mode}, {self.estimate}, target {self.target.path}"
                 f"{hosts}{note}")
