@@ -96,3 +96,18 @@ def test_refused_before_any_io(tmp_path, fio_path):
     with pytest.raises(LabError, match=r"replay\.fit must be one of refuse, wrap, scale, not 'squeeze'\.$"):
         sweep.plan_sweep(foreign, profile(tmp_path, fit="squeeze"), "r3", None, "64m", raw, trace_reader=trace_ios)
     assert not raw.exists()
+
+
+def test_import_trace_command(tmp_path, monkeypatch, capsys):
+    """make import-trace's entry point: the summary sentence and the traces dataset of the run (--no-page); a
+    missing file is one sentence."""
+    from helpers import config
+    from helpers.processed import store
+    from helpers.report import traces as report_traces
+
+    monkeypatch.setattr(config, "PROCESSED_DIR", tmp_path)
+    assert report_traces.main([str(TRACE), "--no-page"]) == 0
+    assert capsys.readouterr().out.strip() == "334 I/Os imported from 1 trace."
+    assert len(store.load(tmp_path, config.TRACES_DATASET, ["trace-known-fio-tracefs"])) == 334
+    assert report_traces.main([str(tmp_path / "nope.trace")]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nope.trace'} does not exist (FILE=path[,path ...])."
