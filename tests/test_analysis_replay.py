@@ -59,3 +59,7 @@ def test_fidelity_table_and_sentence():
     assert rp.fidelity_sentence(r, c).endswith("within the 10 % a clone should hold.")
     far = {**c, "iops": r["iops"] * 1.2}
     assert "not within 10 %" in rp.fidelity_sentence(r, far)
+    trace_m = {**r, "iops": r["iops"] * 1.2}  # the replay ran behind the trace, the clone kept its rate
+    assert rp.fidelity_sentence(r, far, trace=trace_m, stretch_pct=20.0).endswith(
+        "against the trace's 120.0 IOPS the clone ran +0.0 % and the replay -16.7 %: fio's timed replay took +20.0 % "
+        "of the trace's time (its per-I/O delays run behind the trace, fio issue 1537).")

@@ -111,3 +111,20 @@ def test_import_trace_command(tmp_path, monkeypatch, capsys):
     assert len(store.load(tmp_path, config.TRACES_DATASET, ["trace-known-fio-tracefs"])) == 334
     assert report_traces.main([str(tmp_path / "nope.trace")]) == 2
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nope.trace'} does not exist (FILE=path[,path ...])."
+
+
+def test_a_second_real_trace_characterizes_as_its_fio_job():
+    """The open-loop job's tracefs trace (known2-rate, README): fio's own counts per direction, its two block sizes
+    and the per-direction sequential share of percentage_random=50 (fio keeps one position per direction)."""
+    import json
+
+    from helpers.analysis import workload as W
+
+    ios = trace_ios(DATA / "known2-rate-tracefs.trace")
+    job = json.loads((DATA / "known2-rate.json").read_text())["jobs"][0]
+    assert ios["op"].value_counts().to_dict() == {"read": job["read"]["total_ios"], "write": job["write"]["total_ios"]}
+    # fio issued only 4k and 32k; the loop device's requests hold 42 of other sizes (8k-28k) as the block layer cut them
+    assert ios["size_bytes"].isin([4096, 32768]).mean() > 0.97 and ios["size_bytes"].max() == 32768
+    s = W.summary(ios)
+    assert s["read_pct"] == pytest.approx(100 * 876 / 1790)
+    assert 45 <= s["sequential_per_op_pct"] <= 55, s["sequential_per_op_pct"]  # 1,790 draws of a 50 % coin: +-1.2

@@ -135,9 +135,11 @@ def fidelity(replay: dict, clone: dict, trace: dict | None = None) -> pd.DataFra
     return pd.DataFrame(rows, columns=["quantity", "trace", "replay", "clone", "clone vs replay"])
 
 
-def fidelity_sentence(replay: dict, clone: dict, tolerance_pct: float = TOLERANCE_PCT) -> str:
-    """How close the clone came to the replay on IOPS and read share, within ``tolerance_pct`` or not (and why
-    it may not be)."""
+def fidelity_sentence(replay: dict, clone: dict, tolerance_pct: float = TOLERANCE_PCT, trace: dict | None = None,
+                      stretch_pct: float | None = None) -> str:
+    """How close the clone came to the replay on IOPS and read share, within ``tolerance_pct`` or not, and why it
+    may not be: with the ``trace``'s measures, the clone's and the replay's IOPS against the trace's, and how much
+    longer than the trace fio's timed replay took (``stretch_pct``, :func:`lag_summary`)."""
     d_iops = 100 * (clone["iops"] - replay["iops"]) / replay["iops"]
     d_read = 100 * (clone["read_pct"] - replay["read_pct"]) / replay["read_pct"] if replay["read_pct"] else math.nan
     ok = abs(d_iops) <= tolerance_pct and abs(d_read) <= tolerance_pct
@@ -145,5 +147,11 @@ def fidelity_sentence(replay: dict, clone: dict, tolerance_pct: float = TOLERANC
             f"share {d_read:+.1f} %)")
     if ok:
         return head + f": within the {tolerance_pct:g} % a clone should hold."
-    return (head + f": not within {tolerance_pct:g} %; fio paces the clone evenly (or poisson) at the trace's mean "
-            "rate and mix, so bursts, the order of the I/Os and a replay running behind the trace are not reproduced.")
+    why = ("fio paces the clone evenly (or poisson) at the trace's mean rate and mix, so bursts, the order of the "
+           "I/Os and a replay running behind the trace are not reproduced")
+    if trace and np.isfinite(trace.get("iops", math.nan)):
+        c, r = (100 * (d["iops"] / trace["iops"] - 1) for d in (clone, replay))
+        why = (f"against the trace's {trace['iops']:,.1f} IOPS the clone ran {c:+.1f} % and the replay {r:+.1f} %"
+               + (f": fio's timed replay took {stretch_pct:+.1f} % of the trace's time (its per-I/O delays run "
+                  "behind the trace, fio issue 1537)" if stretch_pct is not None and np.isfinite(stretch_pct) else ""))
+    return head + f": not within {tolerance_pct:g} %; {why}."

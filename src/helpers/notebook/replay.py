@@ -77,7 +77,7 @@ def load(run_id: str, raw_dir: str | Path = "") -> ReplayData:
         out.latencies["clone"] = cloned["latency_us"]
         r, c, t = rp.measures(replayed), rp.measures(cloned), rp.measures(trace)
         out.fidelity = rp.fidelity(r, c, t)
-        out.fidelity_text = rp.fidelity_sentence(r, c)
+        out.fidelity_text = rp.fidelity_sentence(r, c, trace=t, stretch_pct=lags["stretch_pct"])
         job = run_dir / (info.get("clone_job") or "")
         out.clone_job = job.read_text() if info.get("clone_job") and job.is_file() else ""
     else:
