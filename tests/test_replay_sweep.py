@@ -95,6 +95,8 @@ def test_refused_before_any_io(tmp_path, fio_path):
         sweep.plan_sweep(foreign, profile(tmp_path), "r2", None, "64m", raw, trace_reader=trace_ios)
     with pytest.raises(LabError, match=r"replay\.fit must be one of refuse, wrap, scale, not 'squeeze'\.$"):
         sweep.plan_sweep(foreign, profile(tmp_path, fit="squeeze"), "r3", None, "64m", raw, trace_reader=trace_ios)
+    assert sweep.main([f"--target={tmp_path / 't.bin'}", f"--profile={profile(tmp_path)}", "--size=64m",
+                       "--check-only"]) == 2  # python -m helpers.run.sweep: the run layer reads no trace
     assert not raw.exists()
 
 
