@@ -83,6 +83,42 @@ def plan(ios: pd.DataFrame, target: Path, target_size_bytes: int, fit: str = "re
     return ReplayPlan("\n".join(lines) + "\n", len(ios), note)
 
 
+ZONE_TOLERANCE = 0.25  # a range joins the zone before it when its I/Os are within 25 % of the zone's mean per range
+ZONE_NOISE_SIGMAS = 2.0  # ... or within 2 Poisson standard deviations of it (sparse traces: counts are noisy)
+
+
+def whole_percents(weights) -> np.ndarray:
+    """Integer shares of ``weights`` summing to 100 (Hamilton's method: floors, then the largest remainders get the
+    rest, ties to the earlier entry), as fio wants bssplit and zoned percentages; zeros without weight."""
+    w = np.asarray(weights, dtype="float64")
+    if not len(w) or w.sum() <= 0:
+        return np.zeros(len(w), dtype="int64")
+    exact = w / w.sum() * 100
+    out = np.floor(exact + 1e-9).astype("int64")
+    out[np.argsort(-(exact - out), kind="stable")[:100 - int(out.sum())]] += 1
+    return out
+
+
+def zoned_from_counts(counts) -> str:
+    """fio's ``random_distribution=zoned:...`` from the I/O counts of equal address ranges in address order:
+    consecutive ranges of like density merged into zones (a range joins the zone before it while its count is
+    within :data:`ZONE_TOLERANCE` of the zone's mean per range or :data:`ZONE_NOISE_SIGMAS` Poisson standard
+    deviations of it: a uniform random trace of few I/Os is one zone, not one per range of its counting noise;
+    from the traces2 branch), access % / range % each summing to 100."""
+    merged: list[list[int]] = []  # [ranges, ios]
+    for c in np.asarray(counts, dtype="int64"):
+        if merged:
+            mean = merged[-1][1] / merged[-1][0]
+            if abs(c - mean) <= max(ZONE_TOLERANCE * mean, ZONE_NOISE_SIGMAS * np.sqrt(mean)) or mean == c == 0:
+                merged[-1][0] += 1
+                merged[-1][1] += int(c)
+                continue
+        merged.append([1, int(c)])
+    acc = whole_percents([m[1] for m in merged])
+    rng = whole_percents([m[0] for m in merged])
+    return "zoned:" + ":".join(f"{int(a)}/{int(r)}" for a, r in zip(acc, rng, strict=True))
+
+
 def queue_depth(ios: pd.DataFrame, percentile: float = 99.0) -> int | None:
     """The I/Os in flight the trace stays at or below for ``percentile`` % of its time (time-weighted: issue
     ``t_s``, completion ``t_s`` + ``latency_us``), at least 1; None without latencies."""
@@ -101,18 +137,21 @@ def queue_depth(ios: pd.DataFrame, percentile: float = 99.0) -> int | None:
     return max(int(counts[by][np.searchsorted(cum, percentile / 100.0 - 1e-12)]), 1)
 
 
-def bssplit_of(sizes: pd.Series) -> str:
-    """fio's bssplit of a set of I/O sizes (every size, whole percentages by largest remainder summing to 100)."""
+def bssplit_of(sizes: pd.Series, min_pct: float = 0.0) -> str:
+    """fio's bssplit of a set of I/O sizes: the sizes holding at least ``min_pct`` % of the I/Os (all of them when
+    none does), whole percentages by largest remainder summing to 100 (fio's rule; the rarer sizes folded into the
+    others in proportion); '' without I/Os."""
     counts = sizes.value_counts().sort_index()
     if counts.empty:
         return ""
-    exact = 100.0 * counts.to_numpy() / counts.sum()
-    pct = np.floor(exact + 1e-9).astype(int)
-    pct[np.argsort(-(exact - pct), kind="stable")[:100 - pct.sum()]] += 1
-    return ":".join(f"{_size(int(s))}/{int(p)}" for s, p in zip(counts.index, pct, strict=True) if p > 0)
+    kept = counts[100 * counts / counts.sum() >= min_pct]
+    kept = kept if len(kept) else counts
+    pct = whole_percents(kept.to_numpy())
+    return ":".join(f"{size_text(int(s))}/{int(p)}" for s, p in zip(kept.index, pct, strict=True) if p > 0)
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """A size as fio writes it in a bssplit: 4k, 1m, or bytes."""
     return next((f"{n // m}{u}" for u, m in (("m", 1 << 20), ("k", 1 << 10)) if n % m == 0), str(n))
 
 

@@ -111,22 +111,11 @@ def character(ios: pd.DataFrame) -> dict:
 
 
 def zoned(ios: pd.DataFrame, n: int = 10) -> str:
-    """fio's random_distribution=zoned over ``n`` equal ranges of the trace's span (adjacent equal ranges merged)."""
+    """fio's random_distribution=zoned over ``n`` equal ranges of the trace's span (:func:`replay.zoned_from_counts`)."""
     top = int((ios["offset_bytes"] + ios["size_bytes"]).max())
-    counts = pd.cut(ios["offset_bytes"], [i * top / n for i in range(n + 1)], right=False,
-                    include_lowest=True).value_counts(sort=False).to_numpy()
-    exact = 100.0 * counts / max(1, counts.sum())
-    acc = [int(x) for x in exact // 1]
-    for i in sorted(range(n), key=lambda i: -(exact[i] - acc[i]))[:100 - sum(acc)]:
-        acc[i] += 1
-    parts: list[list[int]] = []
-    for a in acc:
-        if parts and parts[-1][2] == a:  # the same access % per range: one zone
-            parts[-1][0] += a
-            parts[-1][1] += 100 // n
-        else:
-            parts.append([a, 100 // n, a])
-    return "zoned:" + ":".join(f"{a}/{r}" for a, r, _ in parts)
+    edges = [i * top / n for i in range(n + 1)]
+    return replay.zoned_from_counts(pd.cut(ios["offset_bytes"], edges, right=False, include_lowest=True)
+                                    .value_counts(sort=False).to_numpy())
 
 
 def _clone_point(base: Point, ios: pd.DataFrame, s: replay.ReplaySettings, run_dir: Path, runtime_s: float) -> Point:
