@@ -63,3 +63,13 @@ def test_fidelity_table_and_sentence():
     assert rp.fidelity_sentence(r, far, trace=trace_m, stretch_pct=20.0).endswith(
         "against the trace's 120.0 IOPS the clone ran +0.0 % and the replay -16.7 %: fio's timed replay took +20.0 % "
         "of the trace's time (its per-I/O delays run behind the trace, fio issue 1537).")
+
+
+def test_lag_figure_draws_every_io_up_to_a_cap():
+    from helpers.figures import replay as fr
+
+    m = pd.DataFrame({"trace_s": np.arange(50_000) / 1e4, "lag_ms": 1.0, "op": ["read", "write"] * 25_000})
+    fig = fr.lag_figure(m, "lag", "none")
+    assert sum(len(t.x) for t in fig.data) == 16_667 and "(one I/O in 3 drawn)" in fig.layout.title.text
+    assert sum(len(t.x) for t in fr.lag_figure(m.iloc[:100], "lag", "none").data) == 100
+    assert fr.lag_figure(m.iloc[:0], "lag", "No replay.").layout.annotations[0].text == "No replay."

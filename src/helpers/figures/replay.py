@@ -11,6 +11,7 @@ from helpers.figures.common import TEMPLATE, color, message_figure
 
 OP_COLOR = {"read": color(0), "write": color(1), "trim": color(2)}
 ECDF_POINTS = 2000  # at most this many points per drawn distribution (evenly spaced in rank)
+LAG_POINTS = 20000  # at most this many I/Os drawn in the lag figure (every k-th in trace order; the text has all)
 
 
 def lag_figure(matched: pd.DataFrame, text: str, empty: str) -> go.Figure:
@@ -18,7 +19,10 @@ def lag_figure(matched: pd.DataFrame, text: str, empty: str) -> go.Figure:
     if matched.empty:
         return message_figure(empty)
     fig = go.Figure()
-    for op, g in matched.groupby("op", sort=False):
+    step = -(-len(matched) // LAG_POINTS)
+    if step > 1:
+        text += f" (one I/O in {step} drawn)"
+    for op, g in matched.iloc[::step].groupby("op", sort=False):
         fig.add_scatter(x=g["trace_s"], y=g["lag_ms"], mode="markers", name=str(op), marker={
             "color": OP_COLOR.get(str(op)), "size": 5}, hovertemplate="trace %{x:.4f} s: %{y:.2f} ms behind"
             "<extra>" + str(op) + "</extra>")
