@@ -33,8 +33,8 @@ def load(run_id: str = "latest", processed_dir: str | Path = "") -> TraceData:
     else:
         run = run_id
     traces = store.load(pdir, config.TRACES_DATASET, [run])
-    if traces.empty:  # a replay run: the trace it replayed (kept in its raw folder)
-        traces = replay_page.trace_of_run(run)
+    replayed = replay_page.trace_of_run(run) if traces.empty else traces
+    traces = replayed if len(replayed) else traces  # a replay run: the trace it replayed (kept in its raw folder)
     if traces.empty:
         return TraceData(traces, pd.DataFrame(), traces, f"Run {run} has no imported trace: import one "
                          "with python -m helpers.ingest.traces FILE --run RUN.", run)
