@@ -76,7 +76,11 @@ def resolve(profile: Profile, reader: Callable[[Path], pd.DataFrame] | None, run
     depth = replay.queue_depth(ios) or 1
     span = float(ios["t_s"].max() - ios["t_s"].min()) if ios["t_s"].notna().all() else 0.0
     scaled = 0.0 if s.no_stall else span * 100 / s.time_scale_pct
-    base = Point(group="replay", rw=_rw(ios), bs_bytes=size, iodepth=depth, ioengine=s.ioengine,
+    rw = _rw(ios)
+    # fio takes each I/O's direction from the iolog; rwmixread names the trace's read share in the results (fio's
+    # JSON would otherwise carry its default 50 % and the pages would label the replay "50% read")
+    mix = round(float(character(ios)["read_pct"])) if rw == "randrw" else None
+    base = Point(group="replay", rw=rw, rwmixread=mix, bs_bytes=size, iodepth=depth, ioengine=s.ioengine,
                  runtime_s=float(math.ceil(1.5 * scaled + STALL_CAP_S)), ramp_s=0.0, log_avg_msec=0,
                  log_hist_msec=LOG_HIST_MSEC)
     extra = [("read_iolog", str(run_dir / REPLAY_DIR / "replay.iolog"))]
