@@ -22,6 +22,7 @@ SCRATCH ?=
 NOTEBOOK ?=
 ARGS ?=
 FORMAT ?= xlsx
+FILE ?=
 # make test's pytest-xdist workers: 3 on 2 cores -- a worker waits on fio, a kernel or a browser about half the
 # time, so two left a core idle (~1.0 of 2 cores used, 304 s); the session's notebooks stay in one (tests/conftest.py)
 TEST_WORKERS ?= 3
@@ -42,7 +43,7 @@ SWEEP_ARGS = --target="$(TARGET)" --profile="$(PROFILE)" --run="$(RUN)" --runtim
   --hosts="$(HOSTS)" --dry-run="$(DRY_RUN)" --allow-existing="$(ALLOW_EXISTING)" --destroy-device="$(DESTROY_DEVICE)" \
   --ignore-signature="$(IGNORE_SIGNATURE)" --read-only-ack="$(READ_ONLY_ACK)"
 
-.PHONY: help setup fio run-all sweep ingest reports export screenshots lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-characterize bench-peak bench-ingest
+.PHONY: help setup fio run-all sweep ingest reports export screenshots lab test test-fast test-notebooks browser-deps lint clean bench-adaptive bench-characterize bench-peak bench-ingest import-trace
 
 help: ## list the targets and variables (coloured on a terminal only; NO_COLOR=1 never)
 	@if [ -t 1 ] && [ -z "$$NO_COLOR" ]; then c='\033[36m'; r='\033[0m'; else c=; r=; fi; \
@@ -90,6 +91,9 @@ ingest: setup ## raw JSON of RUN (default: newest) -> Parquet in data/processed/
 
 reports: setup ## rebuild RUN's Parquet and reports/RUN/*.html + reports/index.html from raw data (no fio)
 	@$(PIPELINE) reports --run="$(RUN)"
+
+import-trace: setup ## block I/O traces (FILE=path[,path]: blkparse, tracepoints, fio iolog, MSR, Alibaba, CSV) -> RUN (default trace-<stem>) + reports/RUN/workload.html; no FILE: the page of RUN
+	@$(BIN)/python -m helpers.report.traces "$(FILE)" $(if $(RUN),--run="$(RUN)")
 
 export: setup ## RUN's tables to take elsewhere: reports/RUN/RUN-data.xlsx (FORMAT=csv: a folder of CSVs), linked from the index
 	@$(BIN)/python -m helpers.report.workbook --run="$(RUN)" --format="$(FORMAT)"

@@ -41,11 +41,12 @@ def test_notebook_passes_every_option_to_plan_sweep():
                 if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "plan_sweep")
     params = list(inspect.signature(sweep.plan_sweep).parameters)
     passed = {params[i]: a.id for i, a in enumerate(call.args)} | {k.arg: k.value.id for k in call.keywords}
+    assert passed.pop("trace_reader") == "trace_ios"  # not an option: the replay mode's trace reader (ingest layer)
     assert passed == {n: n for n in NAMES}  # every option, each given the notebook parameter of its name
 
 
 def test_plan_sweep_keywords_are_the_table_in_order():
-    params = [p for p in inspect.signature(sweep.plan_sweep).parameters if p != "check_hosts_now"]
+    params = [p for p in inspect.signature(sweep.plan_sweep).parameters if p not in ("check_hosts_now", "trace_reader")]
     assert params == NAMES
 
 

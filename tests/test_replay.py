@@ -94,7 +94,7 @@ def test_clone_within_10_percent_of_the_trace_and_the_replays_read_share(tmp_pat
                     "--output-format=json", f"--output={tmp_path / 'replay.json'}"], check=True, capture_output=True,
                    timeout=60)
     job = tmp_path / "clone.fio"
-    job.write_text(R.clone_job(W.summary(trace, size_bytes=64 * MIB), target, 64 * MIB, 2.0))
+    job.write_text(R.clone_job(trace, W.summary(trace, size_bytes=64 * MIB), target, 64 * MIB, 2.0))
     subprocess.run([fio, str(job), "--output-format=json", f"--output={tmp_path / 'clone.json'}"], check=True,
                    capture_output=True, timeout=60)
 

@@ -10,20 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from helpers.run.replay import bssplit_of, zoned_from_counts
+
 OPS = ("read", "write", "trim")
-
-
-def _largest_remainder(weights: np.ndarray, total: int = 100) -> np.ndarray:
-    """Integer shares of ``weights`` summing to ``total`` (Hamilton's method: floors, then the largest
-    remainders get the rest), as fio wants bssplit and zoned percentages that add up to 100."""
-    w = np.asarray(weights, dtype="float64")
-    if not len(w) or w.sum() <= 0:
-        return np.zeros(len(w), dtype="int64")
-    exact = w / w.sum() * total
-    out = np.floor(exact).astype("int64")
-    rest = total - int(out.sum())
-    out[np.argsort(-(exact - out), kind="stable")[:rest]] += 1
-    return out
 
 
 def mix(ios: pd.DataFrame) -> pd.DataFrame:
@@ -50,25 +39,12 @@ def block_sizes(ios: pd.DataFrame) -> pd.DataFrame:
                          ignore_index=True)
 
 
-def _size_text(n: int) -> str:
-    for unit, mult in (("m", 1 << 20), ("k", 1 << 10)):
-        if n % mult == 0:
-            return f"{n // mult}{unit}"
-    return str(n)
-
-
 def bssplit(ios: pd.DataFrame, op: str | None = None, min_pct: float = 1.0) -> str:
     """The fio ``bssplit`` of the trace's block sizes (of ``op``, or all I/Os): sizes that hold at least
-    ``min_pct`` % of the I/Os, their percentages by largest remainder so they sum to 100 (fio's rule); the
-    rarer sizes are folded into the others in proportion.  '' without I/Os."""
-    sel = ios if op is None else ios[ios["op"] == op]
-    counts = sel["size_bytes"].value_counts().sort_index()
-    if counts.empty:
-        return ""
-    kept = counts[100 * counts / counts.sum() >= min_pct]
-    kept = kept if len(kept) else counts
-    pct = _largest_remainder(kept.to_numpy())
-    return ":".join(f"{_size_text(int(s))}/{int(p)}" for s, p in zip(kept.index, pct, strict=True) if p > 0)
+    ``min_pct`` % of the I/Os, their percentages by largest remainder so they sum to 100 (fio's rule; the
+    rarer sizes are folded into the others in proportion, :func:`helpers.run.replay.bssplit_of`).  '' without
+    I/Os."""
+    return bssplit_of((ios if op is None else ios[ios["op"] == op])["size_bytes"], min_pct)
 
 
 def sequential(ios: pd.DataFrame, per_op: bool = False) -> pd.Series:
@@ -97,20 +73,9 @@ def zones(ios: pd.DataFrame, n: int = 10, size_bytes: int | None = None) -> pd.D
 
 
 def zoned_distribution(ios: pd.DataFrame, n: int = 10, size_bytes: int | None = None) -> str:
-    """fio's ``random_distribution=zoned:...`` for the trace: access % / range % for each of ``n`` equal
-    ranges in address order (adjacent ranges with the same access % merged), both summing to 100."""
-    z = zones(ios, n, size_bytes)
-    acc = _largest_remainder(z["ios"].to_numpy())
-    rng = _largest_remainder(np.ones(n))
-    parts: list[list[int]] = []
-    for a, r in zip(acc, rng, strict=True):
-        # uniform within a zone: two adjacent ranges with the same access % per range are one zone
-        if parts and parts[-1][0] * int(r) == int(a) * parts[-1][1] and parts[-1][2] == (int(a), int(r)):
-            parts[-1][0] += int(a)
-            parts[-1][1] += int(r)
-        else:
-            parts.append([int(a), int(r), (int(a), int(r))])
-    return "zoned:" + ":".join(f"{a}/{r}" for a, r, _ in parts)
+    """fio's ``random_distribution=zoned:...`` for the trace: the I/Os of ``n`` equal ranges (:func:`zones`) merged
+    into zones of like density (:func:`helpers.run.replay.zoned_from_counts`)."""
+    return zoned_from_counts(zones(ios, n, size_bytes)["ios"].to_numpy())
 
 
 def working_set_bytes(ios: pd.DataFrame) -> int:

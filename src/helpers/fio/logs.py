@@ -267,3 +267,17 @@ def read_hist_log(text: str, lat_unit_ns: bool = True) -> HistLog:
         raise ValueError("fio histogram log has negative counts.")
     return HistLog(a[:, 0].astype(np.int64), a[:, 1].astype(np.int64), a[:, lead - 1].astype(np.int64),
                    hist_bin_ns(counts.shape[1], groups, coarse, lat_unit_ns), counts)
+
+
+def read_io_log(path: Path | str) -> pd.DataFrame:
+    """A per-I/O value log written with ``log_offset=1`` (no ``log_avg_msec``): one row per I/O, columns
+    time_ms (its completion, ms since the job began: fio stamps whole ms), value (the log's unit: ns for
+    lat/clat/slat), direction (0 read, 1 write, 2 trim), bs_bytes and offset_bytes."""
+    m = _matrix(read_text(Path(path)))
+    if m.size == 0:
+        return pd.DataFrame({k: pd.Series(dtype="int64" if k != "value" else "float64")
+                             for k in ("time_ms", "value", "direction", "bs_bytes", "offset_bytes")})
+    if m.shape[1] < 5:
+        raise ValueError(f"{path} has no offsets: a per-I/O log written with log_offset=1 is needed.")
+    return pd.DataFrame({"time_ms": m[:, 0].astype("int64"), "value": m[:, 1], "direction": m[:, 2].astype("int64"),
+                         "bs_bytes": m[:, 3].astype("int64"), "offset_bytes": m[:, 4].astype("int64")})

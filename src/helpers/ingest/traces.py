@@ -506,3 +506,9 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def trace_ios(path: Path) -> pd.DataFrame:
+    """The I/Os of one trace file (:func:`read_trace`): the reader a replay sweep is given
+    (``helpers.run.sweep.plan_sweep(trace_reader=...)``)."""
+    return read_trace(Path(path)).ios

@@ -26,6 +26,7 @@ from tqdm import tqdm
 
 from helpers import config
 from helpers.errors import LabError
+from helpers.ingest.traces import trace_ios
 from helpers.report.export import COMPARE_DIR, analysis_notebooks, build_index, export_html, report_name
 from helpers.run.manifest import check_run_exists, check_run_id, default_run_id, latest_raw_run, read_manifest
 from helpers.run.options import ArgumentParser, notebook_parameters
@@ -253,7 +254,7 @@ def run_sweep_stage(run_id: str, target: str = "", profile: str = "", runtime_s:
     safety overrides).  Returns the plan, or None for a dry run (nothing ran)."""
     values = {**(options or {}), "run_id": run_id, "target": target, "profile": profile, "runtime_s": runtime_s,
               "size": size}
-    plan = plan_sweep(**values)  # preflight: no I/O (hosts and locks checked here, before the sweep starts)
+    plan = plan_sweep(**values, trace_reader=trace_ios)  # preflight: no I/O (hosts and locks checked here)
     if plan.dry_run:
         sweep_dry_run(plan)
         return None

@@ -34,6 +34,7 @@ from helpers import config
 from helpers.errors import LabError
 from helpers.fio.options import MIXED_MODES
 from helpers.fio.units import format_bytes, parse_size
+from helpers.run.replay import ReplaySettings, check_settings
 
 RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite")
 WRITE_MODES = ("write", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite")
@@ -43,7 +44,7 @@ POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine"
               "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec",
               "volume", "settle_windows", "settle_pct", "settle_window_ms"}
 TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition", "slo", "pts"}
-MODES = ("grid", "adaptive", "steady-state", "slo", "pts", "characterize")
+MODES = ("grid", "adaptive", "steady-state", "slo", "pts", "characterize", "replay")
 # modes whose points include QD series searched by the adaptive ladder (an ``adaptive`` section applies)
 SEARCH_MODES = ("adaptive", "characterize")
 RATE_PROCESSES = ("poisson", "linear")
@@ -444,6 +445,7 @@ class Profile:
     # characterize mode: the point ids (at start_qd) of the QD series the adaptive ladder searches; the other
     # points run as listed (helpers.run.sweep runs reads, then the sustained write, then writes and mixes)
     searched: tuple[str, ...] = ()
+    replay: ReplaySettings | None = None  # mode replay: the trace (points made from it, helpers.run.replay_sweep)
 
     @property
     def series(self) -> tuple[Point, ...]:
@@ -671,6 +673,15 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
         points = tuple(p for t in pts.test_names for p in pts.test_points(t, 0 if t == "wsat" else 1))
         return Profile(name=name, description=str(doc.get("description", "")), points=points, source=source,
                        mode="pts", pts=pts)
+    if isinstance(doc, dict) and doc.get("mode") == "replay":
+        unknown = set(doc) - {"description", "mode", "replay"}
+        if unknown:
+            raise LabError(f"profile {name}: {_unknown(unknown, {'description', 'mode', 'replay'})} (a replay "
+                           "profile has description, mode and replay).")
+        settings = _section(doc.get("replay"), ReplaySettings, name, "replay")
+        check_settings(settings, name)
+        return Profile(name=name, description=str(doc.get("description", "")), points=(), source=source,
+                       mode="replay", replay=settings)
     if not isinstance(doc, dict) or "points" not in doc:
         raise LabError(f"profile {name} must be a mapping with a 'points' list.")
     errors: list[str] = []

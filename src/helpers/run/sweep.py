@@ -27,7 +27,7 @@ from helpers.errors import LabError
 from helpers.fio.binary import find_fio, fio_version
 from helpers.fio.units import parse_size
 from helpers.run import adaptive as adaptive_mod
-from helpers.run import demand, slo_search, smart
+from helpers.run import demand, replay_sweep, slo_search, smart
 from helpers.run import options as sweep_opts
 from helpers.run import pts as pts_mod
 from helpers.run.hosts import check_hosts, client_entries, parse_hosts
@@ -83,6 +83,7 @@ class SweepPlan:
     fio_version: str = ""
     warnings: list[str] = field(default_factory=list)  # printed before the sweep, kept in the manifest
     values: dict[str, Any] = field(default_factory=dict)  # the options as given (for the resume command)
+    replay: replay_sweep.Prepared | None = None  # mode replay: the iolog and clone job, made before any I/O
 
     @property
     def pin(self) -> dict[str, Any]:
@@ -118,6 +119,8 @@ class SweepPlan:
         if p.mode == "pts" and p.pts:
             mode = (f" per round (pts mode: {', '.join(p.pts.test_names)}, {p.pts.pts_class} class "
                     f"{p.pts.jobs} jobs x QD{p.pts.qd}, ActiveRange {p.pts.active_range:g} %)")
+        if p.mode == "replay" and p.replay:
+            mode = f" (replay mode: {Path(p.replay.trace).name} replayed{', then its clone' if len(p.points) > 1 else ''})"
         note = f"; {self.target.note}" if self.target.note else ""
         return (f"profile {p.name}: {len(p.points)} points{mode}, {self.estimate}, target {self.target.path}"
                 f"{hosts}{note}")
@@ -128,13 +131,14 @@ def plan_sweep(target: str | Path | None = config.DEFAULT_TARGET, profile: str |
                raw_dir: str | Path | None = config.RAW_DIR, *, hosts: str | list[str] | None = None,
                dry_run: bool = False, allow_existing: str | None = None, destroy_device: str | None = None,
                ignore_signature: str | None = None, read_only_ack: str | None = None,
-               check_hosts_now: bool = True) -> SweepPlan:
+               check_hosts_now: bool = True, trace_reader=None) -> SweepPlan:
     """Every check that can fail before any I/O: fio present, profile valid, target safe, space free,
     hosts reachable, target not locked by another sweep, run id not bound to other settings.  Nothing
     is written in a dry run (not even the scratch folder).
 
     The keywords are the options of :data:`helpers.run.options.SWEEP_OPTIONS` (plus ``check_hosts_now``);
-    empty values ("" / 0 / None, as notebooks and the Makefile pass them) mean the lab's default."""
+    empty values ("" / 0 / None, as notebooks and the Makefile pass them) mean the lab's default.
+    ``trace_reader``: path -> a trace's I/Os (helpers.ingest.traces), for replay profiles."""
     values = {"target": str(target or ""), "profile": str(profile or ""), "run_id": run_id or "",
               "runtime_s": float(runtime_s or 0), "size": str(size or ""), "hosts": hosts or "",
               "allow_existing": allow_existing or "", "destroy_device": destroy_device or "",
@@ -155,6 +159,9 @@ def plan_sweep(target: str | Path | None = config.DEFAULT_TARGET, profile: str |
     if host_list and tpath.exists() and tpath.is_block_device():
         raise LabError("multi-host sweeps run on files only (the lab cannot check devices on other hosts).")
     run_id = check_run_id(run_id or default_run_id())
+    if prof.mode == "replay":  # the points come from the trace (helpers.run.replay_sweep)
+        prof = replay_sweep.resolve(prof, trace_reader, raw_dir / run_id)
+        writes = prof.writes
     # the lab fills a scratch file it owns before reading it, so checks are for writes unless the
     # target is a foreign file or a device, where read-only profiles only read
     owned = not tpath.exists() or (tpath.is_file() and read_sidecar(tpath).get("created_by") == "ssd-perf-lab")
@@ -163,6 +170,9 @@ def plan_sweep(target: str | Path | None = config.DEFAULT_TARGET, profile: str |
                          read_only_ack=read_only_ack or None, dry_run=dry_run)
     plan = SweepPlan(run_id=run_id, profile=prof, target=tgt, fio=fio, run_dir=raw_dir / run_id, hosts=host_list,
                      dry_run=bool(dry_run), runtime_s=runtime_s, values=values)
+    if prof.mode == "replay":  # offsets fitted or the trace refused, before any I/O
+        plan.replay = replay_sweep.check(prof, tgt, trace_reader)
+        plan.warnings.append(plan.replay.note)
     warning = small_target_warning(tgt.size_bytes, tgt.kind)
     if warning:
         plan.warnings.append(warning)
@@ -543,6 +553,8 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
             ctx.run_slo()
         elif plan.profile.mode == "pts":
             ctx.run_pts()
+        elif plan.profile.mode == "replay":
+            replay_sweep.run(ctx, plan.replay)
         else:
             ctx.run_points(plan.profile.points)
     except (KeyboardInterrupt, FioInterrupted):
