@@ -9,7 +9,7 @@ import pandas as pd
 
 from helpers import config
 from helpers.analysis import workload
-from helpers.notebook import runs as lab_runs
+from helpers.load import runs as lab_runs
 from helpers.processed import store
 
 
