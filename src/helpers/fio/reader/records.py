@@ -58,24 +58,21 @@ class Config:
 
     def bs_bytes(self, direction: str) -> int | None:
         """Block size of one direction in bytes (None: unknown); EntryError when fio could not have read it."""
-        if not self.recorded:
-            return None
-        v = self.bs.get(direction, self)
-        if v is self:
-            try:
-                v = self.bs[direction] = fo.bs(self.options, direction)
-            except OptionError as exc:
-                raise EntryError(str(exc)) from None
-        return v
+        return self._per_direction(self.bs, fo.bs, direction)
 
     def rate_iops(self, direction: str) -> float | None:
         """rate_iops cap of one direction (NaN: not rate-limited; None: unknown)."""
+        return self._per_direction(self.rate, fo.rate_iops, direction)
+
+    def _per_direction(self, cache: dict, read, direction: str):
+        """``read(options, direction)``, read when first asked and kept in ``cache`` (None when the file recorded no
+        options; EntryError when fio could not have read the option)."""
         if not self.recorded:
             return None
-        v = self.rate.get(direction, self)
+        v = cache.get(direction, self)
         if v is self:
             try:
-                v = self.rate[direction] = fo.rate_iops(self.options, direction)
+                v = cache[direction] = read(self.options, direction)
             except OptionError as exc:
                 raise EntryError(str(exc)) from None
         return v
