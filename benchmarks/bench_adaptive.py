@@ -92,6 +92,7 @@ sys.path.insert(0, str(ROOT / "src"))
 import yaml
 
 from helpers.analysis import find_knee
+from helpers.analysis.search_judge import judge_search
 from helpers.run import sweep
 from helpers.run.adaptive import (
     Step,
@@ -329,24 +330,25 @@ def main() -> int:
     for r, ad in enumerate(searches, start=1):
         g0, g1 = grids[r - 1], grids[r]
         qd_all = list(g0["curve"]) + list(g1["curve"])
-        g_knee, g_how = knee_of(qd_all, list(g0["curve"].values()) + list(g1["curve"].values()))
-        a_knee, a_how = knee_of(ad["curve_qd"], ad["curve_iops"])  # on the grid's QD range, like for like
+        j = judge_search(ad["peak"], (ad["curve_qd"], ad["curve_iops"]), g0, g1, qds)  # on the grid's QD range
+        g_knee, a_knee = j["g_knee"], j["s_knee"]
+        g_how, a_how = f"find_knee: {j['g_knee_reason']}", f"find_knee: {j['s_knee_reason']}"
         a_knee_probes = knee_of(ad["probe_qd"], ad["probe_iops"])[0]  # the probes alone, as before 2026-11-23
         top = max(ad["probe_qd"])  # the grids cut at the search's last depth: what the probes-alone range does
         g_knee_cut = knee_of([q for q in qd_all if q <= top], [v for g in (g0, g1) for q, v in g["curve"].items()
                                                               if q <= top])[0]
-        level, gmax = statistics.fmean((g0["level"], g1["level"])), statistics.fmean((g0["max"], g1["max"]))
+        level, gmax = j["level"], statistics.fmean((g0["max"], g1["max"]))
         x = {"grids": (g0, g1), "ad": ad, "level": level, "gmax": gmax, "g_knee": g_knee, "a_knee": a_knee,
              "g_dev": statistics.fmean((g0["dev"], g1["dev"])), "a_dev": ad["dev"]}
         x["ratio"] = x["a_dev"] / x["g_dev"]
-        x["peak_diff"] = rel(ad["peak"], level)  # the goal's figure: like for like
+        x["peak_diff"] = j["peak"]  # the goal's figure: like for like
         x["max_diff"] = rel(ad["peak"], gmax)  # against the grid's maximum, as before 2026-11-23
         x["best_diff"] = rel(ad["best"], gmax)  # the search's best probe against the grid's maximum, as before that
         x["median_diff"] = None if ad["plateau"] is None else rel(ad["plateau"], level)  # the probes' own level
-        x["g_self"] = abs(g0["level"] - g1["level"]) / level
+        x["g_self"] = j["g_self"]
         x["g_self_max"] = abs(g0["max"] - g1["max"]) / gmax
-        x["reproduced"] = x["g_self"] <= 0.05
-        x["knee_steps"] = steps_apart(a_knee, g_knee)
+        x["reproduced"] = j["repro"]
+        x["knee_steps"] = j["knee"]
         x["knee_ok"] = knee_ok(a_knee, g_knee)
         x["knee_steps_probes"] = steps_apart(a_knee_probes, g_knee)
         rounds.append(x)
@@ -434,13 +436,10 @@ def main() -> int:
           f"vary with a median CV of {med(per_qd_cv):.1%} between grid runs")
     # the yardstick: the grid itself judged as a search is (each grid between two others, against their mean, where
     # those two agree within 5 %): what a full grid's 38.5 s achieve on this device against the same reference
-    own = []
-    for g_prev, g, g_next in zip(grids, grids[1:], grids[2:]):
-        ref = statistics.fmean((g_prev["level"], g_next["level"]))
-        if abs(g_prev["level"] - g_next["level"]) / ref <= 0.05:
-            ref_knee = knee_of(list(g_prev["curve"]) + list(g_next["curve"]),
-                               list(g_prev["curve"].values()) + list(g_next["curve"].values()))[0]
-            own.append((g["level"] / ref - 1, knee_ok(knee_of(list(g["curve"]), list(g["curve"].values()))[0], ref_knee)))
+    own = [(j["change"], knee_ok(j["s_knee"], j["g_knee"]))
+           for g_prev, g, g_next in zip(grids, grids[1:], grids[2:])
+           for j in (judge_search(g["level"], (list(g["curve"]), list(g["curve"].values())), g_prev, g_next, qds),)
+           if j["repro"]]
     if own:
         print(f"the grid itself as the search is judged (each grid between two others whose levels agree within 5 %, "
               f"against their mean): level {', '.join(f'{d:+.1%}' for d, _ in own)}: within 5 % in "

@@ -136,7 +136,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -148,8 +147,9 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import yaml
-from bench_adaptive import knee_of, pct, run_chain
+from bench_adaptive import pct, run_chain
 
+from helpers.analysis.search_judge import judge_search
 from helpers.fio.units import format_bytes, parse_size
 from helpers.run import sweep
 from helpers.run.adaptive import Step, concluded_curve, curve_level, device_seconds, point_metrics
@@ -157,18 +157,6 @@ from helpers.run.profiles import AdaptiveSettings, load_profile
 
 GRID_QDS = [1, 16, 64, 256, 1024]  # the course grid's depths
 QUICK = "randread:4k,randwrite:4k,read:128k"
-
-
-def grid_position(qd: float | None) -> float | None:
-    """A queue depth as a position on GRID_QDS (0 = QD 1, 1 = QD 16, ...), log-interpolated between columns."""
-    if not qd:
-        return None
-    logs = [math.log2(q) for q in GRID_QDS]
-    x = min(max(math.log2(qd), logs[0]), logs[-1])
-    for i in range(len(logs) - 1):
-        if x <= logs[i + 1]:
-            return i + (x - logs[i]) / (logs[i + 1] - logs[i])
-    return float(len(logs) - 1)
 
 
 def seed_text(seed: dict | None) -> str:
@@ -187,15 +175,11 @@ def judge(k: str, s_level: float, s_curve: tuple, s_lat1: float | None, a0: dict
     """One measurement of series ``k`` (its level, its (QDs, IOPS) curve and QD1 mean latency) judged against the two
     grids on either side of it (``a0``, ``a1``): peak and QD1 latency differences, knee distance in grid steps,
     whether the two grids reproduce each other, and (behind ``cap``) whether the ceiling held the series still."""
-    level = statistics.fmean((a0["level"], a1["level"]))
-    g_knee = knee_of(list(a0["curve"]) + list(a1["curve"]),
-                     list(a0["curve"].values()) + list(a1["curve"].values()))[0]
-    gp, sp = grid_position(g_knee), grid_position(knee_of(*s_curve)[0])
+    j = judge_search(s_level, s_curve, a0, a1, GRID_QDS)  # peak, knee in grid steps, grids reproduced
     lat1 = statistics.fmean((a0["lat"][1], a1["lat"][1]))
-    return {"series": k, "level": level, "peak": abs(s_level - level) / level,
-            "knee": abs(gp - sp) if gp is not None and sp is not None else None,
+    return {"series": k, "level": j["level"], "peak": j["peak"], "knee": j["knee"],
             "lat1": None if s_lat1 is None else abs(s_lat1 - lat1) / lat1,
-            "repro": abs(a0["level"] - a1["level"]) / level <= 0.05,
+            "repro": j["repro"],
             "lat_repro": abs(a0["lat"][1] - a1["lat"][1]) / lat1,
             # behind --cap-iops: the ceiling holds the series still only where both grids' level is at it (a 50 %
             # mix: each direction at it); below it the series is the device's own, wandering as uncapped

@@ -41,7 +41,7 @@ from scipy import stats  # noqa: E402
 from compare_helpers import fio_repeat, interleaved, mean_iops, samples_of, sequential  # noqa: E402
 from helpers.analysis.runpair import MATCH_KEYS, compare_runs  # noqa: E402
 from helpers.fio.binary import find_fio  # noqa: E402
-from helpers.notebook.runs import HISTORY_MAX_RUNS  # noqa: E402
+from helpers.load.runs import HISTORY_MAX_RUNS  # noqa: E402
 from realfio import prefill  # noqa: E402
 
 WORK = ROOT / "build" / "bench-compare"

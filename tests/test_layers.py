@@ -54,6 +54,20 @@ def test_plotly_in_analysis_breaks_the_contract(package_copy):
     assert out.returncode != 0 and "never plot" in out.stdout
 
 
+def lint_with_import(copy: Path, module: str, line: str) -> subprocess.CompletedProcess:
+    """import-linter on the package copy with the import ``line`` appended to ``module`` (path below helpers/)."""
+    path = copy / "helpers" / module
+    path.write_text(path.read_text() + f"\n{line}  # noqa: E402,F401\n")
+    return lint_imports(copy)
+
+
+def test_the_gate_importing_the_notebook_layer_breaks_the_contract(package_copy):
+    """The gate loads runs through helpers.load; reaching into helpers.notebook (even for one helper) breaks it."""
+    out = lint_with_import(package_copy, "report/gate.py", "from helpers.notebook import runs as _runs")
+    assert out.returncode != 0
+    assert "without the notebook layer" in out.stdout and "helpers.report.gate -> helpers.notebook" in out.stdout
+
+
 def test_a_cycle_inside_a_layer_breaks_the_contract(package_copy):
     """runner imports profiles; profiles importing runner back (even inside a function) is a cycle."""
     profiles = package_copy / "helpers" / "run" / "profiles.py"

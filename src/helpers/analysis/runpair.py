@@ -44,17 +44,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from helpers.analysis.flags import few_ios_rows, flag_sentences, flagged_rows
-from helpers.analysis.points import MB, point_label
+from helpers.analysis.points import point_label
+from helpers.analysis.runpair_samples import MATCH_KEYS, _hashable, comparison_samples, history_samples
+from helpers.analysis.runpair_samples import PERCENTILE_METRICS as PERCENTILE_METRICS
+from helpers.analysis.runpair_samples import SAMPLE_COLUMNS as SAMPLE_COLUMNS
+from helpers.analysis.runpair_samples import interval_samples as interval_samples
+from helpers.analysis.runpair_samples import repeat_samples as repeat_samples
+from helpers.analysis.runpair_settings import RUNTIME_DIFFERS as RUNTIME_DIFFERS
+from helpers.analysis.runpair_settings import flagged_points as flagged_points
+from helpers.analysis.runpair_settings import setting_differences as setting_differences
 from helpers.analysis.samples import DRIFT_ASSUMED, DRIFT_HISTORY, compare_samples, run_variance
-from helpers.analysis.timeseries import narrow_windows, on_grid
-from helpers.fio import histogram
 from helpers.fio.latency import latency_label
-from helpers.fio.units import format_bytes
-
-MATCH_KEYS = ["rw", "direction", "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct",
-              "rate_iops"]
-SAMPLE_COLUMNS = ["run_id", *MATCH_KEYS, "kind", "sample", "time_s", "metric", "value", "latency"]
 
 
 def no_common_configuration(results: pd.DataFrame, base: str | list[str], new: str | list[str],
@@ -101,7 +101,6 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("p99", "p99 latency", "µs", False, "p99"),
     Metric("p99_9", "p99.9 latency", "µs", False, "p99.9"),
 ]}
-PERCENTILE_METRICS = {"p99": 99.0, "p99_9": 99.9}
 
 
 def metric_label(metric: str, latencies=()) -> str:
@@ -118,134 +117,6 @@ SHORT = {"iops": "IOPS", "bw": "bw", "lat_mean": "mean lat", "p99": "p99", "p99_
 TABLE_COLUMNS = ["point", *MATCH_KEYS, "metric", "metric_label", "unit", "base_mean", "new_mean", "ratio", "low",
                  "high", "change_pct", "low_pct", "high_pct", "verdict", "effect_size", "method", "n_base",
                  "n_new", "drift", "run_cv_pct", "history_runs", "reason"]
-
-
-def _empty_samples() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="float64" if c in ("value", "time_s") else "object") for c in SAMPLE_COLUMNS})
-
-
-# the latency each metric's samples are of when the data does not say it per sample: fio's lat_ns mean
-_LATENCY_OF = {"lat_mean": "lat"}
-
-
-def _keys_present(df: pd.DataFrame, keys: list[str]) -> list[str]:
-    missing = [k for k in keys if k not in df.columns]
-    if missing:
-        raise ValueError(f"the results table lacks the configuration column(s) {', '.join(missing)}.")
-    return keys
-
-
-def _long(wide: pd.DataFrame, keys: list[str], kind: str, metrics: list[str]) -> pd.DataFrame:
-    out = wide.melt(id_vars=[*keys, "sample", "time_s"], value_vars=[m for m in metrics if m in wide.columns],
-                    var_name="metric", value_name="value")
-    out["kind"] = kind
-    out["value"] = pd.to_numeric(out["value"], errors="coerce").astype(float)
-    out["time_s"] = pd.to_numeric(out["time_s"], errors="coerce").astype(float)
-    latency = out["metric"].map(_LATENCY_OF).astype(object)
-    if "_latency" in wide.columns:  # the json+ bins' latency, per sample, for the percentile metrics
-        bins = wide[[*keys, "sample", "_latency"]].drop_duplicates([*keys, "sample"])
-        kinds = out[[*keys, "sample"]].merge(bins, on=[*keys, "sample"], how="left")["_latency"].to_numpy()
-        pct = out["metric"].isin(list(PERCENTILE_METRICS)).to_numpy()
-        latency = latency.where(~pct, pd.Series(kinds, index=out.index, dtype=object))
-    out["latency"] = latency.where(latency.notna(), None)
-    return out[[*keys, "kind", "sample", "time_s", "metric", "value", "latency"]]
-
-
-def repeat_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per-repeat samples of every point: one per (run, configuration, raw file, fio job name), named
-    ``<source_file>`` (``<source_file>:<job_name>`` when a file holds several job names, e.g. stonewalled
-    repeats in one job file).
-
-    IOPS and bandwidth are summed over the job entries of one name (numjobs clones, hosts: they ran
-    at the same time), mean total latency is their I/O-weighted mean, p99 / p99.9 completion latency come
-    from the file's summed json+ histogram by fio's rule (:func:`helpers.fio.histogram.percentile`);
-    without histograms the percentiles are left out (fio's printed percentiles of clones cannot be
-    combined)."""
-    if results is None or results.empty:
-        return _empty_samples()
-    keys = ["run_id", *_keys_present(results, MATCH_KEYS)]
-    r = results.copy()
-    w = pd.to_numeric(r["total_ios"], errors="coerce").astype(float)
-    r["_w"] = w.where(w > 0, pd.to_numeric(r["iops"], errors="coerce").astype(float))
-    r["_wl"] = r["_w"] * pd.to_numeric(r["lat_mean_us"], errors="coerce").astype(float)
-    r["_t"] = _time(r)
-    names = r.groupby(["run_id", "source_file"])["job_name"].transform("nunique")
-    r["sample"] = r["source_file"].astype(str).where(names <= 1, r["source_file"].astype(str) + ":" +
-                                                     r["job_name"].astype(str))
-    if "run_index" in r.columns:  # separate fio runs appended to one file are repeats of their own
-        runs = r.groupby(["run_id", "source_file"])["run_index"].transform("nunique")
-        r["sample"] = r["sample"].where(runs <= 1, r["sample"] + " run " + (r["run_index"] + 1).astype(str))
-    g = r.groupby([*keys, "sample"], dropna=False, sort=True)
-    wide = g.agg(iops=("iops", "sum"), bw=("bw_bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum"),
-                 time_s=("_t", "max"))
-    wide["bw"] = wide["bw"] / MB
-    wide["lat_mean"] = wide["_wl"] / wide["_w"].where(wide["_w"] > 0)
-    wide = wide.drop(columns=["_w", "_wl"]).reset_index()
-    metrics = ["iops", "bw", "lat_mean"]
-    if histograms is not None and len(histograms):
-        join = _join(histograms, r)
-        h = histograms.drop(columns=["job_name", "point_id"], errors="ignore").merge(
-            r[list(dict.fromkeys([*join, *MATCH_KEYS, "sample"]))].drop_duplicates(join), on=join, how="inner")
-        rows = []
-        for key, hg in h.groupby([*keys, "sample"], dropna=False, sort=True):
-            b = hg.groupby("bin_ns", sort=True)["count"].sum()
-            ps = histogram.percentile(b.index.to_numpy(), b.to_numpy(), list(PERCENTILE_METRICS.values())) / 1000.0
-            kinds = sorted(hg["latency"].dropna().astype(str).unique()) if "latency" in hg.columns else []
-            rows.append((*key, *ps, "+".join(kinds) if kinds else None))
-        pct = pd.DataFrame(rows, columns=[*keys, "sample", *PERCENTILE_METRICS, "_latency"])
-        wide = wide.merge(pct, on=[*keys, "sample"], how="left")
-        metrics += list(PERCENTILE_METRICS)
-    return _long(wide, keys, "repeat", metrics)
-
-
-def interval_samples(timeseries: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """Per-interval samples from a ``timeseries`` table (fio's log entries, put on one grid of the log
-    interval per point by :func:`helpers.analysis.timeseries.on_grid`; a last grid window narrower than half
-    the interval left out): IOPS and bandwidth summed over the
-    file's jobs per window, mean total latency IOPS-weighted; the configuration comes from the results rows
-    of the same file and job entry.  Samples are named ``<source_file>@<window_start_s>``; their time is the file's fio timestamp
-    (the end of the run) minus the measured runtime plus the window's start."""
-    if timeseries is None or timeseries.empty or results is None or results.empty:
-        return _empty_samples()
-    keys = ["run_id", *_keys_present(results, MATCH_KEYS)]
-    join = _join(timeseries, results)
-    res = results.assign(_start=_time(results) - _num(results, "runtime_s"))
-    grid = on_grid(timeseries)
-    grid = grid[~narrow_windows(grid)]  # a final partial grid window is a rate over a few ms, not a sample
-    if grid.empty:
-        return _empty_samples()
-    by = grid.groupby([*join, "log_job", "window_start_s"], sort=False, dropna=False)
-    per_job = by[["iops", "bytes_per_s"]].sum(min_count=1).join(by["lat_mean_us"].mean()).reset_index()
-    t = per_job.merge(res[list(dict.fromkeys([*join, *MATCH_KEYS, "_start"]))].drop_duplicates(join), on=join,
-                      how="inner")
-    t["_t"] = t["_start"] + pd.to_numeric(t["window_start_s"], errors="coerce").astype(float)
-    t["_w"] = pd.to_numeric(t["iops"], errors="coerce").astype(float)
-    t["_wl"] = t["_w"] * pd.to_numeric(t["lat_mean_us"], errors="coerce").astype(float)
-    g = t.groupby([*keys, "source_file", "window_start_s"], dropna=False, sort=True)
-    wide = g.agg(iops=("iops", "sum"), bw=("bytes_per_s", "sum"), _w=("_w", "sum"), _wl=("_wl", "sum"),
-                 time_s=("_t", "max")).reset_index()
-    wide["bw"] = wide["bw"] / MB
-    wide["lat_mean"] = wide["_wl"] / wide["_w"].where(wide["_w"] > 0)
-    wide["sample"] = wide["source_file"].astype(str) + "@" + wide["window_start_s"].map("{:g}".format)
-    return _long(wide, keys, "interval", ["iops", "bw", "lat_mean"])
-
-
-def _join(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
-    """The keys joining a histograms or timeseries table to results: run_id, source_file, run_index (when
-    both have it: the fio run of the file), job_index, direction."""
-    return [k for k in histogram.KEY if k != "run_index" or (k in a.columns and k in b.columns)]
-
-
-def _num(df: pd.DataFrame, col: str) -> pd.Series:
-    if col not in df.columns:
-        return pd.Series(np.nan, index=df.index, dtype=float)
-    return pd.to_numeric(df[col], errors="coerce").astype(float)
-
-
-def _time(df: pd.DataFrame) -> pd.Series:
-    """fio's timestamp of each row in Unix seconds; 0 or missing (foreign or hand-made rows) is unknown."""
-    t = _num(df, "timestamp_s")
-    return t.where(t > 0)
 
 
 def _pct(v: float) -> str:
@@ -498,12 +369,6 @@ def _history_by_point(history: pd.DataFrame | None, keys: list[str], metrics: li
     return out
 
 
-def _hashable(key: tuple) -> tuple:
-    """A configuration key that compares equal across tables: NaN / <NA> (which never equal themselves)
-    become None."""
-    return tuple(None if v is None or (not isinstance(v, str) and pd.isna(v)) else v for v in key)
-
-
 def _run_level(s: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """One sample per run, point and metric (the mean of the run's samples of one kind), kind "run"
     for points measured in at least two runs on both sides; other points keep their samples."""
@@ -634,94 +499,3 @@ def run_comparison(results: pd.DataFrame, histograms: pd.DataFrame | None, run_i
                         run_noise=run_noise)
 
 
-def history_samples(history_results: pd.DataFrame | None, history_histograms: pd.DataFrame | None = None
-                    ) -> pd.DataFrame | None:
-    """The ``history`` :func:`compare_runs` takes, from other runs' loaded results (+ histograms): one sample
-    per repeat; None when there are none."""
-    if history_results is None or not len(history_results):
-        return None
-    return repeat_samples(history_results, history_histograms)
-
-
-def comparison_samples(results: pd.DataFrame, histograms: pd.DataFrame | None = None,
-                       timeseries: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The samples :func:`compare_runs` compares, from a notebook's loaded data: one per repeat (+ json+
-    histograms) and, when given, one per interval of the per-window ``timeseries``."""
-    samples = repeat_samples(results, histograms)
-    if timeseries is not None and len(timeseries):
-        samples = pd.concat([samples, interval_samples(timeseries, results)], ignore_index=True)
-    return samples
-
-
-def flagged_points(results: pd.DataFrame, table: pd.DataFrame, base: list[str], new: list[str],
-                   keys: list[str] | None = None) -> pd.DataFrame:
-    """The compared points (rows of ``table``) that a validity check flagged in either run: one row per point
-    and side with the flags' sentences (``side``, ``run_id``, ``point``, ``flags``; empty when none).  A gate
-    that compares such points compares what fio measured, maybe not the device (too short, page cache,
-    CPU-bound)."""
-    cols = ["point", "side", "run_id", "flags"]
-    if results is None or results.empty or table.empty:
-        return pd.DataFrame(columns=cols)
-    keys = [k for k in (keys or MATCH_KEYS) if k in table.columns and k in results.columns]
-    r = results[results["run_id"].isin([*base, *new])]
-    r = r[flagged_rows(r) | few_ios_rows(r)]  # a compared p99 needs its percentile marks too
-    if r.empty:
-        return pd.DataFrame(columns=cols)
-    compared = {_hashable(k) for k in table[keys].itertuples(index=False, name=None)}
-    r = r[[_hashable(k) in compared for k in r[keys].itertuples(index=False, name=None)]]
-    if r.empty:
-        return pd.DataFrame(columns=cols)
-    r = r.assign(_flags=flag_sentences(r).to_numpy(), side=np.where(r["run_id"].isin(base), "base", "new"),
-                 point=[point_label(x) for _, x in r[keys].iterrows()])
-    rows = []
-    for (point, side), g in r.groupby(["point", "side"], sort=True):
-        texts = list(dict.fromkeys(t for x in g["_flags"] for t in str(x).split("; ") if t))
-        rows.append({"point": point, "side": side, "run_id": ", ".join(dict.fromkeys(g["run_id"].astype(str))),
-                     "flags": "; ".join(texts)})
-    return pd.DataFrame(rows, columns=cols)
-
-
-RUNTIME_DIFFERS = 1.25  # measured runtimes whose medians differ by more than 25 % are different settings
-
-
-def setting_differences(results: pd.DataFrame, base: list[str], new: list[str],
-                        manifests: dict[str, dict] | None = None) -> list[str]:
-    """Settings that differ between the base and the new run(s), one sentence each ([] when none): the
-    measured runtime per point (medians differ by more than 25 %), the host and fio version (from the
-    results), and, from the runs' manifests, the target, its size and the profile (for runs without a manifest,
-    e.g. raw fio folders, the target and size fio's own options state: results ``target_file``,
-    ``target_size_bytes``).  A fact unknown on a side is not compared."""
-    out = []
-    manifests = manifests or {}
-
-    def side_values(ids: list[str], get) -> list[str]:
-        return sorted({str(v) for v in (get(i) for i in ids) if v not in (None, "")})
-
-    def column(ids, col):
-        if results is None or col not in results.columns:
-            return []
-        v = results.loc[results["run_id"].isin(ids), col].dropna()
-        return sorted({str(x) for x in v if str(x) not in ("", "<NA>")})
-
-    if results is not None and "runtime_s" in results.columns:
-        rt = {sd: pd.to_numeric(results.loc[results["run_id"].isin(ids), "runtime_s"], errors="coerce").median()
-              for sd, ids in (("base", base), ("new", new))}
-        if all(pd.notna(v) and v > 0 for v in rt.values()) and max(rt.values()) > RUNTIME_DIFFERS * min(rt.values()):
-            out.append(f"measured runtime per point: base {rt['base']:.3g} s, new {rt['new']:.3g} s (median)")
-    facts = [("host", lambda ids: column(ids, "host")), ("fio version", lambda ids: column(ids, "fio_version"))]
-    def sizes(ids):
-        return [format_bytes(x) for x in sorted({int(float(v)) for v in column(ids, "target_size_bytes")})]
-
-    for what, key, fallback in (
-            ("target", lambda m: (m.get("target") or {}).get("path"), lambda ids: column(ids, "target_file")),
-            ("target size", lambda m: format_bytes(int(m["target_size_bytes"])) if m.get("target_size_bytes") else None,
-             sizes),
-            ("profile", lambda m: m.get("profile"), lambda ids: [])):
-        def get(ids, key=key, fallback=fallback):
-            return side_values(ids, lambda i: key(manifests.get(i) or {})) or fallback(ids)
-        facts.append((what, get))
-    for what, get in facts:
-        b, n = get(base), get(new)
-        if b and n and b != n:
-            out.append(f"{what}: base {', '.join(b)}, new {', '.join(n)}")
-    return out

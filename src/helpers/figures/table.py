@@ -4,7 +4,7 @@
 significant digits, block sizes in fio's spelling, bandwidth in decimal MB/s, no ``None``/``nan``/``<NA>``
 text (a missing value is an en dash), and headers with their unit and, for latency, which latency it is
 (total latency lat = slat + clat, or completion latency clat).  The notebook layer renders the result as
-an HTML table (``helpers.notebook.page.table``), the one table renderer of the pages (no plotly SVG tables).
+an HTML table (``helpers.figures.html_table.table``), the one table renderer of the pages (no plotly SVG tables).
 """
 
 from __future__ import annotations

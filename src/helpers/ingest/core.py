@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fnmatch
 import functools
 import gc
 import multiprocessing
@@ -50,14 +49,31 @@ import pyarrow as pa
 
 from helpers import config
 from helpers.fio.json_output import FioParseError, parse_fio_bytes
-from helpers.fio.logs import parse_log_name
 from helpers.fio.reader import EntryError, read_runs
 from helpers.fio.text_output import NOT_FIO_TEXT, parse_fio_text
-from helpers.ingest.health import health_frame, ingest_health, is_health_file, throttled_points
+from helpers.ingest.files import _items
+from helpers.ingest.files import raw_files as raw_files
+from helpers.ingest.frames import (
+    FIELDS,
+    HIST_STATISTICS,
+    Q_FIELDS,
+    Batch,
+    _columns,
+    _flagged,
+    _frames,
+    _Packed,
+)
+from helpers.ingest.frames import FLAG_NAMES as FLAG_NAMES
+from helpers.ingest.frames import HIST_FIELDS as HIST_FIELDS
+from helpers.ingest.frames import _hist_frame as _hist_frame
+from helpers.ingest.frames import _quarantine_frame as _quarantine_frame
+from helpers.ingest.frames import _results_frame as _results_frame
+from helpers.ingest.frames import to_frames as to_frames
+from helpers.ingest.health import health_frame, ingest_health, throttled_points
+from helpers.ingest.summary import _plural, quarantine_report, summary_line
 from helpers.ingest.timeseries import ingest_timeseries
-from helpers.processed import schema, store
-from helpers.processed.validity import FLAG_COLUMNS, add_flags
-from helpers.run.manifest import MANIFEST_NAME, read_manifest
+from helpers.processed import store
+from helpers.run.manifest import read_manifest
 
 BATCH_FILES = 256  # files per batch: bounds memory (one batch of parsed JSON per worker)
 POOL_MIN_FILES = 2 * BATCH_FILES  # below this a process pool costs more than it saves
@@ -66,21 +82,6 @@ BIG_FILE = 16 << 20  # files larger than this are sniffed before they are read w
 BINARY_SUFFIXES = (".parquet", ".gz", ".xz", ".zst", ".bz2", ".zip", ".tar", ".png", ".jpg", ".jpeg", ".gif",
                    ".pdf", ".so", ".o", ".pyc", ".whl", ".bin", ".img", ".iso")  # not read at all
 
-FLAG_NAMES = schema.column_names(FLAG_COLUMNS)
-FIELDS = [c for c in schema.column_names() if c not in FLAG_NAMES]  # what _entry_rows produces, in order
-_DTYPES = schema.dtypes()
-_FIELD_DTYPES = [_DTYPES[c] for c in FIELDS]
-HIST_FIELDS = schema.column_names(schema.HISTOGRAM_COLUMNS)
-Q_FIELDS = schema.column_names(schema.QUARANTINE_COLUMNS)
-_ROW_ORDER = [
-    "run_id", "host", "fio_version", "source_file", "run_index", "point_id", "group", "job_name", "job_index", "rw", "direction",
-    "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "rate_iops", "ioengine", "direct", "group_reporting",
-    "target_file", "target_size_bytes", "runtime_s", "settled_after_s", "io_bytes", "total_ios", "iops", "bw_bytes_per_s", "lat_mean_us", "lat_stddev_us", "lat_min_us",
-    "lat_max_us", "clat_mean_us", "slat_mean_us", *schema.PERCENTILES.values(), *schema.LAT_PERCENTILES.values(),
-    "usr_cpu_pct", "sys_cpu_pct", "timestamp_s", "disk_read_ios", "disk_write_ios", "disk_read_merges",
-    "disk_write_merges", "source_format", "rounded_columns", "config_note",
-]
-assert _ROW_ORDER == FIELDS, "the row tuple of _entry_rows must follow the schema's column order"
 
 class PointFacts(NamedTuple):
     """What a lab run's manifest records about one point (:func:`manifest_facts`), carried by its rows."""
@@ -117,27 +118,6 @@ class IngestResult:
                             len(self.quarantine))
 
 
-def _count(n: int) -> str:
-    return f"{n / 1e6:.1f} M" if n >= 1_000_000 else f"{n:,}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{_count(n)} {word}{'' if n == 1 else 's'}"
-
-
-def summary_line(files: int, results: int, rows: int, multi_run: dict[str, int], log_files: int, windows: int,
-                 quarantined: int) -> str:
-    """``3,455 files: 3,450 results (3,666 rows), 106,610 fio logs (6.2 M windows), 5 quarantined``; files
-    that held several fio runs (appended to one file) are named with their count of runs."""
-    several = ""
-    if multi_run:
-        held = sum(multi_run.values())
-        several = (f"; {_plural(len(multi_run), 'file')} held {held} separate fio runs" if len(multi_run) > 1 else
-                   f"; {next(iter(multi_run))} held {held} separate fio runs")
-    return (f"{_plural(files, 'file')}: {_plural(results, 'result')} ({_plural(rows, 'row')}{several}), "
-            f"{_plural(log_files, 'fio log')} ({_plural(windows, 'window')}), {_count(quarantined)} quarantined")
-
-
 # --- one file ------------------------------------------------------------------------------------
 
 class _Sink:
@@ -162,22 +142,6 @@ class _Sink:
                        np.concatenate(self.hist_bins) if self.hist_bins else np.zeros(0, np.int64),
                        np.concatenate(self.hist_counts) if self.hist_counts else np.zeros(0, np.int64),
                        self.bad, self.files, self.recognised, self.runs, self.multi_run)
-
-
-@dataclass
-class _Packed:
-    """A parsed batch (see :meth:`_Sink.pack`)."""
-
-    columns: list  # per field of FIELDS: numbers as numpy (or nullable pandas) arrays, strings as tuples
-    hist_meta: list[tuple]
-    hist_lengths: np.ndarray  # bins per histogram
-    hist_bins: np.ndarray
-    hist_counts: np.ndarray
-    bad: list[tuple]
-    files: int
-    recognised: int
-    runs: int
-    multi_run: dict[str, int]
 
 
 def read_results(data: bytes) -> list[dict]:
@@ -293,137 +257,6 @@ def rows_from_bytes(data: bytes, run_id: str, source_file: str, host: str | None
     return [dict(zip(FIELDS, r)) for r in sink.rows], [dict(zip(Q_FIELDS, b)) for b in sink.bad]
 
 
-# --- frames --------------------------------------------------------------------------------------
-
-def _column(values: list | tuple, dtype: str) -> Any:
-    if dtype == "float64":
-        return np.array(values, dtype=float) if values else np.zeros(0)
-    if dtype == "int64":
-        if None in values:  # (a C loop; numbers never equal None)
-            return pd.array(values, dtype="Int64")
-        return np.array(values, dtype=np.int64) if values else np.zeros(0, np.int64)
-    if dtype == "bool":
-        return np.array(values, dtype=bool) if values else np.zeros(0, bool)
-    if dtype == "string":
-        return _strings(list(values))
-    return pd.array(values, dtype=dtype)
-
-
-def _columns(rows: list[tuple]) -> list:
-    """The fields of ``rows`` column by column: numbers as arrays of their dtype, strings as tuples (turned
-    into Arrow strings by :func:`_columns_frame`, where the frame is made)."""
-    cols = list(zip(*rows)) if rows else [()] * len(FIELDS)
-    return [col if dtype == "string" else _column(col, dtype) for col, dtype in zip(cols, _FIELD_DTYPES)]
-
-
-def _results_frame(rows: list[tuple], flags: bool = True) -> pd.DataFrame:
-    """The results frame of ``rows``; without ``flags`` only the fields (see :func:`_flagged`)."""
-    return _columns_frame(_columns(rows), flags)
-
-
-def _columns_frame(columns: list, flags: bool = True) -> pd.DataFrame:
-    df = pd.DataFrame({name: _column(col, dtype) if dtype == "string" else col
-                       for name, col, dtype in zip(FIELDS, columns, _FIELD_DTYPES)})
-    return _flagged(df) if flags else df
-
-
-def _flagged(df: pd.DataFrame, throttled: dict[str, str] | None = None) -> pd.DataFrame:
-    """The validity flag columns added, in schema order.  Applied to a whole run's rows at once: the
-    repeat flag compares every row of the run with the same configuration, whatever the batches;
-    ``throttled``: the points whose device throttled (:func:`helpers.ingest.health.throttled_points`)."""
-    df = add_flags(df, throttled)
-    for col in FLAG_NAMES:
-        dtype = _DTYPES[col]
-        df[col] = df[col].fillna(False).astype(bool) if dtype == "bool" else df[col].astype(dtype)
-    return df[schema.column_names()]
-
-
-def _strings(values: Any, take: np.ndarray | None = None) -> Any:
-    """``pd.array(values, dtype="string")`` (optionally of ``values[take]``), built through Arrow when
-    every value is a str or None (the same array, without pandas' per-element pass)."""
-    try:
-        arr = pa.array(values, type=pa.large_string(), from_pandas=True)
-    except Exception:  # noqa: BLE001 - other values (ints from a manifest, ...): pandas converts them
-        arr = None
-    if arr is None:
-        vals = np.array(values, dtype=object) if take is None or len(values) else np.zeros(0, object)
-        return pd.array(vals if take is None else vals[take], dtype="string")
-    return pd.arrays.ArrowStringArray(pa.chunked_array([arr if take is None else arr.take(take)]))
-
-
-def _hist_frame(p: _Packed) -> pd.DataFrame:
-    """The histograms of a batch as a frame: :func:`_hist_table` decoded (one string per bin), with run_id."""
-    t = _hist_table(p)
-    df = t.cast(store.decoded_schema(t.schema)).to_pandas()
-    runs = [m[0] for m in p.hist_meta]
-    df.insert(0, "run_id", _strings(runs, np.repeat(np.arange(len(runs)), p.hist_lengths)))
-    return df
-
-
-def _hist_table(p: _Packed) -> pa.Table:
-    """The histograms of a batch as :class:`~helpers.processed.store.RunWriter` writes them (no run_id):
-    the string columns dictionary-encoded -- each histogram's value once, repeated over its bins by
-    index, never one string per bin -- which the writer puts into Parquet's dictionary pages as they
-    are; the file reads back as the decoded frame (:func:`_hist_frame`)."""
-    meta = list(zip(*p.hist_meta)) if p.hist_meta else [()] * 8
-    take = pa.array(np.repeat(np.arange(len(p.hist_lengths), dtype=np.int32), p.hist_lengths))
-    arrays = []
-    for name, col in zip(HIST_FIELDS[1:8], meta[1:]):
-        if name in ("run_index", "job_index"):
-            arrays.append(pa.array(np.array(col, dtype=np.int64)).take(take))
-            continue
-        try:
-            values = pa.array(col, type=pa.large_string(), from_pandas=True)
-        except Exception:  # noqa: BLE001 - other values: converted as the frame would convert them
-            values = _strings(list(col))._pa_array.combine_chunks()
-        enc = values.dictionary_encode()
-        arrays.append(pa.DictionaryArray.from_arrays(enc.indices.take(take), enc.dictionary))
-    arrays += [pa.array(p.hist_bins), pa.array(p.hist_counts)]
-    return pa.Table.from_arrays(arrays, schema=_hist_schema())
-
-
-@functools.lru_cache(maxsize=1)
-def _hist_schema() -> pa.Schema:
-    """The schema of :func:`_hist_table`: the written frame's (with its pandas metadata), strings as
-    dictionaries."""
-    plain = store.arrow_table(pd.DataFrame({c: pd.Series(dtype=t) for c, t, _ in schema.HISTOGRAM_COLUMNS})).schema
-    return pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), f.type)) if f.type == pa.large_string() else f
-                      for f in plain], metadata=plain.metadata)
-
-
-# the histograms' columns whose row-group statistics are written: direction and latency (a few values,
-# all in every row group) would never let a reader skip one
-HIST_STATISTICS = [c for c in HIST_FIELDS[1:] if c not in ("direction", "latency")]
-
-
-def _quarantine_frame(bad: list[tuple]) -> pd.DataFrame:
-    if not bad:  # (most batches)
-        return _empty_quarantine().copy()
-    return pd.DataFrame(bad, columns=Q_FIELDS).astype(schema.dtypes(schema.QUARANTINE_COLUMNS))
-
-
-@functools.lru_cache(maxsize=1)
-def _empty_quarantine() -> pd.DataFrame:
-    return pd.DataFrame([], columns=Q_FIELDS).astype(schema.dtypes(schema.QUARANTINE_COLUMNS))
-
-
-def to_frames(rows: list[dict], bad: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Result and quarantine frames from :func:`rows_from_bytes` dicts."""
-    return (_results_frame([tuple(r.get(c) for c in FIELDS) for r in rows]),
-            _quarantine_frame([tuple(b.get(c) for c in Q_FIELDS) for b in bad]))
-
-
-@dataclass
-class Batch:
-    results: pd.DataFrame
-    histograms: pd.DataFrame | pa.Table  # a table (as written, no run_id) from iter_batches(arrow=True)
-    quarantine: pd.DataFrame
-    files: int
-    recognised: int = 0
-    runs: int = 0
-    multi_run: dict[str, int] = field(default_factory=dict)
-
-
 def _batch(items: list[tuple[str, str]], run_id: str, host: str | None, facts: dict,
            flags: bool = True) -> Batch:
     """Parse a batch of (path, source_file) into frames; without ``flags`` the results frame has
@@ -486,12 +319,6 @@ def _parse_files(items: list[tuple[str, str]], run_id: str, host: str | None, fa
     return sink
 
 
-def _frames(p: _Packed, flags: bool = True, arrow: bool = False) -> Batch:
-    """The frames of a parsed batch; with ``arrow`` the histograms as the table written (:func:`_hist_table`)."""
-    return Batch(_columns_frame(p.columns, flags), _hist_table(p) if arrow else _hist_frame(p),
-                 _quarantine_frame(p.bad), p.files, p.recognised, p.runs, p.multi_run)
-
-
 def iter_batches(items: list[tuple[str, str]], run_id: str, host: str | None = None,
                  facts: dict[str, PointFacts] | None = None, batch_files: int = BATCH_FILES,
                  workers: int | None = None, flags: bool = True, arrow: bool = False) -> Iterator[Batch]:
@@ -551,86 +378,6 @@ def _pool_chunks(items: list[tuple[str, str]], batch_files: int, workers: int) -
 
 
 # --- files, runs, entry points -------------------------------------------------------------------
-
-def raw_files(path: Path, glob: str | None = None) -> list[Path]:
-    """``path`` itself when it is a file; else every candidate file below it (see :func:`_files`)."""
-    path = Path(path)
-    if path.is_file():
-        return [path]
-    return [path / rel for rel, _ in _files(str(path), glob)]
-
-
-def _skipped(name: str) -> bool:
-    """Files never considered here: hidden files (the lab's job files and temporaries, editor and VCS
-    files), the lab's own run manifest and Parquet datasets, fio's per-window logs
-    (``<prefix>_bw.1.log``, ``_clat_hist.1.log.gz``, ...) and the lab's SMART/health captures
-    (``<point>.health.jsonl``): those are read by :mod:`helpers.ingest.timeseries` and
-    :mod:`helpers.ingest.health` into their own datasets, not results."""
-    return name.startswith(".") or name == MANIFEST_NAME or name.endswith(".parquet") or \
-        parse_log_name(name) is not None or is_health_file(name)
-
-
-def _files(root: str, glob: str | None = None) -> list[tuple[str, bool]]:
-    """(path relative to ``root``, is a symlink) of every candidate file below ``root``, whatever its
-    name -- fio results are recognised by content -- in path order: regular files (symlinked folders
-    not entered, hidden folders and unreadable ones skipped, see :func:`_skipped`), restricted to
-    those whose name or relative path matches ``glob`` when given; one scandir per folder."""
-    found: list[tuple[tuple[str, ...], bool]] = []
-    stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
-    while stack:
-        folder, parts = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = list(it)
-        except PermissionError:
-            continue
-        for e in entries:
-            name = e.name
-            try:
-                if e.is_dir():
-                    if not e.is_symlink() and not name.startswith("."):
-                        stack.append((e.path, (*parts, name)))
-                    continue
-                if _skipped(name) or not e.is_file():
-                    continue
-                rel = (*parts, name)
-                if glob is not None and not (fnmatch.fnmatch(name, glob) or fnmatch.fnmatch("/".join(rel), glob)):
-                    continue
-                found.append((rel, e.is_symlink()))
-            except OSError:
-                pass
-    found.sort(key=lambda f: f[0])
-    return [("/".join(p), link) for p, link in found]
-
-
-def _items(paths: list[Path], glob: str | None = None) -> list[tuple[str, str]]:
-    paths = [Path(p) for p in paths]
-    bases = [p if p.is_dir() else p.parent for p in paths]
-    base = Path(os.path.commonpath([str(b.resolve()) for b in bases])) if bases else Path(".")
-    out = []
-    rel_dirs: dict[str, str] = {}  # directory -> its resolved path relative to base
-    for p in paths:
-        if p.is_file():
-            out.append((str(p), p.name if len(paths) == 1 else _rel(str(p), os.path.islink(p), base, rel_dirs)))
-            continue
-        sp = str(p)
-        for rel, link in _files(sp, glob):
-            f = rel if sp == "." else os.path.join(sp, rel)  # str(p / rel)
-            out.append((f, _rel(f, link, base, rel_dirs)))
-    return out
-
-
-def _rel(f: str, link: bool, base: Path, rel_dirs: dict[str, str]) -> str:
-    """``os.path.relpath(Path(f).resolve(), base)``, resolving each folder once: a file that is not a
-    symlink resolves to its resolved folder joined with its name."""
-    if link:
-        return os.path.relpath(os.path.realpath(f), base)
-    d, name = os.path.split(f)
-    rd = rel_dirs.get(d)
-    if rd is None:
-        rd = rel_dirs[d] = os.path.relpath(os.path.realpath(d or "."), base)
-    return name if rd == "." else os.path.join(rd, name)
-
 
 def ingest_paths(paths: list[Path] | Path, run_id: str, out: Path | None = None, keep: bool = True,
                  host: str | None = None, facts: dict[str, PointFacts] | None = None, batch_files: int = BATCH_FILES,
@@ -761,25 +508,6 @@ def run_id_of(path: Path) -> str:
     if path.is_dir():
         return read_manifest(path).get("run_id") or path.resolve().name
     return path.stem
-
-
-def quarantine_report(q: pd.DataFrame, limit: int = 50, multi_run: dict[str, int] | None = None) -> list[str]:
-    """One line per quarantined file or job (the first ``limit``); a job of a file that held several fio
-    runs (``multi_run``: {source_file: runs}) says which run it is from."""
-    multi_run = multi_run or {}
-
-    def where(r) -> str:
-        job = "" if pd.isna(r.job_name) else r.job_name
-        n = multi_run.get(r.source_file)
-        run = getattr(r, "run_index", None)
-        if n and run is not None and not pd.isna(run):
-            job = f"{job}, run {int(run) + 1} of {n}" if job else f"run {int(run) + 1} of {n}"
-        return job
-
-    lines = [f"  quarantined {r.source_file} [{where(r)}]: {r.reason}" for r in q.head(limit).itertuples()]
-    if len(q) > limit:
-        lines.append(f"  ... and {len(q) - limit} more (see the quarantine dataset)")
-    return lines
 
 
 def description() -> str:

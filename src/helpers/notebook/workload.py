@@ -9,8 +9,8 @@ import pandas as pd
 
 from helpers import config
 from helpers.analysis import workload
+from helpers.load import runs as lab_runs
 from helpers.notebook import replay as replay_page
-from helpers.notebook import runs as lab_runs
 from helpers.processed import store
 
 

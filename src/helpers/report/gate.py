@@ -60,10 +60,10 @@ from helpers.analysis.runpair import (
 )
 from helpers.errors import LabError
 from helpers.figures.compare import forest_figure
+from helpers.figures.html_table import table as page_table
 from helpers.figures.table import format_number
 from helpers.ingest.core import ingest_run, write_ingest
-from helpers.notebook.page import table as page_table
-from helpers.notebook.runs import load_history, load_manifest, resolve_runs
+from helpers.load.runs import load_history, load_manifest, resolve_runs
 from helpers.processed import store
 from helpers.report.export import nav_bar, page_title, write_plotly_js
 from helpers.run.manifest import read_manifest

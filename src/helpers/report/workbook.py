@@ -25,7 +25,7 @@ from helpers.analysis.card import device_identity
 from helpers.analysis.mix import PAGE_COLUMNS as MIX_COLUMNS
 from helpers.errors import LabError
 from helpers.figures.table import csv_table
-from helpers.notebook import runs
+from helpers.load import runs
 from helpers.report.export import WORKBOOK_SUFFIX, build_index
 from helpers.run.options import ArgumentParser
 
