@@ -1,0 +1,135 @@
+"""Token buckets (helpers.analysis.burst): known answers on synthetic drains of a bucket with known burst rate,
+baseline, size and refill rate under 5-9 % window noise; no bucket on a flat series; one sentence for each kind of
+bad input."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from helpers.analysis import token_bucket
+
+
+def drain(burst, base, content, n, cv=0.0, rng=None, window_s=1.0):
+    """(t_s, rate) of n windows of a drain starting with ``content`` in a bucket spent at ``burst`` and refilled at
+    ``base`` while it is spent (each window's rate: what the fluid model did in it), CV-noise on each window."""
+    t = np.arange(1, n + 1) * window_s
+    te = content / (burst - base)
+    done = np.minimum(t, te) * burst + np.maximum(t - te, 0.0) * base
+    r = np.diff(np.r_[0.0, done]) / window_s
+    if cv:
+        r = r * (1 + cv * rng.standard_normal(n))
+    return t, r
+
+
+GP2 = dict(burst=3000.0, base=300.0, size=162_000.0, refill=300.0, n=200, window_s=1.0, unit="IOPS")  # I/Os
+SLC = dict(burst=2.0e9, base=0.5e9, size=40e9, refill=0.25e9, n=120, window_s=0.5, unit="bytes/s")  # bytes
+RESTS = [10.0, 30.0, 120.0]
+
+
+def measured(p, cv, seed, rests=RESTS, refilled=None):
+    rng = np.random.default_rng(seed)
+    t, r = drain(p["burst"], p["base"], p["size"], p["n"], cv, rng, p["window_s"])
+    refilled = refilled or (lambda rest: min(p["refill"] * rest, p["size"]))
+    after = [drain(p["burst"], p["base"], refilled(x), p["n"], cv, rng, p["window_s"]) for x in rests]
+    return token_bucket(t, r, rests, after, unit=p["unit"])
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("cv", [0.05, 0.09])
+@pytest.mark.parametrize("p", [GP2, SLC], ids=["iops", "bytes"])
+def test_known_bucket_recovered(p, cv, seed):
+    tb = measured(p, cv, seed)
+    assert tb.found
+    assert tb.burst_rate == pytest.approx(p["burst"], rel=0.05)
+    assert tb.baseline_rate == pytest.approx(p["base"], rel=0.05)
+    assert tb.bucket_size == pytest.approx(p["size"], rel=0.10)
+    assert tb.seconds_to_empty == pytest.approx(p["size"] / (p["burst"] - p["base"]), rel=0.10)
+    assert tb.refill_rate == pytest.approx(p["refill"], rel=0.10)
+    assert tb.bucket_low < tb.bucket_size < tb.bucket_high
+    assert tb.refill_linear is True and tb.refill_reason == ""
+    assert tb.size_unit == ("bytes" if p["unit"] == "bytes/s" else "I/Os")
+
+
+def test_bucket_interval_covers_the_truth():
+    """The 95 % interval from the window scatter holds the true size in most of 40 noisy drains (not always)."""
+    hits = [(m := measured(GP2, 0.09, seed)).bucket_low <= GP2["size"] <= m.bucket_high for seed in range(40)]
+    assert 0.85 <= np.mean(hits) <= 1.0
+    widths = [(m := measured(GP2, 0.09, s)).bucket_high / m.bucket_size - 1 for s in range(5)]
+    assert max(widths) < 0.10  # and it is no wider than the scatter needs
+
+
+def test_sentence_states_the_numbers():
+    tb = measured(GP2, 0.0, 0)
+    assert tb.reason == ("bursts at 3,000 IOPS for 60 s (a bucket of ≈ 162 k I/Os, 95 % 160 k–164 k), then 300 IOPS; "
+                         "refills at ≈ 300 I/Os per s of rest.")
+    assert tb.drop_s == pytest.approx(60.0) and tb.duration_s == pytest.approx(200.0)
+
+
+def test_bytes_sentence():
+    tb = measured(SLC, 0.0, 0, rests=[20.0])
+    assert tb.reason == ("bursts at 2,000 MB/s for 26.7 s (a bucket of ≈ 40 GB, 95 % 39.6 GB–40.4 GB), then 500 MB/s; "
+                         "refills at ≈ 250 MB per s of rest.")
+    assert tb.refill_linear is None  # one rest: nothing to check linearity against
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_flat_series_has_no_bucket(seed):
+    rng = np.random.default_rng(seed)
+    t = np.arange(1, 121) * 1.0
+    tb = token_bucket(t, 1000 * (1 + 0.09 * rng.standard_normal(120)))
+    assert not tb.found
+    assert tb.burst_rate is None and tb.baseline_rate is None and tb.bucket_size is None and tb.refill_rate is None
+    m = re.fullmatch(r"no burst found: the rate held within (\d+) % for 120 s \(a bucket lasting longer than that at "
+                     r"this rate would not show\)\.", tb.reason)
+    assert m and int(m.group(1)) <= 10
+
+
+def test_drain_ending_inside_the_burst_has_no_bucket():
+    t, r = drain(3000, 300, 150_000, 55, 0.07, np.random.default_rng(3))  # the bucket would last 55.6 s
+    tb = token_bucket(t, r)
+    assert not tb.found and tb.reason.startswith("no burst found: the rate held within")
+
+
+def test_too_few_windows():
+    tb = token_bucket([1, 2, 3, 4], [3000, 3000, 300, 300])
+    assert not tb.found
+    assert tb.reason.startswith("too few windows (4 over 4 s) to see a burst")
+
+
+def test_drop_too_near_the_end():
+    t, r = drain(3000, 300, 2700 * 58, 60, 0.05, np.random.default_rng(1))
+    tb = token_bucket(t, r)
+    assert not tb.found
+    assert tb.reason.startswith("the rate dropped at 58 s, 2 windows before the drain ended: too short to see "
+                                "the baseline")
+
+
+def test_rest_too_short_to_see_a_refill():
+    """A 0.1 s rest gives back 30 I/Os: less than one window can tell from the baseline's noise."""
+    tb = measured(GP2, 0.05, 0, rests=[0.1, 30.0, 120.0])
+    assert tb.refills[0].refilled is None
+    assert "the 0.1 s rest gave back less than one window can see" in tb.refill_reason
+    assert tb.refill_rate == pytest.approx(300, rel=0.10)  # from the rests that did
+
+
+def test_refill_not_linear_is_said():
+    tb = measured(GP2, 0.05, 0, refilled=lambda rest: 3000 * np.sqrt(rest))  # slows down as it fills
+    assert tb.refill_linear is False
+    assert tb.refill_reason.startswith("the refill is not linear in the rest time (10 s gave back")
+
+
+def test_rest_that_refilled_the_whole_bucket_is_left_out_of_the_rate():
+    tb = measured(GP2, 0.05, 0, rests=[30.0, 120.0, 1200.0])
+    assert tb.refills[2].refilled == pytest.approx(GP2["size"], rel=0.10)
+    assert "the 1,200 s rest refilled the whole bucket" in tb.refill_reason
+    assert tb.refill_rate == pytest.approx(300, rel=0.10)
+
+
+def test_unequal_lengths_raise():
+    with pytest.raises(ValueError):
+        token_bucket([1, 2], [1.0])
+    with pytest.raises(ValueError):
+        token_bucket(np.arange(10.0), np.ones(10), rest_s=[10], after_rest=[])
