@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from helpers.analysis import token_bucket
+from helpers.analysis import burst_buckets, burst_series, point_series, token_bucket
+from timeseries_helpers import frame
 
 
 def drain(burst, base, content, n, cv=0.0, rng=None, window_s=1.0):
@@ -133,3 +135,39 @@ def test_unequal_lengths_raise():
         token_bucket([1, 2], [1.0])
     with pytest.raises(ValueError):
         token_bucket(np.arange(10.0), np.ones(10), rest_s=[10], after_rest=[])
+
+
+def burst_frame(rests=(10.0, 30.0), point="burst-randwrite-bs4k-qd32-nj1", cv=0.05, seed=0):
+    """point_series-like rows of a burst run: the first drain and one drain per rest (GP2's bucket)."""
+    rng = np.random.default_rng(seed)
+    _, r = drain(GP2["burst"], GP2["base"], GP2["size"], 120, cv, rng)
+    parts = [frame(r, point=point, direction="write")]
+    for rest in rests:
+        _, a = drain(GP2["burst"], GP2["base"], GP2["refill"] * rest, 30, cv, rng)
+        parts.append(frame(a, point=f"{point}-rest{rest:g}s", direction="write"))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_burst_buckets_of_a_run():
+    t = burst_buckets(point_series(burst_frame()))
+    assert len(t) == 1
+    row = t.iloc[0]
+    assert row["point_id"] == "burst-randwrite-bs4k-qd32-nj1" and row["rate_unit"] == "IOPS"
+    assert row["size_unit"] == "I/Os" and row["rests_s"] == "10, 30"
+    assert row["burst_rate"] == pytest.approx(3000, rel=0.05) and row["baseline_rate"] == pytest.approx(300, rel=0.05)
+    assert row["bucket_size"] == pytest.approx(162_000, rel=0.10)
+    assert row["refill_rate"] == pytest.approx(300, rel=0.10)
+    assert row["reason"].startswith("bursts at 3,0")
+
+
+def test_sequential_points_are_sized_in_bytes():
+    ts = point_series(burst_frame(rests=(), point="sustained-write-bs128k-qd32-nj1-vol1x"))
+    b = burst_series(ts)
+    assert [x.unit for x in b] == ["bytes/s"] and b[0].bucket.size_unit == "bytes"
+    assert b[0].bucket.bucket_size == pytest.approx(162_000 * 4096, rel=0.10)  # frame(): 4 KiB per I/O
+    assert b[0].t_s[0] == pytest.approx(1.0)  # seconds from the drain's start
+
+
+def test_no_burst_points():
+    assert burst_buckets(point_series(frame(np.full(20, 1000.0), point="grid-randread-bs4k-qd1-nj1"))).empty
+    assert burst_buckets(None).empty

@@ -25,15 +25,22 @@ window's end time in seconds and its rate, IOPS or bytes/s) and, optionally, the
 300 IOPS; refills at ≈ 300 I/Os per s of rest"), or why there is none ("no burst found: the rate held within 4 %
 for 120 s"), or what the series cannot show (too few windows; a drop too close to the end to see the baseline).
 A rest too short to give back anything a window can see is said in ``refill_reason``.
+
+On a run's per-window series (:func:`helpers.analysis.point_series`): :func:`burst_series` gathers each
+sustained-write point and each ``burst`` drain with the drains after its rests (point ids ending ``-rest<S>s``,
+:attr:`helpers.run.profiles.Point.point_id`), in IOPS for random I/O and bytes/s for sequential;
+:func:`burst_buckets` is one table row per drain.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
-from helpers.analysis.cliff import MERGE_PCT, change_segments, merge_close
+from helpers.analysis.cliff import MERGE_PCT, SUSTAINED_GROUP, change_segments, merge_close, rate_rows
 
 DROP_RATIO = 0.7  # a phase below 70 % of the rate before it is the drop (the write cliff's rule; noise ~9 % CV)
 MIN_WINDOWS = 6  # fewer windows cannot show a burst, a drop and a baseline
@@ -41,6 +48,8 @@ MIN_PHASE_WINDOWS = 2  # the burst and the baseline after it last at least 2 win
 FULL_REFILL = 0.9  # a rest that gave back >= 90 % of the bucket refilled it: it says nothing of the refill rate
 LINEAR_PCT = 20.0  # each rest's own refill rate within 20 % of the fit (or 3 of its standard errors): linear
 Z95 = 1.96
+BURST_GROUP = "burst"  # the burst profile's drains (point ids start with it)
+REST_RE = re.compile(r"-rest(\d+(?:\.\d+)?)s(?=-|$)")  # the drain after a rest of S seconds (Point.point_id)
 SLICES = 10  # "held within X %": the largest departure of a tenth of the drain from the whole drain's rate
 
 
@@ -255,3 +264,71 @@ def _sentence(tb: TokenBucket) -> str:
     if tb.refill_rate is not None:
         s += f"; refills at ≈ {_size(tb.refill_rate, tb.size_unit)} per s of rest"
     return s + "."
+
+
+@dataclass
+class BurstSeries:
+    """One drain of a run (and the drains after its rests) with its bucket, for the table and the figure."""
+
+    run_id: str
+    point_id: str
+    unit: str  # "IOPS" or "bytes/s"
+    t_s: np.ndarray  # window end times (s from the drain's start: its first window's start)
+    rate: np.ndarray
+    rests: list[tuple[float, np.ndarray, np.ndarray]]  # (rest_s, t_s, rate) of each drain after a rest
+    bucket: TokenBucket
+
+
+BUCKET_COLUMNS = ["run_id", "point_id", "rate_unit", "burst_rate", "baseline_rate", "seconds_to_empty", "size_unit",
+                  "bucket_size", "bucket_low", "bucket_high", "refill_rate", "rests_s", "reason", "refill_reason"]
+
+
+def _unit(point_id: str) -> str:
+    """IOPS for random I/O, bytes/s for sequential (the rw is the id's second part: Point.point_id)."""
+    parts = str(point_id).split("-")
+    return "IOPS" if len(parts) > 1 and parts[1].startswith("rand") else "bytes/s"
+
+
+def _rates(g: pd.DataFrame, unit: str) -> tuple[np.ndarray, np.ndarray]:
+    col = "iops" if unit == "IOPS" else "bytes_per_s"
+    r = rate_rows(g)
+    r = r[r[col].notna()]
+    t = r["window_end_s"].to_numpy(dtype=float)
+    return (t - t[0] + _widths(t)[0] if len(t) else t), r[col].to_numpy(dtype=float)  # from the drain's start
+
+
+def burst_series(series: pd.DataFrame | None) -> list[BurstSeries]:
+    """Every sustained-write point and burst drain of a ``point_series`` frame (their I/O direction: writes, or
+    reads for a read burst), with the drains after its rests and its :func:`token_bucket`."""
+    if series is None or series.empty:
+        return []
+    ids = series["point_id"].astype(str)
+    w = series[ids.str.startswith(SUSTAINED_GROUP) & (series["direction"] == "write")
+               | ids.str.startswith(BURST_GROUP)]
+    out = []
+    for run, g in w.groupby("run_id", sort=True):
+        pids = g["point_id"].astype(str)
+        first = sorted({p for p in pids if not REST_RE.search(p)})
+        for point in first:
+            unit = _unit(point)
+            own = g[pids == point]
+            direction = "write" if (own["direction"] == "write").any() else str(own["direction"].iloc[0])
+            t, y = _rates(own[own["direction"] == direction], unit)
+            rests = []
+            for p in sorted({p for p in pids if REST_RE.search(p) and REST_RE.sub("", p) == point},
+                            key=lambda p: float(REST_RE.search(p).group(1))):
+                d = g[(pids == p) & (g["direction"] == direction)]
+                rests.append((float(REST_RE.search(p).group(1)), *_rates(d, unit)))
+            tb = token_bucket(t, y, [r for r, _, _ in rests] or None, [(a, b) for _, a, b in rests] or None,
+                              unit=unit)
+            out.append(BurstSeries(str(run), point, unit, t, y, rests, tb))
+    return out
+
+
+def burst_buckets(series: pd.DataFrame | None) -> pd.DataFrame:
+    """One row per drain of :func:`burst_series`: its bucket's numbers, the rests measured and the sentences."""
+    rows = [(b.run_id, b.point_id, b.bucket.rate_unit, b.bucket.burst_rate, b.bucket.baseline_rate,
+             b.bucket.seconds_to_empty, b.bucket.size_unit, b.bucket.bucket_size, b.bucket.bucket_low,
+             b.bucket.bucket_high, b.bucket.refill_rate, ", ".join(f"{r:g}" for r, _, _ in b.rests),
+             b.bucket.reason, b.bucket.refill_reason) for b in burst_series(series)]
+    return pd.DataFrame(rows, columns=BUCKET_COLUMNS)
