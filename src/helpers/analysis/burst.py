@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from helpers.analysis.cliff import MERGE_PCT, SUSTAINED_GROUP, change_segments, merge_close, rate_rows
+from helpers.analysis.cliff import MERGE_PCT, SUSTAINED_GROUP, change_segments, merge_close
 
 DROP_RATIO = 0.7  # a phase below 70 % of the rate before it is the drop (the write cliff's rule; noise ~9 % CV)
 MIN_WINDOWS = 6  # fewer windows cannot show a burst, a drop and a baseline
@@ -51,6 +51,7 @@ Z95 = 1.96
 BURST_GROUP = "burst"  # the burst profile's drains (point ids start with it)
 REST_RE = re.compile(r"-rest(\d+(?:\.\d+)?)s(?=-|$)")  # the drain after a rest of S seconds (Point.point_id)
 SLICES = 10  # "held within X %": the largest departure of a tenth of the drain from the whole drain's rate
+SLICE_WINDOWS = 5  # ... a tenth of at least 5 windows (fewer slices on a short drain: one window is noise)
 
 
 @dataclass
@@ -135,9 +136,10 @@ def _secs(x: float) -> str:
 
 
 def _held(t: np.ndarray, w: np.ndarray, y: np.ndarray) -> float:
-    """The largest departure (%) of a tenth of the series (time-weighted) from the whole series' rate."""
+    """The largest departure (%) of a tenth of the series (of at least SLICE_WINDOWS windows, at least 2 parts;
+    time-weighted) from the whole series' rate."""
     whole = float((y * w).sum() / w.sum())
-    parts = [p for p in np.array_split(np.arange(len(y)), min(SLICES, len(y))) if len(p)]
+    parts = [p for p in np.array_split(np.arange(len(y)), max(2, min(SLICES, len(y) // SLICE_WINDOWS))) if len(p)]
     return max(abs(float((y[p] * w[p]).sum() / w[p].sum()) / whole - 1) for p in parts) * 100
 
 
@@ -180,7 +182,7 @@ def token_bucket(t_s, rate, rest_s=None, after_rest=None, unit: str = "IOPS") ->
         held = _held(t, w, y)
         what = (f"the rate held within {held:.0f} % for {_secs(duration)}" if held <= MERGE_PCT else
                 f"the rate varied by up to {held:.0f} % over {_secs(duration)} but never dropped below "
-                f"{DROP_RATIO:.0%} of the rate before it for the rest of the drain")
+                f"{DROP_RATIO * 100:.0f} % of the rate before it for the rest of the drain")
         return none(f"no burst found: {what} (a bucket lasting longer than that at this rate would not show).",
                     phases=phases)
     if drop < MIN_PHASE_WINDOWS:
@@ -290,9 +292,8 @@ def _unit(point_id: str) -> str:
 
 
 def _rates(g: pd.DataFrame, unit: str) -> tuple[np.ndarray, np.ndarray]:
-    col = "iops" if unit == "IOPS" else "bytes_per_s"
-    r = rate_rows(g)
-    r = r[r[col].notna()]
+    col = "iops" if unit == "IOPS" else "bytes_per_s"  # fio's iops and bw logs may not pair up: each on its own
+    r = g[g[col].notna()].sort_values("window_end_s", kind="stable")
     t = r["window_end_s"].to_numpy(dtype=float)
     return (t - t[0] + _widths(t)[0] if len(t) else t), r[col].to_numpy(dtype=float)  # from the drain's start
 
