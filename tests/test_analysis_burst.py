@@ -213,3 +213,18 @@ def test_real_fio_bucket_from_rate_limited_phases(tmp_path, scratch_dir, fio_pat
     assert tb.bucket_size == pytest.approx(4800, rel=0.10), (tb.reason, windows)
     assert tb.seconds_to_empty == pytest.approx(3.2, rel=0.10), (tb.reason, windows)
     assert tb.refill_rate == pytest.approx(3750, rel=0.10), (tb.reason, tb.refill_reason, windows)
+
+
+def test_device_card_shows_burst_and_baseline_side_by_side():
+    from figdata import rows
+    from helpers.analysis import device_card
+
+    card = device_card(rows([{}]), timeseries=burst_frame())
+    m = {x.name: x for x in card.metrics}
+    burst, base = m["Burst rate"], m["Baseline rate after the burst"]
+    assert burst.value == pytest.approx(3000, rel=0.05) and base.value == pytest.approx(300, rel=0.05)
+    assert burst.unit == base.unit == "IOPS" and burst.detail == base.detail and burst.detail.startswith("bursts at")
+    flat = frame(np.full(60, 800.0), point="burst-randwrite-bs4k-qd32-nj1", direction="write")
+    m = {x.name: x for x in device_card(rows([{}]), timeseries=flat).metrics}
+    assert m["Burst rate"].value is None and m["Burst rate"].detail.startswith("no burst found")
+    assert "Burst rate" not in {x.name for x in device_card(rows([{}]), timeseries=frame(np.full(20, 1.0))).metrics}

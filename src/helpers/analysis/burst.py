@@ -338,3 +338,17 @@ def burst_buckets(series: pd.DataFrame | None) -> pd.DataFrame:
              b.bucket.bucket_high, b.bucket.refill_rate, ", ".join(f"{r:g}" for r, _, _ in b.rests),
              b.bucket.reason, b.bucket.refill_reason) for b in burst_series(series)]
     return pd.DataFrame(rows, columns=BUCKET_COLUMNS)
+
+
+def burst_card_metrics(series: pd.DataFrame | None) -> list[dict]:
+    """The device card's entries for a run that measured a burst (``mode: burst``; its last drain): the burst rate
+    and the baseline side by side (IOPS, or MB/s for sequential I/O), each with the bucket's sentence; without a
+    bucket both read None with the sentence saying why.  Fields of :class:`helpers.analysis.card.Metric`."""
+    drains = [b for b in burst_series(series) if b.point_id.startswith(BURST_GROUP)]
+    if not drains:
+        return []
+    b = drains[-1]
+    tb, (div, unit) = b.bucket, ((1e6, "MB/s") if b.unit == "bytes/s" else (1.0, "IOPS"))
+    return [{"name": name, "value": None if v is None else v / div, "unit": unit, "detail": tb.reason,
+             "title": f"{name} ({b.point_id})"}
+            for name, v in (("Burst rate", tb.burst_rate), ("Baseline rate after the burst", tb.baseline_rate))]

@@ -8,6 +8,7 @@ import pandas as pd
 
 from helpers.analysis.adaptive import search_plateaus
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
+from helpers.analysis.burst import burst_card_metrics
 from helpers.analysis.cliff import preconditioning_note, sustained_write_cliffs, write_cliff_sentence
 from helpers.analysis.flags import few_ios_rows, flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
@@ -457,6 +458,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
         note = preconditioning_note(point_series(timeseries), d, manifest)
         if note:
             card.findings.append(note)
+    for m in burst_card_metrics(point_series(timeseries)) if timeseries is not None and len(timeseries) else []:
+        card.metrics.append(Metric(**m))  # a burst that runs out: its burst and baseline side by side (issue 33)
     return card
 
 
