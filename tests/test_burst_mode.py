@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -93,8 +94,8 @@ class _Ctx:
     def done(self, p):
         return p.point_id in self.done_ids
 
-    def raw(self, p):
-        return SimpleNamespace(unlink=lambda missing_ok: None)
+    def raw(self, p):  # no file: nothing to unlink, no rest as the device saw it
+        return Path("/nonexistent-burst-test") / f"{p.point_id}.json"
 
     def run_point(self, p, extra=None):
         self.calls.append(p.point_id if p.point_id not in self.done_ids else f"kept {p.point_id}")

@@ -305,9 +305,18 @@ def _rates(g: pd.DataFrame, unit: str) -> tuple[np.ndarray, np.ndarray]:
     return (t - t[0] + _widths(t)[0] if len(t) else t), r[col].to_numpy(dtype=float)  # from the drain's start
 
 
-def burst_series(series: pd.DataFrame | None) -> list[BurstSeries]:
+def _seen(manifests: dict | None, run: str, point: str, rest: float) -> float:
+    """The rest the device saw (the run's manifest: ``burst.<point>.rests_seen_s``, helpers.run.burst), else the
+    nominal one."""
+    seen = (((manifests or {}).get(run) or {}).get("burst") or {}).get(point, {}).get("rests_seen_s") or {}
+    v = seen.get(f"{rest:g}")
+    return float(v) if isinstance(v, (int, float)) and v > 0 else rest
+
+
+def burst_series(series: pd.DataFrame | None, manifests: dict | None = None) -> list[BurstSeries]:
     """Every sustained-write point and burst drain of a ``point_series`` frame (their I/O direction: writes, or
-    reads for a read burst), with the drains after its rests and its :func:`token_bucket`."""
+    reads for a read burst), with the drains after its rests and its :func:`token_bucket`.  ``manifests`` (run id
+    -> its sweep manifest): the rests as the device saw them (fio's exit and start-up added), when recorded."""
     if series is None or series.empty:
         return []
     ids = series["point_id"].astype(str)
@@ -326,27 +335,29 @@ def burst_series(series: pd.DataFrame | None) -> list[BurstSeries]:
             for p in sorted({p for p in pids if REST_RE.search(p) and REST_RE.sub("", p) == point},
                             key=lambda p: float(REST_RE.search(p).group(1))):
                 d = g[(pids == p) & (g["direction"] == direction)]
-                rests.append((float(REST_RE.search(p).group(1)), *_rates(d, unit)))
+                rests.append((_seen(manifests, str(run), point, float(REST_RE.search(p).group(1))), *_rates(d, unit)))
             tb = token_bucket(t, y, [r for r, _, _ in rests] or None, [(a, b) for _, a, b in rests] or None,
                               unit=unit)
             out.append(BurstSeries(str(run), point, unit, t, y, rests, tb))
     return out
 
 
-def burst_buckets(series: pd.DataFrame | None) -> pd.DataFrame:
-    """One row per drain of :func:`burst_series`: its bucket's numbers, the rests measured and the sentences."""
+def burst_buckets(series: pd.DataFrame | None, manifests: dict | None = None) -> pd.DataFrame:
+    """One row per drain of :func:`burst_series`: its bucket's numbers, the rests measured (as the device saw
+    them) and the sentences."""
     rows = [(b.run_id, b.point_id, b.bucket.rate_unit, b.bucket.burst_rate, b.bucket.baseline_rate,
              b.bucket.seconds_to_empty, b.bucket.size_unit, b.bucket.bucket_size, b.bucket.bucket_low,
-             b.bucket.bucket_high, b.bucket.refill_rate, ", ".join(f"{r:g}" for r, _, _ in b.rests),
-             b.bucket.reason, b.bucket.refill_reason) for b in burst_series(series)]
+             b.bucket.bucket_high, b.bucket.refill_rate, ", ".join(f"{r:.3g}" for r, _, _ in b.rests),
+             b.bucket.reason, b.bucket.refill_reason) for b in burst_series(series, manifests)]
     return pd.DataFrame(rows, columns=BUCKET_COLUMNS)
 
 
-def burst_card_metrics(series: pd.DataFrame | None) -> list[dict]:
+def burst_card_metrics(series: pd.DataFrame | None, manifest: dict | None = None) -> list[dict]:
     """The device card's entries for a run that measured a burst (``mode: burst``; its last drain): the burst rate
     and the baseline side by side (IOPS, or MB/s for sequential I/O), each with the bucket's sentence; without a
     bucket both read None with the sentence saying why.  Fields of :class:`helpers.analysis.card.Metric`."""
-    drains = [b for b in burst_series(series) if b.point_id.startswith(BURST_GROUP)]
+    runs = {} if series is None or series.empty else {str(r): manifest for r in series["run_id"].unique()}
+    drains = [b for b in burst_series(series, runs) if b.point_id.startswith(BURST_GROUP)]
     if not drains:
         return []
     b = drains[-1]

@@ -458,7 +458,7 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
         note = preconditioning_note(point_series(timeseries), d, manifest)
         if note:
             card.findings.append(note)
-    for m in burst_card_metrics(point_series(timeseries)) if timeseries is not None and len(timeseries) else []:
+    for m in burst_card_metrics(point_series(timeseries), manifest) if timeseries is not None and len(timeseries) else []:
         card.metrics.append(Metric(**m))  # a burst that runs out: its burst and baseline side by side (issue 33)
     return card
 

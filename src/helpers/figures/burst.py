@@ -27,11 +27,13 @@ def _scale(unit: str) -> tuple[float, str, str]:
     return 1.0, "Rate per window (IOPS)", "%{y:,.0f} IOPS at %{x:.3g} s"
 
 
-def burst_figure(series: pd.DataFrame | None, max_windows: int = DISPLAY_MAX_WINDOWS) -> go.Figure:
+def burst_figure(series: pd.DataFrame | None, manifests: dict | None = None,
+                 max_windows: int = DISPLAY_MAX_WINDOWS) -> go.Figure:
     """Each drain's rate per window against seconds from its start; the burst and the baseline as thick
     horizontal lines at their rates over the time they held, the drop as a dashed vertical line; each drain after
-    a rest in a lighter colour over its own time from its start.  Title: the bucket in one sentence."""
-    drains = burst_series(series)
+    a rest in a lighter colour over its own time from its start.  Title: the bucket in one sentence.
+    ``manifests`` (run id -> manifest): the rests as the device saw them (:func:`helpers.analysis.burst_series`)."""
+    drains = burst_series(series, manifests)
     if not drains:
         return message_figure(NO_BURST_DATA)
     fig = go.Figure()
@@ -48,9 +50,9 @@ def burst_figure(series: pd.DataFrame | None, max_windows: int = DISPLAY_MAX_WIN
             if not len(t):
                 continue
             rx, ry, _ = display_reduce(t, r / div, max_windows)
-            fig.add_trace(go.Scatter(x=rx, y=ry, mode="lines", name=f"after a {rest:g} s rest", opacity=0.7,
+            fig.add_trace(go.Scatter(x=rx, y=ry, mode="lines", name=f"after a {rest:.3g} s rest", opacity=0.7,
                                      line={"color": color(2 + k), "width": 1},
-                                     hovertemplate=hover + f" after a {rest:g} s rest<extra></extra>"))
+                                     hovertemplate=hover + f" after a {rest:.3g} s rest<extra></extra>"))
             owner.append(i)
         shapes = []
         if tb.found:
