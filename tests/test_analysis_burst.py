@@ -181,10 +181,13 @@ def test_real_fio_bucket_from_rate_limited_phases(tmp_path, scratch_dir, fio_pat
     starts ~0.2 s later: up to ~0.2 s x 1,500 IOPS never reach the logs (4-8 % of a bucket, seen)."""
     import subprocess
 
+    import burst_device
     from helpers import config
     from helpers.ingest import core
     from helpers.processed import store
 
+    if burst_device.available() is None:
+        pytest.skip("covered by tests/test_burst_device.py against a device with a real bucket (root, zram, throttle)")
     target = scratch_dir / "burst-target.bin"
     if not target.exists() or target.stat().st_size != 64 << 20:
         target.write_bytes(b"\x22" * (64 << 20))
@@ -228,3 +231,68 @@ def test_device_card_shows_burst_and_baseline_side_by_side():
     m = {x.name: x for x in device_card(rows([{}]), timeseries=flat).metrics}
     assert m["Burst rate"].value is None and m["Burst rate"].detail.startswith("no burst found")
     assert "Burst rate" not in {x.name for x in device_card(rows([{}]), timeseries=frame(np.full(20, 1.0))).metrics}
+
+
+def _burst_run_rows(grid=True):
+    from figdata import rows
+
+    pid = "burst-randwrite-bs4k-qd32-nj1"
+    w = {"run_id": "r", "rw": "randwrite", "direction": "write", "iodepth": 32}
+    pts = [{**w, "point_id": pid, "group": "burst", "iops": 600.0},  # a drain's mean mixes burst and baseline
+           {**w, "point_id": f"{pid}-rest10s", "group": "burst", "iops": 900.0},
+           {**w, "point_id": f"{pid}-rest30s", "group": "burst", "iops": 1400.0}]
+    if grid:
+        pts += [{**w, "point_id": "grid-randwrite-bs4k-qd32-nj1", "group": "grid", "iops": 2900.0},  # on credit
+                {**w, "point_id": "grid-randwrite-bs4k-qd1-nj1", "group": "grid", "iops": 280.0, "iodepth": 1},
+                {"run_id": "r", "point_id": "grid-randread-bs4k-qd32-nj1", "group": "grid", "iops": 9000.0,
+                 "iodepth": 32}]  # reads: another direction than the bucket's
+    return rows(pts)
+
+
+def test_card_levels_leave_out_burst_drains():
+    """The drains run one setting again after each rest: their means are no repeats to average (600, 900 and
+    1,400 IOPS would read as a 967 IOPS level); the card's level comes from the other points, and a run of drains
+    alone says so."""
+    from helpers.analysis import device_card
+    from helpers.analysis.card import levels
+    from helpers.analysis.points import with_units
+
+    d = with_units(_burst_run_rows())
+    lv = levels(d[d["direction"] == "write"], "iops")
+    assert sorted(lv["value"]) == [280.0, 2900.0]
+    m = {x.name: x for x in device_card(_burst_run_rows(grid=False), timeseries=burst_frame()).metrics}
+    w = m["Peak 4k random write IOPS"]
+    assert w.value is None and w.detail.startswith("measured only by burst drains")
+    assert m["Burst rate"].value == pytest.approx(3000, rel=0.05)
+
+
+def test_points_inside_the_burst_are_flagged():
+    """GP2's bucket (burst 3,000, baseline 300 IOPS): the grid write at 2,900 IOPS ran on the bucket's credit and is
+    flagged with its sentence; the QD1 write at 280 IOPS (under the baseline), the reads (another direction) and the
+    drains themselves are not.  The card then prefers the unflagged level and names the flagged one."""
+    from helpers.analysis import device_card
+    from helpers.analysis.burst import burst_flags
+
+    out = burst_flags(_burst_run_rows(), point_series(burst_frame())).set_index("point_id")
+    assert list(out.index[out["flag_in_burst"]]) == ["grid-randwrite-bs4k-qd32-nj1"]
+    reason = out.loc["grid-randwrite-bs4k-qd32-nj1", "flag_reasons"]
+    assert re.match(r"ran at 2,900 IOPS, above the (29\d|30\d|31\d) IOPS baseline that burst drain "
+                    r"burst-randwrite-bs4k-qd32-nj1 of this run settled at", reason), reason
+    assert (out.drop("grid-randwrite-bs4k-qd32-nj1")["flag_reasons"] == "").all()
+    m = {x.name: x for x in device_card(_burst_run_rows(), timeseries=burst_frame()).metrics}
+    w = m["Peak 4k random write IOPS"]
+    assert w.value == 280.0 and "2,900 IOPS" in w.better_flagged
+    # without a bucket (a flat drain) nothing is flagged
+    flat = frame(np.full(60, 800.0), point="burst-randwrite-bs4k-qd32-nj1", direction="write")
+    assert "flag_in_burst" not in burst_flags(_burst_run_rows(), point_series(flat))
+
+
+def test_rests_as_the_device_saw_them():
+    """The manifest's rests_seen_s (helpers.run.burst) time the refill: 10 and 30 s rests seen as 12.5 and 37.5 s
+    make the same refills 4/5 the rate."""
+    ts = point_series(burst_frame())
+    (plain,) = burst_series(ts)
+    (seen,) = burst_series(ts, {"r": {"burst": {"burst-randwrite-bs4k-qd32-nj1": {
+        "rests_seen_s": {"10": 12.5, "30": 37.5}}}}})
+    assert [r for r, _, _ in seen.rests] == [12.5, 37.5]
+    assert seen.bucket.refill_rate == pytest.approx(plain.bucket.refill_rate * 0.8, rel=1e-6)
