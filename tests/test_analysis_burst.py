@@ -84,15 +84,15 @@ def test_flat_series_has_no_bucket(seed):
     tb = token_bucket(t, 1000 * (1 + 0.09 * rng.standard_normal(120)))
     assert not tb.found
     assert tb.burst_rate is None and tb.baseline_rate is None and tb.bucket_size is None and tb.refill_rate is None
-    m = re.fullmatch(r"no burst found: the rate held within (\d+) % for 120 s \(a bucket lasting longer than that at "
-                     r"this rate would not show\)\.", tb.reason)
-    assert m and int(m.group(1)) <= 10
+    m = re.fullmatch(r"no burst found: the rate held at ([\d,]+) IOPS within (\d+) % for 120 s \(a bucket lasting longer "
+                     r"than that at this rate would not show\)\.", tb.reason)
+    assert m and abs(int(m.group(1).replace(",", "")) - 1000) <= 30 and int(m.group(2)) <= 10, tb.reason
 
 
 def test_drain_ending_inside_the_burst_has_no_bucket():
     t, r = drain(3000, 300, 150_000, 55, 0.07, np.random.default_rng(3))  # the bucket would last 55.6 s
     tb = token_bucket(t, r)
-    assert not tb.found and tb.reason.startswith("no burst found: the rate held within")
+    assert not tb.found and tb.reason.startswith("no burst found: the rate held at 3,0"), tb.reason
 
 
 def test_too_few_windows():
@@ -104,9 +104,11 @@ def test_too_few_windows():
 def test_drop_too_near_the_end():
     t, r = drain(3000, 300, 2700 * 58, 60, 0.05, np.random.default_rng(1))
     tb = token_bucket(t, r)
-    assert not tb.found
-    assert tb.reason.startswith("the rate dropped at 58 s, 2 windows before the drain ended: too short to see "
-                                "the baseline")
+    assert not tb.found and tb.baseline_rate is None and tb.bucket_size is None
+    assert tb.burst_rate == pytest.approx(3000, rel=0.05) and tb.drop_s == pytest.approx(58)  # what it does show
+    assert re.fullmatch(r"bursts at [23],\d{3} IOPS for 58 s, then the rate dropped 2 windows before the drain ended: "
+                        r"too short to see the baseline it settled at, so no bucket size; drain for longer\.",
+                        tb.reason), tb.reason
 
 
 def test_rest_too_short_to_see_a_refill():

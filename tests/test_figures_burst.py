@@ -31,7 +31,7 @@ def test_burst_figure_marks_burst_drop_and_baseline():
 def test_flat_drain_says_no_burst_and_draws_no_lines():
     ts = point_series(frame(np.full(60, 800.0), point="burst-randwrite-bs4k-qd32-nj1", direction="write"))
     fig = burst_figure(ts)
-    assert "no burst found: the rate held within 0 % for 60 s" in fig.layout.title.text
+    assert "no burst found: the rate held at 800 IOPS within 0 % for 60 s" in fig.layout.title.text
     assert [t.name for t in fig.data] == ["first drain"] and not fig.layout.shapes
 
 

@@ -182,7 +182,8 @@ def token_bucket(t_s, rate, rest_s=None, after_rest=None, unit: str = "IOPS") ->
             break
     if drop is None:
         held = _held(t, w, y)
-        what = (f"the rate held within {held:.0f} % for {_secs(duration)}" if held <= MERGE_PCT else
+        what = (f"the rate held at {_rate(mean(0, n), unit)} within {held:.0f} % for {_secs(duration)}"
+                if held <= MERGE_PCT else
                 f"the rate varied by up to {held:.0f} % over {_secs(duration)} but never dropped below "
                 f"{DROP_RATIO * 100:.0f} % of the rate before it for the rest of the drain")
         return none(f"no burst found: {what} (a bucket lasting longer than that at this rate would not show).",
@@ -190,10 +191,12 @@ def token_bucket(t_s, rate, rest_s=None, after_rest=None, unit: str = "IOPS") ->
     if drop < MIN_PHASE_WINDOWS:
         return none(f"the rate dropped after {drop} window{'s' * (drop != 1)} ({_secs(float(t[drop - 1] - start[0]))})"
                     f": too short a burst to size; log narrower windows (log_avg_msec) to see it.", phases=phases)
-    if n - drop < MIN_PHASE_WINDOWS + 1:
-        return none(f"the rate dropped at {_secs(float(start[drop] - start[0]))}, {n - drop} window"
-                    f"{'s' * (n - drop != 1)} before the drain ended: too short to see the baseline it settled at; "
-                    "drain for longer.", phases=phases)
+    if n - drop < MIN_PHASE_WINDOWS + 1:  # the burst is seen, the baseline (and so the bucket) is not
+        tb = none(f"bursts at {_rate(mean(0, drop), unit)} for {_secs(float(start[drop] - start[0]))}, then the rate "
+                  f"dropped {n - drop} window{'s' * (n - drop != 1)} before the drain ended: too short to see the "
+                  "baseline it settled at, so no bucket size; drain for longer.", phases=phases)
+        tb.burst_rate, tb.drop_s = mean(0, drop), float(start[drop] - start[0])
+        return tb
     # the windows either side of the drop (the bucket emptied in one of them) are left out of both rates
     burst, base = mean(0, drop - 1 if drop > MIN_PHASE_WINDOWS else drop), mean(drop + 1, n)
     k = drop + 1  # the bucket emptied inside the first window after the drop at the latest
