@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers.analysis import burst_buckets, burst_series, point_series, token_bucket
+from helpers.analysis import burst_buckets, burst_series, in_burst_points, point_series, token_bucket
 from timeseries_helpers import frame
 
 
@@ -284,9 +284,12 @@ def test_points_inside_the_burst_are_flagged():
     m = {x.name: x for x in device_card(_burst_run_rows(), timeseries=burst_frame()).metrics}
     w = m["Peak 4k random write IOPS"]
     assert w.value == 280.0 and "2,900 IOPS" in w.better_flagged
+    t = in_burst_points(_burst_run_rows(), point_series(burst_frame()))  # the 21 page's table
+    assert list(t["point_id"]) == ["grid-randwrite-bs4k-qd32-nj1"] and t["flag_reasons"][0] == reason
     # without a bucket (a flat drain) nothing is flagged
     flat = frame(np.full(60, 800.0), point="burst-randwrite-bs4k-qd32-nj1", direction="write")
     assert "flag_in_burst" not in burst_flags(_burst_run_rows(), point_series(flat))
+    assert in_burst_points(_burst_run_rows(), point_series(flat)).empty and in_burst_points(None, None).empty
 
 
 def test_rests_as_the_device_saw_them():

@@ -390,3 +390,17 @@ def burst_flags(results: pd.DataFrame, series: pd.DataFrame | None, manifests: d
             buckets.append({"run_id": b.run_id, "point_id": b.point_id, "direction": b.direction, "unit": b.unit,
                             "burst_rate": b.bucket.burst_rate, "baseline_rate": b.bucket.baseline_rate})
     return add_burst_flag(results, buckets) if buckets else results
+
+
+IN_BURST_COLUMNS = ["run_id", "point_id", "direction", "iops", "bw_bytes_per_s", "flag_reasons"]
+
+
+def in_burst_points(results: pd.DataFrame | None, series: pd.DataFrame | None,
+                    manifests: dict | None = None) -> pd.DataFrame:
+    """The points :func:`burst_flags` flags (ran above a burst drain's baseline): :data:`IN_BURST_COLUMNS`."""
+    if results is None or results.empty:
+        return pd.DataFrame(columns=IN_BURST_COLUMNS)
+    out = burst_flags(results, series, manifests)
+    if "flag_in_burst" not in out:
+        return pd.DataFrame(columns=IN_BURST_COLUMNS)
+    return out.loc[out["flag_in_burst"], [c for c in IN_BURST_COLUMNS if c in out]].reset_index(drop=True)
