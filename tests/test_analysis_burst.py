@@ -273,7 +273,7 @@ def test_points_inside_the_burst_are_flagged():
     flagged with its sentence; the QD1 write at 280 IOPS (under the baseline), the reads (another direction) and the
     drains themselves are not.  The card then prefers the unflagged level and names the flagged one."""
     from helpers.analysis import device_card
-    from helpers.analysis.burst import burst_flags
+    from helpers.analysis.burst_flags import burst_flags
 
     out = burst_flags(_burst_run_rows(), point_series(burst_frame())).set_index("point_id")
     assert list(out.index[out["flag_in_burst"]]) == ["grid-randwrite-bs4k-qd32-nj1"]

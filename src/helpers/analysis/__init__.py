@@ -93,9 +93,9 @@ from helpers.analysis.burst import (
     TokenBucket,
     burst_buckets,
     burst_series,
-    in_burst_points,
     token_bucket,
 )
+from helpers.analysis.burst_flags import in_burst_points
 from helpers.analysis.card import DeviceCard, device_card, series_summary
 from helpers.analysis.cliff import (
     WriteCliff,

@@ -8,7 +8,8 @@ import pandas as pd
 
 from helpers.analysis.adaptive import search_plateaus
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
-from helpers.analysis.burst import burst_card_metrics, burst_drain_rows, burst_flags
+from helpers.analysis.burst import burst_card_metrics
+from helpers.analysis.burst_flags import burst_drain_rows, burst_flags
 from helpers.analysis.cliff import preconditioning_note, sustained_write_cliffs, write_cliff_sentence
 from helpers.analysis.flags import few_ios_rows, flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
