@@ -4,9 +4,8 @@
 (``blkio.throttle.read_iops_device`` / ``write_iops_device``; cgroup v2 ``io.max`` under /sys/fs/cgroup/unified
 when v1 is missing), and a controller thread that every ``tick_s`` (100 ms) reads the I/Os the device completed
 (``/sys/block/zramN/stat``) and follows the bucket: tokens start at ``bucket_ios``, refill at ``refill_iops``
-and are spent by every I/O; the ceiling for the next tick is what the bucket can pay for in it, the refill plus
-the tokens over one tick, between ``baseline_iops`` and ``burst_iops`` (a fluid bucket: the tick it empties in runs
-at the rate that spends exactly what is left, instead of a whole tick at the burst rate).
+and are spent by every I/O; the ceiling is ``burst_iops`` while the bucket holds more than a tick of it, for the
+tick it empties in the rate that spends exactly what is left, else ``baseline_iops`` (:meth:`BucketDevice.ceiling`).
 :meth:`BucketDevice.wrap` gives the argv that runs a command inside the group.  Everything is undone on exit,
 failures included (the group removed, the device reset and removed).
 
@@ -82,11 +81,20 @@ class BucketDevice:
         last, t = self._ios(), time.monotonic()
         while not self._stop.wait(self.tick_s):
             now, ios = time.monotonic(), self._ios()
-            # the throttle may let a few I/Os more through than the tick allowed: the bucket cannot owe them
-            self.tokens = max(0.0, min(self.bucket_ios, self.tokens + self.refill_iops * (now - t) - (ios - last)))
+            self.tokens = min(self.bucket_ios, self.tokens + self.refill_iops * (now - t) - (ios - last))
             last, t = ios, now
-            pay = self.refill_iops + max(self.tokens, 0.0) / self.tick_s  # what the next tick can spend
-            self._set(int(min(self.burst_iops, max(self.baseline_iops, pay))))
+            self._set(self.ceiling())
+
+    def ceiling(self) -> int:
+        """The next tick's limit: the burst while the bucket holds more than a tick of it; the tick it empties in,
+        what is left (the refill plus the tokens over the tick); else the baseline.  The limit changes only when
+        the bucket does: every write of a new limit restarts the kernel's throttle slice, which lets I/Os through
+        (a limit rewritten every tick around 500 IOPS gave 600)."""
+        if self.tokens > self.burst_iops * self.tick_s:
+            return int(self.burst_iops)
+        if self.tokens > 2 * self.refill_iops * self.tick_s:  # the last of the bucket (more than the refill's noise)
+            return int(min(self.burst_iops, self.refill_iops + self.tokens / self.tick_s))
+        return int(self.baseline_iops)
 
     def rest(self, seconds: float) -> None:
         """Idle (the controller keeps refilling)."""
