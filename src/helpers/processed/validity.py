@@ -43,6 +43,9 @@ PERCENTILE_LEVELS: dict[str, float] = {  # column -> percentile (fraction)
 }
 # open-loop points at different offered loads are not repeats; nor are points of different sweep groups (a
 # characterize run's 1 s QD1 probe and its 5 s QD1 latency point: the probe's spread flagged the 5 s point)
+# a burst run's drains (helpers.run.burst: the first, those after rests, the redrains) run one setting again on a
+# bucket each drain empties: neither repeats (their spread is the bucket's) nor points the in-burst flag raises on
+BURST_DRAIN_GROUPS = ("burst", "redrain")
 REPEAT_KEYS = ["run_id", "host", "group", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
                "ioengine", "direct", "rate_iops"]
 
@@ -62,7 +65,7 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
      "its level; one that ran its whole runtime without settling is flagged."),
     ("flag_repeat_spread", "bool",
      "A repeated point (same configuration measured more than once in one sweep group: a profile's repeat, an "
-     "adaptive search's re-probes) whose IOPS vary by more than 10 % (CV)."),
+     "adaptive search's re-probes) whose IOPS vary by more than 10 % (CV). A burst run's drains are no repeats."),
     ("flag_implausible", "bool",
      "Writes faster than the device could sustain: bandwidth at least 1.3x that of reads at the same setting "
      "(same run, operation family, block size, queue depth, jobs; with no read at that depth, the reads of the same "
@@ -125,7 +128,8 @@ def repeat_cv(df: pd.DataFrame) -> pd.Series:
     iops = _num(df, "iops")
     g = iops.groupby([df[k] for k in keys], dropna=False)
     mean, std, count = g.transform("mean"), g.transform("std"), g.transform("count")
-    return (std / mean).where(count > 1)
+    drains = df["group"].isin(BURST_DRAIN_GROUPS).fillna(False).astype(bool) if "group" in df.columns else False
+    return (std / mean).where((count > 1) & ~drains)
 
 
 def write_read_ratio(df: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series, pd.Series]:
@@ -288,7 +292,6 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
 # raised where those are read (device card, 21-sustained-write page), not in the stored results.
 IN_BURST_FLAG = "flag_in_burst"
 IN_BURST_RATIO = 1.3
-BURST_DRAIN_GROUPS = ("burst", "redrain")  # the burst profile's drains (helpers.run.burst), never flagged by it
 
 
 def _in_burst_text(rate: float, unit: str, b: Mapping) -> str:
