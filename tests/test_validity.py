@@ -119,6 +119,14 @@ def test_points_of_different_sweep_groups_are_not_repeats_of_each_other():
     assert list(f["flag_repeat_spread"]) == [False, False, True, True]
 
 
+def test_burst_drains_are_not_repeats_of_each_other():
+    """A burst run's drains (the first, those after rests, a redrain) run one setting again on a bucket each one
+    empties: 2,200, 950 and 1,675 IOPS are the bucket's doing, not a spread (issue 33)."""
+    f = flags(row(group="burst", iops=2200.0), row(group="burst", iops=950.0), row(group="burst", iops=1675.0),
+              row(group="redrain", iops=2000.0), row(group="redrain", iops=600.0))
+    assert not f["flag_repeat_spread"].any() and (f["flag_reasons"] == "").all()
+
+
 def test_open_loop_loads_are_not_repeats_of_each_other():
     # same workload at three offered loads: achieved IOPS differ by design, not by noise
     f = flags(row(rate_iops=1000.0, iops=1000.0), row(rate_iops=4000.0, iops=4000.0),

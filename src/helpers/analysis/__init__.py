@@ -88,6 +88,14 @@ from helpers.analysis.adaptive import (
     search_table,
 )
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
+from helpers.analysis.burst import (
+    BurstSeries,
+    TokenBucket,
+    burst_buckets,
+    burst_series,
+    token_bucket,
+)
+from helpers.analysis.burst_flags import in_burst_points
 from helpers.analysis.card import DeviceCard, device_card, series_summary
 from helpers.analysis.cliff import (
     WriteCliff,
@@ -184,3 +192,4 @@ __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not 
 __all__ += ["adaptive_steps", "characterize_phase_table", "search_plateaus", "search_steps", "search_table"]  # the sweep notebook's record of adaptive searches
 __all__ += ["health_note", "temperature_at_gb", "temperature_series"]  # device temperature (issue 12)
 __all__ += ["demand_points", "demand_varied"]  # demand intensity (issue 31)
+__all__ += ["BurstSeries", "TokenBucket", "burst_buckets", "burst_series", "in_burst_points", "token_bucket"]  # bursts (issue 33)

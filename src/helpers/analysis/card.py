@@ -8,6 +8,8 @@ import pandas as pd
 
 from helpers.analysis.adaptive import search_plateaus
 from helpers.analysis.blocksize import bandwidth_plateau, blocksize_series
+from helpers.analysis.burst import burst_card_metrics
+from helpers.analysis.burst_flags import burst_drain_rows, burst_flags
 from helpers.analysis.cliff import preconditioning_note, sustained_write_cliffs, write_cliff_sentence
 from helpers.analysis.flags import few_ios_rows, flagged_rows, implausible_sentence
 from helpers.analysis.health import health_summary
@@ -119,6 +121,8 @@ def _metric(name: str, rows: pd.DataFrame, col: str, unit: str, how: str = "max"
     probes, with their range), a setting measured more than once by the mean of its runs (with their range), else
     the one measurement."""
     rows = rows[rows[col].notna()]
+    if not rows.empty and burst_drain_rows(rows).all():  # a burst run's drains are no level (issue 33)
+        return Metric(name, None, unit, "measured only by burst drains: see the burst rate and the baseline after it")
     if rows.empty:
         return Metric(name, None, unit, "not measured in this run")
     lv = levels(rows, col, manifest)
@@ -205,6 +209,7 @@ def levels(rows: pd.DataFrame, col: str, manifest: dict | None = None) -> pd.Dat
     one per other setting (operation, block size, QD, jobs, engine, mix; kind ``point``): the mean of its runs and their
     range (its flagged runs a level apart from its clean ones).  Columns :data:`LEVEL_COLUMNS`; ``where`` names the
     setting."""
+    rows = rows[~burst_drain_rows(rows)]  # drains on a bucket each one empties: neither repeats nor levels
     used = pd.Series(False, index=rows.index)
     out = []
     for p in _series_plateaus(manifest):
@@ -399,6 +404,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
     sustained-write point adds its write-cliff sentence.  On a PTS run (its manifest has PTS tests) every number is
     the PTS test's own result over its measurement window (:func:`helpers.analysis.pts.card_results`, its
     ``histograms`` for LAT's 99.999 %), labelled as such: never a single round or WSAT's fresh-target average."""
+    if timeseries is not None and len(timeseries) and len(df):  # points that ran inside a burst bucket (issue 33)
+        df = burst_flags(df, point_series(timeseries), {str(r): manifest for r in df["run_id"].unique()})
     d = with_units(df)
     pts = _pts_card(d, manifest, histograms)
     if pts is not None:
@@ -457,6 +464,8 @@ def device_card(df: pd.DataFrame, S: float = 1.0, manifest: dict | None = None,
         note = preconditioning_note(point_series(timeseries), d, manifest)
         if note:
             card.findings.append(note)
+    for m in burst_card_metrics(point_series(timeseries), manifest) if timeseries is not None and len(timeseries) else []:
+        card.metrics.append(Metric(**m))  # a burst that runs out: its burst and baseline side by side (issue 33)
     return card
 
 

@@ -66,6 +66,41 @@ def _gb(x: float) -> str:
     return f"{x:,.0f} GB" if x >= 100 else f"{x:.3g} GB"
 
 
+def change_segments(y) -> list[list[int]]:
+    """The segments ``[a, b)`` of a series of window rates between the change points ruptures' binary segmentation
+    finds on it (least squares on the series over its median; penalty 3 sigma^2 log n, sigma from the median
+    absolute first difference, floored at 1 %).  The one change-point rule of the lab (the write cliff, bursts)."""
+    y = np.asarray(y, dtype=float)
+    n = len(y)
+    z = y / float(np.median(y))
+    sigma = max(float(np.median(np.abs(np.diff(z)))) / (0.6745 * np.sqrt(2)), 0.01)
+    jump = max(1, n // 2000)  # bounds the cost on very long series; position error <= n/2000 windows
+    min_size = max(2, n // 200)
+    # heavy (~0.3-1 s): imported where used, so a notebook kernel that never calls this starts faster
+    import ruptures as rpt
+
+    bkps = rpt.Binseg(model="l2", min_size=min_size, jump=jump).fit(z.reshape(-1, 1)).predict(
+        pen=3 * sigma**2 * np.log(n))
+    bounds = [0, *bkps]
+    return [[a, b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def merge_close(segs: list[list[int]], rate, merge_pct: float = MERGE_PCT) -> list[list[int]]:
+    """Neighbouring segments whose rates (``rate(a, b)``) are within ``merge_pct`` % merged into one phase."""
+    segs = [list(s) for s in segs]
+    merged = True
+    while merged and len(segs) > 1:  # merge neighbours whose means are within MERGE_PCT
+        merged = False
+        for i in range(len(segs) - 1):
+            m1, m2 = rate(*segs[i]), rate(*segs[i + 1])
+            if abs(m1 - m2) <= merge_pct / 100 * max(m1, m2):
+                segs[i] = [segs[i][0], segs[i + 1][1]]
+                del segs[i + 1]
+                merged = True
+                break
+    return segs
+
+
 def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO, window_start_s=None,
                      window_end_s=None) -> WriteCliff:
     """Change-point detection on sustained-write throughput (see the module text).  The windows' times
@@ -92,17 +127,7 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO, 
         what = f": {_gb(total)} written{took}" if n else ""
         return WriteCliff(None, None, None, f"too few windows ({n}) to look for a write cliff{what}.", total)
     med = float(np.median(y))
-    z = y / med
-    sigma = max(float(np.median(np.abs(np.diff(z)))) / (0.6745 * np.sqrt(2)), 0.01)
-    jump = max(1, n // 2000)  # bounds the cost on very long series; position error <= n/2000 windows
-    min_size = max(2, n // 200)
-    # heavy (~0.3-1 s): imported where used, so a notebook kernel that never calls this starts faster
-    import ruptures as rpt
-
-    bkps = rpt.Binseg(model="l2", min_size=min_size, jump=jump).fit(z.reshape(-1, 1)).predict(
-        pen=3 * sigma**2 * np.log(n))
-    bounds = [0, *bkps]
-    segs = [[a, b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    segs = change_segments(y)
     dx = np.diff(np.r_[0.0, x])  # GB each window wrote
     pos = y > 0
 
@@ -119,16 +144,7 @@ def find_write_cliff(gb_written, bytes_per_s, cliff_ratio: float = CLIFF_RATIO, 
             return float(y[a:b].mean())
         return float(d.sum() / (d / y[a:b]).sum())
 
-    merged = True
-    while merged and len(segs) > 1:  # merge neighbours whose means are within MERGE_PCT
-        merged = False
-        for i in range(len(segs) - 1):
-            m1, m2 = rate(*segs[i]), rate(*segs[i + 1])
-            if abs(m1 - m2) <= MERGE_PCT / 100 * max(m1, m2):
-                segs[i] = [segs[i][0], segs[i + 1][1]]
-                del segs[i + 1]
-                merged = True
-                break
+    segs = merge_close(segs, rate)
     phases = [{"start_gb": float(x[a - 1]) if a else 0.0, "end_gb": float(x[b - 1]),
                "mean_bytes_per_s": rate(a, b), "windows": b - a} for a, b in segs]
     # a cliff is a lasting drop: a phase of a few windows below the rate before it is a stall, not a cliff

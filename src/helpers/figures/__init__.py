@@ -7,6 +7,7 @@ kernel); ``helpers.notebook.explorer`` is the ipywidgets version for JupyterLab.
 
 from helpers.figures.adaptive import search_figure
 from helpers.figures.blocksize import blocksize_figure
+from helpers.figures.burst import burst_figure
 from helpers.figures.card import card_figure
 from helpers.figures.common import message_figure
 from helpers.figures.compare import forest_figure, ratio_figure, run_metrics_figure
@@ -34,3 +35,4 @@ __all__ += ["slo_figure", "slo_search_figure"]  # SLO capacity, SLO search vs fi
 __all__ += ["timeseries_figure", "write_cliff_figure"]  # time inside a point (issue 12)
 __all__ += ["search_figure"]  # adaptive QD searches, characterize runs (issue 25)
 __all__ += ["demand_figure"]  # demand intensity (issue 31)
+__all__ += ["burst_figure"]  # bursts that run out (issue 33)

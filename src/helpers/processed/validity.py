@@ -43,6 +43,9 @@ PERCENTILE_LEVELS: dict[str, float] = {  # column -> percentile (fraction)
 }
 # open-loop points at different offered loads are not repeats; nor are points of different sweep groups (a
 # characterize run's 1 s QD1 probe and its 5 s QD1 latency point: the probe's spread flagged the 5 s point)
+# a burst run's drains (helpers.run.burst: the first, those after rests, the redrains) run one setting again on a
+# bucket each drain empties: neither repeats (their spread is the bucket's) nor points the in-burst flag raises on
+BURST_DRAIN_GROUPS = ("burst", "redrain")
 REPEAT_KEYS = ["run_id", "host", "group", "rw", "bs_bytes", "direction", "iodepth", "numjobs", "rwmixread_pct",
                "ioengine", "direct", "rate_iops"]
 
@@ -62,7 +65,7 @@ FLAG_COLUMNS: list[tuple[str, str, str]] = [
      "its level; one that ran its whole runtime without settling is flagged."),
     ("flag_repeat_spread", "bool",
      "A repeated point (same configuration measured more than once in one sweep group: a profile's repeat, an "
-     "adaptive search's re-probes) whose IOPS vary by more than 10 % (CV)."),
+     "adaptive search's re-probes) whose IOPS vary by more than 10 % (CV). A burst run's drains are no repeats."),
     ("flag_implausible", "bool",
      "Writes faster than the device could sustain: bandwidth at least 1.3x that of reads at the same setting "
      "(same run, operation family, block size, queue depth, jobs; with no read at that depth, the reads of the same "
@@ -125,7 +128,8 @@ def repeat_cv(df: pd.DataFrame) -> pd.Series:
     iops = _num(df, "iops")
     g = iops.groupby([df[k] for k in keys], dropna=False)
     mean, std, count = g.transform("mean"), g.transform("std"), g.transform("count")
-    return (std / mean).where(count > 1)
+    drains = df["group"].isin(BURST_DRAIN_GROUPS).fillna(False).astype(bool) if "group" in df.columns else False
+    return (std / mean).where((count > 1) & ~drains)
 
 
 def write_read_ratio(df: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series, pd.Series]:
@@ -277,4 +281,49 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
     out["flag_implausible"] = implausible.astype(bool)
     out["flag_throttled"] = hot
     out["flag_reasons"] = pd.Series(_joined(len(out), reasons), index=out.index, dtype="string")
+    return out
+
+
+# A point that ran inside a burst bucket (issue 33): on a target whose burst drains (``mode: burst``) found a
+# bucket, a point of the same run and I/O direction whose rate is more than 1.3x the baseline the drain settled at
+# (three times this VM's ~9 % CV of one point between rounds) ran on the bucket's credit, which the drain (another
+# point) empties and the points and pauses before it spend and refill: a burst's number, not what the device
+# sustains.  The bucket comes from the per-window series (helpers.analysis.burst.burst_flags), so the flag is
+# raised where those are read (device card, 21-sustained-write page), not in the stored results.
+IN_BURST_FLAG = "flag_in_burst"
+IN_BURST_RATIO = 1.3
+
+
+def _in_burst_text(rate: float, unit: str, b: Mapping) -> str:
+    def fmt(x: float) -> str:
+        return f"{x / 1e6:,.0f} MB/s" if unit == "bytes/s" else f"{x:,.0f} IOPS"
+    return (f"ran at {fmt(rate)}, above the {fmt(b['baseline_rate'])} baseline that burst drain {b['point_id']} "
+            f"of this run settled at once it emptied its bucket (bursts at {fmt(b['burst_rate'])}): a burst's number, "
+            "which depends on what the points and pauses before it spent and refilled")
+
+
+def add_burst_flag(df: pd.DataFrame, buckets: list[Mapping]) -> pd.DataFrame:
+    """``df`` with ``flag_in_burst`` (see :data:`IN_BURST_FLAG`) and its sentence added to ``flag_reasons``.
+    ``buckets``: one mapping per burst drain that found a bucket (run_id, point_id, direction, unit 'IOPS' or
+    'bytes/s', burst_rate, baseline_rate)."""
+    out = df.copy()
+    raised = pd.Series(False, index=out.index)
+    texts = pd.Series("", index=out.index, dtype="object")
+    group = out["group"].astype("object").fillna("") if "group" in out else pd.Series("", index=out.index)
+    pid = out["point_id"].astype("object").fillna("").astype(str) if "point_id" in out else group
+    drains = pid.str.startswith(tuple(f"{g}-" for g in BURST_DRAIN_GROUPS)) | group.isin(BURST_DRAIN_GROUPS)
+    for b in buckets:
+        col = "iops" if b["unit"] == "IOPS" else "bw_bytes_per_s"
+        rate = _num(out, col)
+        hit = ((out["run_id"].astype(str) == str(b["run_id"])) & (out["direction"] == b["direction"]) & ~drains
+               & (rate > IN_BURST_RATIO * b["baseline_rate"]) & ~raised).fillna(False).astype(bool)
+        for i in out.index[hit]:
+            texts[i] = _in_burst_text(float(rate[i]), b["unit"], b)
+        raised |= hit
+    out[IN_BURST_FLAG] = raised
+    if "flag_reasons" not in out:
+        out["flag_reasons"] = ""
+    old = out["flag_reasons"].astype("object").fillna("").astype(str)
+    out["flag_reasons"] = pd.Series([f"{o}; {t}" if o and t else (o or t) for o, t in zip(old, texts)],
+                                    index=out.index, dtype="string")
     return out

@@ -43,8 +43,9 @@ IOENGINES = ("libaio", "io_uring", "psync", "sync", "pvsync", "pvsync2", "posixa
 POINT_KEYS = {"group", "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "runtime_s", "ramp_s",
               "direct", "repeat", "rate_iops", "rate_process", "log_avg_msec", "log_hist_msec",
               "volume", "settle_windows", "settle_pct", "settle_window_ms"}
-TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition", "slo", "pts"}
-MODES = ("grid", "adaptive", "steady-state", "slo", "pts", "characterize", "replay")
+TOP_KEYS = {"description", "settings", "points", "mode", "adaptive", "steady_state", "precondition", "slo", "pts",
+            "burst"}
+MODES = ("grid", "adaptive", "steady-state", "slo", "pts", "characterize", "replay", "burst")
 # modes whose points include QD series searched by the adaptive ladder (an ``adaptive`` section applies)
 SEARCH_MODES = ("adaptive", "characterize")
 RATE_PROCESSES = ("poisson", "linear")
@@ -96,6 +97,10 @@ class Point:
     fio_extra: tuple[tuple[str, str], ...] = ()
     bssplit: str | None = None  # fio bssplit (a block-size mix; bs_bytes names its most frequent size)
     random_distribution: str | None = None  # fio random_distribution (e.g. zoned:50/5:30/15:20/80)
+    rest_s: float = 0.0  # burst mode: the drain after a rest of this many seconds (0: the first drain)
+    # burst mode: > 0 ends the point once its rate has stayed below drop_ratio x its burst for this many windows
+    drop_windows: int = 0
+    drop_ratio: float = 0.7
 
     @property
     def point_id(self) -> str:
@@ -122,6 +127,8 @@ class Point:
             parts.append("bssplit")
         if self.random_distribution:
             parts.append(self.random_distribution.split(":")[0])
+        if self.rest_s:  # helpers.analysis.burst.REST_RE reads it back
+            parts.append(f"rest{self.rest_s:g}s")
         if self.repeat:
             parts.append(f"r{self.repeat}")
         if self.round:
@@ -224,6 +231,17 @@ class SteadyStateSettings:
     range_pct: float = 20.0  # max - min of the window <= this % of the window mean
     slope_pct: float = 10.0  # |least-squares slope| x (window - 1) <= this % of the mean
     metric: str = "iops"  # tracked per round: iops of the first point
+
+
+@dataclass(frozen=True)
+class BurstSettings:
+    """Burst bucket (``mode: burst``, see :mod:`helpers.run.burst`): each point drains at full rate with per-window
+    logging until its rate has stayed below ``drop_ratio`` x its burst for ``low_windows`` windows (or its runtime_s,
+    the time limit), then rests ``rests_s`` seconds, each rest followed by a drain of its own."""
+
+    rests_s: tuple = (10.0, 30.0, 120.0)
+    low_windows: int = 10
+    drop_ratio: float = 0.7
 
 
 @dataclass(frozen=True)
@@ -442,6 +460,7 @@ class Profile:
     precondition: PreconditionSettings | None = None
     slo: SloSearchSettings | None = None
     pts: PtsSettings | None = None
+    burst: BurstSettings | None = None
     # characterize mode: the point ids (at start_qd) of the QD series the adaptive ladder searches; the other
     # points run as listed (helpers.run.sweep runs reads, then the sustained write, then writes and mixes)
     searched: tuple[str, ...] = ()
@@ -477,6 +496,8 @@ class Profile:
             return sum(p.typical_seconds * a.typical_steps + extra for p in self.series) + fixed
         if self.mode == "steady-state" and self.steady_state:
             return base * self.steady_state.window
+        if self.mode == "burst" and self.burst:  # every drain to its time limit, and the rests
+            return base * (1 + len(self.burst.rests_s)) + sum(self.burst.rests_s) * len(self.points)
         return base
 
     @property
@@ -722,7 +743,7 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
     mode = doc.get("mode", "grid")
     if mode not in MODES:
         errors.append(f"profile {name}: mode {mode!r} is not known (use one of {', '.join(MODES)})")
-    adaptive = steady = pre = slo = None
+    adaptive = steady = pre = slo = burst = None
     try:
         if mode == "slo":
             slo = _section(doc.get("slo"), SloSearchSettings, name, "slo")
@@ -760,6 +781,15 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
             raise LabError(f"profile {name}: a 'steady_state' section needs mode: steady-state.")
         elif "precondition" in doc:
             pre = _section(doc.get("precondition"), PreconditionSettings, name, "precondition")
+        if mode == "burst":
+            burst = _burst_section(doc.get("burst"), name)
+            points = [replace(p, group="burst" if p.group == "points" else p.group, drop_windows=burst.low_windows,
+                              drop_ratio=burst.drop_ratio, settle_windows=0, settle_window_ms=p.log_avg_msec or 1000)
+                      for p in points]
+            if any(p.log_avg_msec <= 0 for p in points):
+                raise LabError(f"profile {name}: a burst drain needs per-window logs (log_avg_msec > 0).")
+        elif "burst" in doc:
+            raise LabError(f"profile {name}: a 'burst' section needs mode: burst.")
     except LabError as exc:
         errors.append(str(exc))
     if errors:
@@ -769,7 +799,7 @@ def parse_profile(doc: Any, name: str = "profile", source: str = "", point_lines
     if dup:
         raise LabError(f"profile {name}: point {dup} is listed twice (use 'repeat' to measure a point again).")
     return Profile(name=name, description=str(doc.get("description", "")), points=tuple(points), source=source,
-                   mode=mode, adaptive=adaptive, steady_state=steady, precondition=pre, slo=slo,
+                   mode=mode, adaptive=adaptive, steady_state=steady, precondition=pre, slo=slo, burst=burst,
                    searched=tuple(p.point_id for p in searched) if mode == "characterize" else ())
 
 
@@ -802,6 +832,22 @@ def _section(raw: Any, cls: type, name: str, key: str) -> Any:
             raise LabError(f"profile {name}: {key}.{k} {v!r} must be text.")
         out[field_name] = v
     return cls(**out)
+
+
+def _burst_section(raw: Any, name: str) -> BurstSettings:
+    """The ``burst`` section: rests_s a list of seconds (> 0), low_windows, drop_ratio in (0, 1)."""
+    raw = {} if raw is None else raw
+    b = _section({k: v for k, v in raw.items() if k != "rests_s"} if isinstance(raw, dict) else raw, BurstSettings,
+                 name, "burst")
+    rests = raw.get("rests_s", BurstSettings.rests_s)
+    if not isinstance(rests, (list, tuple)) or not all(
+            isinstance(r, (int, float)) and not isinstance(r, bool) and r > 0 for r in rests):
+        raise LabError(f"profile {name}: burst.rests_s {rests!r} must be a list of rest times in seconds (> 0), "
+                       "e.g. [10, 30, 120].")
+    if not 0 < b.drop_ratio < 1:
+        raise LabError(f"profile {name}: burst.drop_ratio {b.drop_ratio:g} must be between 0 and 1 (the rate after "
+                       "the drop over the burst's).")
+    return replace(b, rests_s=tuple(float(r) for r in rests))
 
 
 def _adaptive_series(points: list[Point], a: AdaptiveSettings) -> list[Point]:

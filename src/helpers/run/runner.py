@@ -106,7 +106,8 @@ def point_argv(fio: str, point: Point, target: Path, size_bytes: int, output: Pa
     argv = [fio] + [f"--{k}={v}" for k, v in point_options(point, target, size_bytes, log_prefix=log_prefix)]
     if read_only:
         argv.insert(1, "--readonly")
-    if point.settle_windows > 0:  # one JSON status object per window: the live numbers the settle check reads
+    if point.settle_windows > 0 or point.drop_windows > 0:  # one JSON status object per window: the live numbers
+        # the settle check (or a burst drain's drop check) reads
         argv.append(f"--status-interval={status_interval(point.settle_window_ms)}")
     return argv + ["--output-format=json+", f"--output={output}"]
 
@@ -290,14 +291,22 @@ class SettleMonitor:
         self._start = start
         self._samples.append((float(ios), float(ms)))
 
-    def __call__(self) -> bool:
+    def _spans(self) -> list[tuple[float, float]] | None:
+        """The (I/Os, ms) of each window after the ramp so far (``self.iops``: their rates); None during a long ramp."""
         for obj in self._new_objects():
             self._add(obj)
         samples = self._samples
         if self.ramp_s * 1000 >= 2 * self.window_ms and not self._reset:
-            return False  # fio writes objects during a ramp this long: until its reset they are all ramp
+            return None  # fio writes objects during a ramp this long: until its reset they are all ramp
         spans = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(samples, samples[1:]) if b[1] > a[1] and b[0] >= a[0]]
         self.iops = [ios * 1000.0 / ms for ios, ms in spans]
+        return spans
+
+    def __call__(self) -> bool:
+        spans = self._spans()
+        if spans is None:
+            return False
+        samples = self._samples
         n = self.windows
         if len(spans) < n or not sum(self.iops[-n:]) > 0:
             return False
@@ -319,6 +328,28 @@ class SettleMonitor:
         """Every value within ``pct`` % of their mean."""
         mean = sum(values) / len(values)
         return mean > 0 and all(abs(v - mean) <= pct / 100 * mean for v in values)
+
+
+class DropMonitor(SettleMonitor):
+    """A burst drain's stop (``Point.drop_windows``): True once the last ``windows`` per-window IOPS (read as
+    :class:`SettleMonitor` reads them) all lie below ``ratio`` x the highest median of three windows before them:
+    the rate dropped from its burst and stayed low.  ``settled_s`` is when, as for a settled point."""
+
+    def __init__(self, output: Path, windows: int, ratio: float, ramp_s: float, window_ms: int = 1000):
+        super().__init__(output, windows, 0.0, ramp_s, window_ms)
+        self.ratio = ratio
+
+    def __call__(self) -> bool:
+        if self._spans() is None:
+            return False
+        v, n = self.iops, self.windows
+        if len(v) < n + 3:
+            return False
+        burst = max(sorted(v[i:i + 3])[1] for i in range(len(v) - n - 2))
+        if burst > 0 and all(x < self.ratio * burst for x in v[-n:]):
+            self.settled_s = round(self.ramp_s + self._samples[-1][1] / 1000.0, 3)
+            return True
+        return False
 
 
 def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = None,
@@ -420,6 +451,8 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
     final = run_dir / f"{point.point_id}.json"
     monitor = SettleMonitor(tmp, point.settle_windows, point.settle_pct, point.ramp_s, point.settle_window_ms) \
         if point.settle_windows > 0 and not hosts else None
+    if point.drop_windows > 0 and not hosts:  # a burst drain: until its rate dropped and stayed low
+        monitor = DropMonitor(tmp, point.drop_windows, point.drop_ratio, point.ramp_s, point.settle_window_ms)
     # the settle check looks ten times per window, so a settled point is stopped soon after its last window
     poll = min(STOP_POLL_S, point.settle_window_ms / 10_000) if monitor else STOP_POLL_S
     try:
@@ -434,7 +467,8 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
             job.unlink(missing_ok=True)
     failed_dir = run_dir / "failed"
     if rc != 0 and monitor is not None and monitor.settled_s is not None and final.exists():
-        rc_note = f"fio stopped by the lab after its IOPS settled at {monitor.settled_s:g} s (fio exit {rc})"
+        what = "its rate dropped and stayed low" if isinstance(monitor, DropMonitor) else "its IOPS settled"
+        rc_note = f"fio stopped by the lab after {what} at {monitor.settled_s:g} s (fio exit {rc})"
         text = f"{rc_note}. {text}".strip()
         rc = 0  # fio exits non-zero when stopped by SIGINT although its final result is complete
     if rc != 0:

@@ -27,6 +27,7 @@ from helpers.errors import LabError
 from helpers.fio.binary import find_fio, fio_version
 from helpers.fio.units import parse_size
 from helpers.run import adaptive as adaptive_mod
+from helpers.run import burst as burst_mod
 from helpers.run import demand, replay_sweep, slo_search, smart
 from helpers.run import options as sweep_opts
 from helpers.run import pts as pts_mod
@@ -295,6 +296,12 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
             cmds.extend(_cmd(point_argv(plan.fio, p, tgt.path, size, out_dir / f".{p.point_id}.json.tmp"))
                         for p in s.test_points(test, 0 if test == "wsat" else 1)
                         if test != "xsr" or p.round in (1, s.xsr_seq_samples + 1, s.xsr_seq_samples + s.xsr_rnd_samples + 1))
+    elif prof.mode == "burst" and prof.burst:
+        for p0 in prof.points:
+            cmds.append(f"# burst {describe_point(p0)}: drain until the rate stays below {p0.drop_ratio:g} x its burst "
+                        f"for {p0.drop_windows} windows (at most {p0.runtime_s:g} s), then rests of "
+                        f"{', '.join(f'{r:g}' for r in prof.burst.rests_s)} s, each followed by a drain:")
+            cmds.extend(point_cmd(d) for d in burst_mod.drains(p0, prof.burst.rests_s))
     elif prof.mode == "steady-state" and prof.steady_state:
         ss = prof.steady_state
         cmds.append(f"# rounds 1..{ss.max_rounds} until steady state (window {ss.window}), each round:")
@@ -555,6 +562,8 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
             ctx.run_pts()
         elif plan.profile.mode == "replay":
             replay_sweep.run(ctx, plan.replay)
+        elif plan.profile.mode == "burst":
+            burst_mod.run_burst(ctx)
         else:
             ctx.run_points(plan.profile.points)
     except (KeyboardInterrupt, FioInterrupted):

@@ -1,0 +1,57 @@
+"""A short ``mode: burst`` run against a device with a known token bucket (tests/burst_device.py: its own zram behind
+the kernel's block throttle, a controller following the bucket every 100 ms): the sweep drains, rests and drains
+again, the ingest reads fio's logs, and analysis.burst_series recovers the burst rate, the baseline, the bucket and
+its refill within 10 % of the device's.  Skipped, with the reason, where the harness cannot run (not root, no zram,
+no block throttle).  The plain scratch file's case is tests/test_burst_mode.py's real-fio run."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+import burst_device
+from helpers import config
+from helpers.analysis import burst_series, point_series
+from helpers.ingest import core
+from helpers.processed import store
+from helpers.run import sweep
+
+BUCKET_IOS, BURST_IOPS, BASELINE_IOPS = 5000.0, 3000.0, 500.0  # empties in 2 s; refills at the baseline rate
+RESTS_S = [2, 4]  # give back 1,000 and 2,000 I/Os (and what fio's exit and start-up add)
+
+
+def short_burst_profile(path):
+    """The shipped burst profile made short: 4k random writes, quarter-second windows, a drop that stayed low for
+    4 windows, rests of 2 and 4 s."""
+    path.write_text(yaml.safe_dump({
+        "description": "short burst", "mode": "burst",
+        "settings": {"ioengine": "libaio", "ramp_s": 0, "runtime_s": 8, "log_avg_msec": 250, "log_hist_msec": 0},
+        "burst": {"rests_s": RESTS_S, "low_windows": 4, "drop_ratio": 0.7},
+        "points": [{"group": "burst", "rw": "randwrite", "bs": "4k", "iodepth": 8}]}))
+    return path
+
+
+def test_short_burst_run_recovers_a_known_bucket(tmp_path, fio_path):
+    why = burst_device.available()
+    if why:
+        pytest.skip(why)
+    prof = short_burst_profile(tmp_path / "burst-short.yaml")
+    with burst_device.BucketDevice(BUCKET_IOS, BURST_IOPS, BASELINE_IOPS, size="64M") as dev, dev.joined():
+        m = sweep.sweep(target=dev.path, profile=prof, run_id="bd", size="64m", raw_dir=tmp_path / "raw",
+                        progress=False, destroy_device=dev.path)
+    assert m["status"] == "complete", m
+    (pid,) = m["burst"]
+    seen = m["burst"][pid]["rests_seen_s"]
+    # the rests as the device saw them: the nominal rest plus fio's exit and start-up (a few tenths of a second)
+    assert [float(k) for k in seen] == RESTS_S and all(r <= seen[f"{r:g}"] < r + 1.0 for r in RESTS_S), seen
+    core.ingest_paths([tmp_path / "raw" / "bd"], "bd", out=tmp_path / "processed")
+    ts = point_series(store.load(tmp_path / "processed", config.TIMESERIES_DATASET, "bd"))
+    (b,) = burst_series(ts, {"bd": m})
+    tb = b.bucket
+    print(f"rests seen {seen}: {tb.reason} {tb.refill_reason} {tb.refills}")
+    assert b.point_id == pid and tb.rate_unit == "IOPS" and [r for r, _, _ in b.rests] == list(seen.values())
+    assert tb.burst_rate == pytest.approx(BURST_IOPS, rel=0.10)
+    assert tb.baseline_rate == pytest.approx(BASELINE_IOPS, rel=0.10)
+    assert tb.bucket_size == pytest.approx(BUCKET_IOS, rel=0.10)
+    assert tb.seconds_to_empty == pytest.approx(BUCKET_IOS / (BURST_IOPS - BASELINE_IOPS), rel=0.10)
+    assert tb.refill_rate == pytest.approx(BASELINE_IOPS, rel=0.10)
