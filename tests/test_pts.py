@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from helpers.errors import LabError
-from helpers.run import pts, sweep
+from helpers.run import pts, pts_hir, sweep
 from helpers.run.profiles import load_profile, parse_profile
 from pts_helpers import write_pts_profile
 from sweep_helpers import fio_children, manifest, sweep_cli, wait_for
@@ -470,3 +470,53 @@ def test_wsat_response_times(pts_page):
     assert 0 < summary["I/Os"] <= 4 * 64 * 256 and summary["99.999 % (µs)"] != summary["99.999 % (µs)"]
     assert "too few I/Os" in summary["note"]
     assert summary["max response time (µs)"] >= summary["mean response time (µs)"] > 0
+
+
+def test_test_limit_stops_rounds_samples_and_cycles_and_resumes_at_the_same_place(tmp_path, monkeypatch):
+    """``test_limit_s``: each test's rounds, XSR samples and HIR cycles stop once their planned seconds reach the
+    limit (at least one round), the stop is recorded, a rerun over the measured points stops at the same place,
+    the estimate is the limited one and the statement lists the limit; RUNTIME caps every PTS point."""
+    from types import SimpleNamespace
+
+    from helpers.analysis.pts import PtsRun, conformance
+    from helpers.run.target import Target
+
+    s = parse_profile({"mode": "pts", "pts": {"tests": ["tp", "xsr", "hir"], "tp_bs": ["128k"], "round_s": 2,
+                                              "xsr_sample_s": 1, "xsr_seq_samples": 20, "xsr_rnd_samples": 20,
+                                              "hir_waits": [1, 2], "hir_cycles": 10, "hir_write_s": 1,
+                                              "test_limit_s": 7}}, "p").pts
+    plan = SimpleNamespace(profile=SimpleNamespace(pts=s), target=Target(tmp_path / "t.bin", 8 * 1024**2, "file"),
+                           run_dir=tmp_path)
+    monkeypatch.setattr(pts, "write_manifest", lambda *a: None)
+    rising = iter(range(1, 1000))  # never steady
+    monkeypatch.setattr(pts, "round_metrics", lambda raw: dict.fromkeys(("bw_bytes_per_s", "iops"), 2.0 ** next(rising)))
+    monkeypatch.setattr(pts_hir.time, "sleep", lambda x: None)
+    manifest: dict = {"pts": {}}
+    ctx = _FakeCtx(plan, manifest)
+    ctx.raw = lambda p: tmp_path / "none"
+    pts.run_pts(ctx, fill=lambda *a: {"pass": a[0]})
+    tests = manifest["pts"]["tests"]
+    tp = tests["tp-128k"]["result"]
+    assert len(tests["tp-128k"]["rounds"]) == 2 and tp["stopped_at_limit"]  # 2 rounds of 2 x 2 s >= 7 s
+    assert "time limit of 7 s" in tp["reason"]
+    assert tests["xsr"]["stopped_at_limit"] == {"samples": 7, "limit_s": 7.0}
+    assert sum(1 for pid, _ in ctx.ran if "xsr" in pid) == 7
+    # HIR: 4 rounds of 2 s (>= 7 s), then cycles (1 s writes + 1 s wait) while their seconds stay below 7 s
+    assert tests["hir"]["stopped_at_limit"] == {"cycles": 4, "limit_s": 7.0}
+    assert all(t["status"] == "done" for t in tests.values())
+    # a rerun over the measured points measures nothing new and stops at the same places
+    again: dict = {"pts": {}}
+    rising = iter(range(1, 1000))
+    ctx2 = _FakeCtx(plan, again, done=[pid for pid, _ in ctx.ran])
+    ctx2.raw = ctx.raw
+    pts.run_pts(ctx2, fill=lambda *a: {"pass": a[0]})
+    assert again["pts"]["tests"]["xsr"]["stopped_at_limit"] == tests["xsr"]["stopped_at_limit"]
+    assert len(again["pts"]["tests"]["tp-128k"]["rounds"]) == 2
+    prof = parse_profile({"mode": "pts", "pts": {"test_limit_s": 30}}, "p")
+    assert prof.with_runtime(1).estimated_seconds < 1200 < 24 * 3600 < load_profile("pts").estimated_seconds
+    run = PtsRun(run_id="r", manifest={"status": "complete", **manifest})
+    assert any("time limit of 7 s per test" in d for d in conformance(run).deviations)
+    short = load_profile("pts").with_runtime(1).pts
+    assert (short.round_s, short.dirth_prewrite_s, short.dirth_hist_s, short.xsr_sample_s, short.hir_write_s) == (1,) * 5
+    with pytest.raises(LabError, match="test_limit_s"):
+        parse_profile({"mode": "pts", "pts": {"test_limit_s": -1}}, "p")

@@ -38,6 +38,7 @@ PTS_WSAT_MAX_S = 24 * 3600.0  # WSAT's time limit: 24 hours
 PTS_PRECONDITION_BS = "128k"  # workload-independent preconditioning: 128 KiB sequential writes
 MISSING_TESTS: tuple[str, ...] = ()  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
 TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH", "xsr": "XSR", "hir": "HIR", "cbw": "CBW"}
+PTS_MAX_ROUNDS = 25  # PTS 2.0.2: steady state within at most 25 rounds
 PTS_DIRTH_PREWRITE_S, PTS_DIRTH_HIST_S = 300.0, 600.0  # DIRTH: 5 min pre-write per round, 10 min per operating point
 
 
@@ -132,6 +133,12 @@ def conformance(run: PtsRun) -> Conformance:
             (PTS_WINDOW, PTS_MAX_RANGE_PCT, PTS_MAX_EXCURSION_PCT):
         dev.append(f"steady-state rule window {s.get('window')} rounds, range {s.get('max_range_pct')} %, "
                    f"excursion {s.get('max_excursion_pct')} % (PTS: 5 rounds, 20 %, 10 %)")
+    if int(s.get("max_rounds") or PTS_MAX_ROUNDS) < PTS_MAX_ROUNDS:
+        dev.append(f"at most {s.get('max_rounds')} rounds per test (PTS: {PTS_MAX_ROUNDS}): a test not steady by "
+                   "then stops there")
+    if float(s.get("test_limit_s") or 0) > 0:
+        dev.append(f"a time limit of {float(s['test_limit_s']):g} s per test (test_limit_s): rounds, XSR samples and "
+                   "HIR cycles stopped there")
     ran = list(s.get("tests") or [])
     reduced = [_missing("tests", ran, PTS_TESTS[:4], str.upper),  # IOPS, TP, LAT, WSAT: the others are optional
                _missing("IOPS block sizes", s.get("iops_bs"), PTS_IOPS_BS) if "iops" in ran else None,

@@ -365,6 +365,15 @@ def _run_rounds(ctx, s: PtsSettings, test: str, t: dict, active: int) -> None:
             print(f"PTS {test} round {r}: {values}; {verdict['reason']}", flush=True)
         if verdict["steady"]:
             break
+        if s.test_limit_s and r * s.round_seconds(test) >= s.test_limit_s:
+            verdict = {**verdict, "stopped_at_limit": True,
+                       "reason": f"{verdict['reason']}; stopped at the time limit of {s.test_limit_s:g} s per test "
+                                 f"(test_limit_s) after {r} round{'s' if r > 1 else ''}"}
+            t["result"] = verdict
+            write_manifest(plan.run_dir, ctx.manifest)
+            if ctx.progress:
+                print(f"PTS {test}: stopped at the time limit of {s.test_limit_s:g} s after round {r}", flush=True)
+            break
     ctx.tracker.prefix = ""
 
 
