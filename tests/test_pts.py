@@ -459,17 +459,31 @@ def test_real_hir_run_and_its_page(pts_page):
 def test_wsat_response_times(pts_page):
     from helpers.analysis import pts as analysis_pts
     from helpers.analysis import pts_wsat
+    from helpers.figures import pts_wsat as wsat_figures
     from helpers.notebook import runs
 
     data = runs.load_results("pts", str(pts_page["processed"]))
     run = analysis_pts.pts_run(data.manifests)
     series = pts_wsat.wsat_latency_series(data.timeseries, run)
     assert len(series) >= 2 and (series["lat_mean_us"] > 0).all() and series["t_s"].is_monotonic_increasing
-    summary = pts_wsat.wsat_response_summary(data.results, data.histograms, run).iloc[0]
+    pd_summary = pts_wsat.wsat_response_summary(data.results, data.histograms, run)
+    summary = pd_summary.iloc[0]
     # at most 4 x the 64 MiB capacity of 4k writes (65,536 I/Os): too few for a 99.999 % value, which is then left empty
     assert 0 < summary["I/Os"] <= 4 * 64 * 256 and summary["99.999 % (µs)"] != summary["99.999 % (µs)"]
     assert "too few I/Os" in summary["note"]
     assert summary["max response time (µs)"] >= summary["mean response time (µs)"] > 0
+    # per window (the histogram log): every I/O counted once, 99.999 % <= max, each window's maximum at most the
+    # whole test's total-latency maximum (a completion latency within its histogram bin, ~1.6 %), too few I/Os said
+    tail = pts_wsat.wsat_window_tail(data.timeseries, run)
+    assert len(tail) >= 2 and tail["t_s"].is_monotonic_increasing
+    assert 0.9 * summary["I/Os"] <= tail["ios"].sum() <= summary["I/Os"]
+    assert (tail["p99_999_us"] <= tail["max_us"]).all() and (tail["max_us"] > 0).all()
+    assert tail["max_us"].max() <= 1.02 * summary["max response time (µs)"]
+    assert not tail["reliable"].any() and "too few" not in pts_wsat.wsat_tail_note(tail[0:0])
+    assert f"{len(tail)} of {len(tail)} windows have fewer than 100,000 I/Os" in pts_wsat.wsat_tail_note(tail)
+    fig = wsat_figures.wsat_latency_figure(series, pd_summary, tail=tail)
+    names = [t.name for t in fig.data]
+    assert "99.999 % per window (too few I/Os)" in names and "max completion latency per window" in names
 
 
 def test_test_limit_stops_rounds_samples_and_cycles_and_resumes_at_the_same_place(tmp_path, monkeypatch):

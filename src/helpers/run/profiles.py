@@ -343,7 +343,7 @@ class PtsSettings:
                           ioengine=self.ioengine, runtime_s=self.wsat_max_s, ramp_s=0.0,
                           volume=self.wsat_volume * 100.0 / self.active_range / self.jobs,
                           log_avg_msec=int(self.wsat_window_s * 1000),
-                          log_hist_msec=0)]
+                          log_hist_msec=int(self.wsat_window_s * 1000))]  # per-window 99.999 % and maximum
         if test in ("dirth", "cbw"):  # CBW: DIRTH's flow at 40/60 with the block-size mix and the access zones
             bs, mix, extra = parse_size(self.dirth_bs), self.dirth_mix, {}
             if test == "cbw":
