@@ -331,6 +331,7 @@ def test_interrupted_wsat_is_purged_again_and_finished_tests_are_skipped(tmp_pat
     pts.run_pts(ctx, fill=lambda *a: pytest.fail("WSAT is never preconditioned"))
     wsat = manifest["pts"]["tests"]["wsat"]
     assert wsat["purge"]["at"] != "before" and target.stat().st_size == 8 * 1024**2  # the file recreated again
+    assert [r["purge"]["at"] for r in wsat["repeated_preparations"]] == ["before"]  # and the repeat recorded
     (point,) = s.test_points("wsat")
     assert ctx.ran == [(point.point_id, s.active_bytes(8 * 1024**2))] and wsat["status"] == "done"
     # a WSAT whose point was measured is not purged again

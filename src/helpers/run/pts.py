@@ -290,6 +290,14 @@ def run_pts(ctx, fill) -> None:
 def _prepare(ctx, fill, s: PtsSettings, test: str, t: dict) -> None:
     plan = ctx.plan
     tgt = plan.target
+    if t.get("purge"):  # an earlier purge/preconditioning was interrupted before the rounds began: kept, redone
+        t.setdefault("repeated_preparations", []).append(
+            {"purge": t["purge"], "precondition": t.get("precondition"), "redone_at": now_iso(),
+             "reason": "interrupted before its measurement began" if test != "wsat" else
+                       "WSAT interrupted before its point was measured (WSAT measures from the purged state)"})
+        if ctx.progress:
+            print(f"PTS {test}: its purge and preconditioning were interrupted before the measurement began: "
+                  "both run again (recorded)", flush=True)
     t.update({"status": "preparing", "started": now_iso()})
     ctx.current = f"pts-{test}-purge"
     ctx.tracker.write(label=f"PTS {test}: purge", seconds=5.0)
