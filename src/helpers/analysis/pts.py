@@ -252,14 +252,18 @@ def header(run: PtsRun) -> pd.DataFrame:
                                  f"one sample per {s.get('wsat_window_s')} s, from {wsat_start(run)}"))
             continue
         if test == "xsr":
+            stop = t.get("stopped_at_limit") or {}
             rows.append(("XSR", f"{t.get('samples', 0)} samples of {t.get('sample_s')} s, T1/Q{t.get('qd')}: "
-                                "sequential 1024k, random 8k, sequential 1024k writes"))
+                                "sequential 1024k, random 8k, sequential 1024k writes"
+                                + (f"; stopped at the time limit after {stop['samples']} samples" if stop else "")))
             continue
         r = t.get("result") or {}
         window = f"rounds {r['first_round']}-{r['last_round']}" if r.get("first_round") else "none"
         verdict = (f"steady state after {r.get('last_round')} rounds" if r.get("steady") else
                    f"not steady after {r.get('rounds', 0)} rounds")
-        rows.append((test_title(test), f"{verdict}; measurement window {window}"))
+        stop = t.get("stopped_at_limit") or {}
+        rows.append((test_title(test), f"{verdict}; measurement window {window}"
+                     + (f"; wait states stopped at the time limit after {stop['cycles']} cycles" if stop else "")))
     return pd.DataFrame(rows, columns=["item", "value"])
 
 
