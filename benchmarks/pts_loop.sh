@@ -6,6 +6,7 @@
 # the finished tests and every purge/preconditioning stay as they were (compared from the manifest).
 #
 #   flock /work/wt/full.lock bash benchmarks/pts_loop.sh [IMAGE_MIB=64] [LIMIT_S=10] [RUNTIME_S=1] [KILL_AT=tp-1024k]
+#   TESTS="tp xsr" bash benchmarks/pts_loop.sh 16 4 1 tp-1024k     # a quick check of the script (about 30 s)
 #
 # About 6 minutes on a 2-core VM with the defaults.  Prints the estimate the pts profile announces, the
 # interruption and the resume, and a table per test (purge time, preconditioning, rounds, stops).
@@ -28,7 +29,9 @@ cleanup() {
 trap cleanup EXIT
 # PROFILE=pts as shipped, plus the time limit per test (the only change)
 PROFILE="$WORK/pts-limited.yaml"
+# (TESTS="tp lat" keeps those tests only, through the profile's tests: key)
 sed "s/^pts:$/pts:\n  test_limit_s: $LIMIT_S/" src/helpers/resources/profiles/pts.yaml > "$PROFILE"
+if [ -n "${TESTS:-}" ]; then sed -i "s/^  tests: .*/  tests: [$(echo $TESTS | sed 's/ /, /g')]/" "$PROFILE"; fi
 diff src/helpers/resources/profiles/pts.yaml "$PROFILE" || true
 echo "--- what the shipped pts profile says before it starts (DRY_RUN, no I/O):"
 $PY -m helpers.run.sweep --target="$DEV" --profile=pts --run=estimate --size="${IMAGE_MIB}m" --dry-run \
