@@ -391,6 +391,10 @@ def test_real_dirth_run_and_its_page(pts_page):
     bins, nines = pts_dirth.response_histograms(data.results, data.histograms, run)
     assert set(bins["operating point"]) == {"max", "mid", "min"} and (nines["I/Os"] > 0).all()
     assert bins.groupby("operating point")["share"].sum().round(9).eq(1.0).all()
+    assert set(bins["latency"]) == set(nines["latency"]) == {"total"}  # lat_percentiles=1: json+ bins of total latency
+    from helpers.figures import pts_dirth as dirth_figures
+
+    assert dirth_figures.histograms_figure(bins).layout.xaxis.title.text.startswith("total latency (µs")
     import nbformat
 
     nb = nbformat.read(pts_page["executed"], as_version=4)

@@ -59,8 +59,10 @@ def histograms_figure(bins: pd.DataFrame, empty: str = NO_DIRTH, name: str = "DI
     for point, g in bins.groupby("operating point", sort=False):
         fig.add_trace(go.Scatter(x=g["latency_us"], y=g["share"] * 100, mode="lines+markers", name=str(point),
                                  line={"shape": "hv"}))
+    kinds = sorted(set(bins["latency"])) if "latency" in bins.columns else []
+    kind = f"{kinds[0]} latency" if len(kinds) == 1 else "response time"
     fig.update_layout(title=f"{name} response-time histograms at the max, mid and min operating points",
-                      template=TEMPLATE, xaxis={"title": "response time (µs, fio histogram bin)", "type": "log"},
+                      template=TEMPLATE, xaxis={"title": f"{kind} (µs, fio histogram bin)", "type": "log"},
                       yaxis={"title": "share of I/Os (%)", "type": "log"})
     return fig
 
