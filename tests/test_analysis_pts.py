@@ -95,6 +95,10 @@ def test_header_names_the_procedure_and_the_temperature_per_round():
     del m["pts"]["tests"]["iops"]["rounds"]
     rows = dict(pts.header(pts.PtsRun("r", m)).itertuples(index=False))
     assert rows["device temperature per round"] == "not recorded: no SMART/health data: /dev/vda is a virtual device."
+    assert "purge and preconditioning redone" not in rows
+    m["pts"]["tests"]["lat"]["repeated_preparations"] = [{"purge": {}, "reason": "interrupted"}]
+    rows = dict(pts.header(pts.PtsRun("r", m)).itertuples(index=False))
+    assert rows["purge and preconditioning redone"].endswith(": LAT (1x) (the earlier attempts are in the manifest)")
 
 
 def test_no_pts_run():

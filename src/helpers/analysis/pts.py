@@ -245,6 +245,11 @@ def header(run: PtsRun) -> pd.DataFrame:
     note = (m.get("health") or {}).get("note") or "the device reported none"
     rows.append(("device temperature per round", f"{min(temps):g}-{max(temps):g} °C over {len(temps)} rounds"
                  if temps else f"not recorded: {note}"))
+    redone = [f"{test_title(k)} ({len(t['repeated_preparations'])}x)" for k, t in run.tests.items()
+              if t.get("repeated_preparations")]
+    if redone:
+        rows.append(("purge and preconditioning redone", "after an interruption before the measurement began: "
+                     + ", ".join(redone) + " (the earlier attempts are in the manifest)"))
     for test, t in run.tests.items():
         if test == "wsat":
             of = "the ActiveRange" if "volume_x_active_range" in t else "the capacity, within the ActiveRange,"
