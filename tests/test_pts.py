@@ -489,6 +489,8 @@ def test_wsat_response_times(pts_page):
     fig = wsat_figures.wsat_latency_figure(series, pd_summary, tail=tail)
     names = [t.name for t in fig.data]
     assert "99.999 % per window (too few I/Os)" in names and "max completion latency per window" in names
+    whole = next(t for t in fig.data if t.name == "max (whole WSAT, total latency)")
+    assert list(whole.y) == [summary["max response time (µs)"] / 1000] * 2 and not fig.layout.annotations
 
 
 def test_test_limit_stops_rounds_samples_and_cycles_and_resumes_at_the_same_place(tmp_path, monkeypatch):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from helpers.figures.common import TEMPLATE, message_figure
+from helpers.figures.common import TEMPLATE, level_trace, message_figure
 
 NO_DIRTH = "This run has no DIRTH test: run the pts or pts-lite profile with dirth among its tests."
 
@@ -44,7 +44,8 @@ def demand_intensity_figure(table: pd.DataFrame, points: pd.DataFrame | None = N
         fig.add_trace(go.Scatter(x=p["window IOPS"], y=p["window mean response time (µs)"] / 1000, mode="markers+text",
                                  name="operating points", text=p["operating point"], textposition="top center",
                                  marker={"size": 14, "symbol": "diamond-open", "color": "black"}))
-    fig.add_hline(y=art_limit_us / 1000, line_dash="dash", annotation_text=f"ceiling {art_limit_us / 1000:g} ms")
+    fig.add_trace(level_trace(float(table["iops"].min()), float(table["iops"].max()), art_limit_us / 1000,
+                              f"ceiling {art_limit_us / 1000:g} ms (max operating point)"))
     fig.update_layout(title=f"{name} demand intensity: mean response time against IOPS, one line per thread count",
                       template=TEMPLATE, xaxis={"title": "IOPS (all directions)"},
                       yaxis={"title": "mean total response time (ms)", "type": "log"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from helpers.figures.common import TEMPLATE, message_figure
+from helpers.figures.common import TEMPLATE, level_trace, message_figure
 
 
 def wsat_latency_figure(series: pd.DataFrame, summary: pd.DataFrame | None = None,
@@ -32,9 +32,12 @@ def wsat_latency_figure(series: pd.DataFrame, summary: pd.DataFrame | None = Non
                                  name="max completion latency per window"))
     if summary is not None and not summary.empty:
         row = summary.iloc[0]
-        for col, label in (("99.999 % (µs)", "99.999 % (whole WSAT)"), ("max response time (µs)", "max (whole WSAT)")):
+        have = [d["t_s"].astype(float) for d in (series, tail) if d is not None and not d.empty]
+        xs, xe = [t.min() for t in have] or [0.0], [t.max() for t in have] or [1.0]
+        for col, label, dash in (("99.999 % (µs)", "99.999 % (whole WSAT, total latency)", "dash"),
+                                 ("max response time (µs)", "max (whole WSAT, total latency)", "dashdot")):
             if pd.notna(row[col]):
-                fig.add_hline(y=float(row[col]) / 1000, line_dash="dash", annotation_text=label)
+                fig.add_trace(level_trace(min(xs), max(xe), float(row[col]) / 1000, label, dash, "gray"))
     fig.update_layout(title="WSAT response time over time: mean (total latency), 99.999 % and maximum (completion "
                             "latency) per window", template=TEMPLATE, xaxis={"title": "time (s)"},
                       yaxis={"title": "latency (ms, log scale)", "type": "log"},
