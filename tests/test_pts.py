@@ -37,7 +37,7 @@ def test_shipped_profiles_full_matrix_and_lite():
     assert (w.rw, w.bs_bytes, w.volume * w.numjobs, w.log_avg_msec) == ("randwrite", 4096, 4.0, 60000)
     lite = load_profile("pts-lite")
     assert lite.pts.pts_class == "client" and (lite.pts.jobs, lite.pts.qd, lite.pts.active_range) == (2, 16, 75.0)
-    assert lite.max_seconds < 14 * 60  # the documented bound of pts-lite on this VM (fio time, 1 GiB fills aside)
+    assert lite.max_seconds < 11 * 60  # pts-lite within 15 minutes in all on this VM (fio time, 1 GiB fills aside)
 
 
 def test_class_overrides_and_active_range():
