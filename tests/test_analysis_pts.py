@@ -60,6 +60,8 @@ def test_conformant_only_when_every_condition_holds():
     (lambda m: m["pts"]["tests"]["iops"].update(result={"steady": False, "reason": "not steady after 25 rounds: x"}),
      "IOPS: not steady after 25 rounds: x"),
     (lambda m: m.update(status="interrupted"), "the run is interrupted"),
+    (lambda m: m["pts"]["settings"].update(max_rounds=5), "at most 5 rounds per test (PTS: 25)"),
+    (lambda m: m["pts"]["settings"].update(test_limit_s=30.0), "a time limit of 30 s per test (test_limit_s)"),
 ])
 def test_each_deviation_alone_makes_it_not_conformant(change, deviation):
     m = copy.deepcopy(conformant_manifest())
@@ -93,6 +95,10 @@ def test_header_names_the_procedure_and_the_temperature_per_round():
     del m["pts"]["tests"]["iops"]["rounds"]
     rows = dict(pts.header(pts.PtsRun("r", m)).itertuples(index=False))
     assert rows["device temperature per round"] == "not recorded: no SMART/health data: /dev/vda is a virtual device."
+    assert "purge and preconditioning redone" not in rows
+    m["pts"]["tests"]["lat"]["repeated_preparations"] = [{"purge": {}, "reason": "interrupted"}]
+    rows = dict(pts.header(pts.PtsRun("r", m)).itertuples(index=False))
+    assert rows["purge and preconditioning redone"].endswith(": LAT (1x) (the earlier attempts are in the manifest)")
 
 
 def test_no_pts_run():
@@ -183,3 +189,25 @@ def test_wsat_series_keeps_only_windows_with_iops_and_says_why_it_is_empty():
     del run.manifest["pts"]["tests"]["wsat"]
     assert pts.wsat_note(run) == "Run r has no WSAT test."
     assert pts.wsat_note(pts.PtsRun()).startswith("This run has no PTS tests")
+
+
+def test_wsat_window_tail_known_answer():
+    """Two jobs' histogram-log windows (their ends a few ms apart): I/Os summed, the 99.999 % and the maximum the
+    largest job's, a window sound only when every job has >= 100,000 I/Os; the sentence counts the others."""
+    from helpers.analysis import pts_wsat
+
+    def row(job, end, ios, p5, mx):
+        return {"run_id": "r", "point_id": "pts-wsat", "source_file": "pts-wsat.json", "direction": "write",
+                "log_job": job, "log": "clat_hist", "interval_s": 1.0, "window_start_s": end - 1.0,
+                "window_end_s": end, "hist_ios": ios, "clat_p99_999_us": p5, "clat_max_us": mx}
+
+    ts = pd.DataFrame([row(1, 1.0, 150_000, 900.0, 1000.0), row(2, 1.003, 120_000, 1200.0, 1500.0),
+                       row(1, 2.0, 150_000, 800.0, 850.0), row(2, 1.998, 90_000, 700.0, 5000.0),
+                       {**row(1, 2.0, 0, 0.0, 0.0), "log": "lat", "clat_max_us": np.nan}])  # another log: left out
+    tail = pts_wsat.wsat_window_tail(ts, wsat_run())
+    assert tail["t_s"].tolist() == [1.0, 2.0] and tail["ios"].tolist() == [270_000, 240_000]
+    assert tail["p99_999_us"].tolist() == [1200.0, 800.0] and tail["max_us"].tolist() == [1500.0, 5000.0]
+    assert tail["reliable"].tolist() == [True, False] and tail["jobs"].tolist() == [2, 2]
+    note = pts_wsat.wsat_tail_note(tail)
+    assert note.startswith("1 of 2 windows have fewer than 100,000 I/Os per job") and "largest of the jobs'" in note
+    assert pts_wsat.wsat_window_tail(ts.drop(columns="clat_max_us"), wsat_run()).empty  # runs before the columns

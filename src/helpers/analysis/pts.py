@@ -38,6 +38,7 @@ PTS_WSAT_MAX_S = 24 * 3600.0  # WSAT's time limit: 24 hours
 PTS_PRECONDITION_BS = "128k"  # workload-independent preconditioning: 128 KiB sequential writes
 MISSING_TESTS: tuple[str, ...] = ()  # PTS 2.0.2 tests the lab does not run (docs/sweeps.md)
 TEST_NAMES = {"iops": "IOPS", "lat": "LAT", "wsat": "WSAT", "dirth": "DIRTH", "xsr": "XSR", "hir": "HIR", "cbw": "CBW"}
+PTS_MAX_ROUNDS = 25  # PTS 2.0.2: steady state within at most 25 rounds
 PTS_DIRTH_PREWRITE_S, PTS_DIRTH_HIST_S = 300.0, 600.0  # DIRTH: 5 min pre-write per round, 10 min per operating point
 
 
@@ -132,6 +133,12 @@ def conformance(run: PtsRun) -> Conformance:
             (PTS_WINDOW, PTS_MAX_RANGE_PCT, PTS_MAX_EXCURSION_PCT):
         dev.append(f"steady-state rule window {s.get('window')} rounds, range {s.get('max_range_pct')} %, "
                    f"excursion {s.get('max_excursion_pct')} % (PTS: 5 rounds, 20 %, 10 %)")
+    if int(s.get("max_rounds") or PTS_MAX_ROUNDS) < PTS_MAX_ROUNDS:
+        dev.append(f"at most {s.get('max_rounds')} rounds per test (PTS: {PTS_MAX_ROUNDS}): a test not steady by "
+                   "then stops there")
+    if float(s.get("test_limit_s") or 0) > 0:
+        dev.append(f"a time limit of {float(s['test_limit_s']):g} s per test (test_limit_s): rounds, XSR samples and "
+                   "HIR cycles stopped there")
     ran = list(s.get("tests") or [])
     reduced = [_missing("tests", ran, PTS_TESTS[:4], str.upper),  # IOPS, TP, LAT, WSAT: the others are optional
                _missing("IOPS block sizes", s.get("iops_bs"), PTS_IOPS_BS) if "iops" in ran else None,
@@ -238,6 +245,11 @@ def header(run: PtsRun) -> pd.DataFrame:
     note = (m.get("health") or {}).get("note") or "the device reported none"
     rows.append(("device temperature per round", f"{min(temps):g}-{max(temps):g} °C over {len(temps)} rounds"
                  if temps else f"not recorded: {note}"))
+    redone = [f"{test_title(k)} ({len(t['repeated_preparations'])}x)" for k, t in run.tests.items()
+              if t.get("repeated_preparations")]
+    if redone:
+        rows.append(("purge and preconditioning redone", "after an interruption before the measurement began: "
+                     + ", ".join(redone) + " (the earlier attempts are in the manifest)"))
     for test, t in run.tests.items():
         if test == "wsat":
             of = "the ActiveRange" if "volume_x_active_range" in t else "the capacity, within the ActiveRange,"
@@ -245,14 +257,18 @@ def header(run: PtsRun) -> pd.DataFrame:
                                  f"one sample per {s.get('wsat_window_s')} s, from {wsat_start(run)}"))
             continue
         if test == "xsr":
+            stop = t.get("stopped_at_limit") or {}
             rows.append(("XSR", f"{t.get('samples', 0)} samples of {t.get('sample_s')} s, T1/Q{t.get('qd')}: "
-                                "sequential 1024k, random 8k, sequential 1024k writes"))
+                                "sequential 1024k, random 8k, sequential 1024k writes"
+                                + (f"; stopped at the time limit after {stop['samples']} samples" if stop else "")))
             continue
         r = t.get("result") or {}
         window = f"rounds {r['first_round']}-{r['last_round']}" if r.get("first_round") else "none"
         verdict = (f"steady state after {r.get('last_round')} rounds" if r.get("steady") else
                    f"not steady after {r.get('rounds', 0)} rounds")
-        rows.append((test_title(test), f"{verdict}; measurement window {window}"))
+        stop = t.get("stopped_at_limit") or {}
+        rows.append((test_title(test), f"{verdict}; measurement window {window}"
+                     + (f"; wait states stopped at the time limit after {stop['cycles']} cycles" if stop else "")))
     return pd.DataFrame(rows, columns=["item", "value"])
 
 

@@ -110,7 +110,7 @@ def response_histograms(results: pd.DataFrame, histograms: pd.DataFrame, run,
         n = int(merged.sum())
         kind = "total" if str(h["latency"].iloc[0]) == "lat" else "completion"
         bins_rows.append(pd.DataFrame({"operating point": name, "latency_us": merged.index.to_numpy() / 1000.0,
-                                       "count": merged.to_numpy(), "share": merged.to_numpy() / n}))
+                                       "count": merged.to_numpy(), "share": merged.to_numpy() / n, "latency": kind}))
         tot = _totals(results, run, [o["point"]])
         top = float(tot["lat_max_us"].iloc[0]) if not tot.empty else float("nan")
         vals = capped_percentiles(merged.index.to_numpy(), merged.to_numpy(), NINES, top)

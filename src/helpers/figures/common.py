@@ -243,3 +243,11 @@ def natural_sorted(labels) -> list:
 def held_note(what: str, value: str) -> str:
     """What a one-step control would have shown, for the figure's title: 'queue depth held constant at 16'."""
     return f"{what} held constant at {value}"
+
+
+def level_trace(x_lo: float, x_hi: float, y: float, name: str, dash: str = "dash", color: str = "black") -> go.Scatter:
+    """A horizontal level from ``x_lo`` to ``x_hi`` as a named trace (legend and hover), in data units on any
+    axis type: ``add_hline``'s annotation is placed at log10 of its y on a log axis (a 224 ms level there put its
+    label at 10^224 and stretched the axis to it)."""
+    return go.Scatter(x=[x_lo, x_hi], y=[y, y], mode="lines", name=name, line={"dash": dash, "color": color, "width": 1.5},
+                      hovertemplate=f"{name}: %{{y:.4g}}<extra></extra>")

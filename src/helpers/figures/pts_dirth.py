@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from helpers.figures.common import TEMPLATE, message_figure
+from helpers.figures.common import TEMPLATE, level_trace, message_figure
 
 NO_DIRTH = "This run has no DIRTH test: run the pts or pts-lite profile with dirth among its tests."
 
@@ -44,7 +44,8 @@ def demand_intensity_figure(table: pd.DataFrame, points: pd.DataFrame | None = N
         fig.add_trace(go.Scatter(x=p["window IOPS"], y=p["window mean response time (µs)"] / 1000, mode="markers+text",
                                  name="operating points", text=p["operating point"], textposition="top center",
                                  marker={"size": 14, "symbol": "diamond-open", "color": "black"}))
-    fig.add_hline(y=art_limit_us / 1000, line_dash="dash", annotation_text=f"ceiling {art_limit_us / 1000:g} ms")
+    fig.add_trace(level_trace(float(table["iops"].min()), float(table["iops"].max()), art_limit_us / 1000,
+                              f"ceiling {art_limit_us / 1000:g} ms (max operating point)"))
     fig.update_layout(title=f"{name} demand intensity: mean response time against IOPS, one line per thread count",
                       template=TEMPLATE, xaxis={"title": "IOPS (all directions)"},
                       yaxis={"title": "mean total response time (ms)", "type": "log"})
@@ -59,8 +60,10 @@ def histograms_figure(bins: pd.DataFrame, empty: str = NO_DIRTH, name: str = "DI
     for point, g in bins.groupby("operating point", sort=False):
         fig.add_trace(go.Scatter(x=g["latency_us"], y=g["share"] * 100, mode="lines+markers", name=str(point),
                                  line={"shape": "hv"}))
+    kinds = sorted(set(bins["latency"])) if "latency" in bins.columns else []
+    kind = f"{kinds[0]} latency" if len(kinds) == 1 else "response time"
     fig.update_layout(title=f"{name} response-time histograms at the max, mid and min operating points",
-                      template=TEMPLATE, xaxis={"title": "response time (µs, fio histogram bin)", "type": "log"},
+                      template=TEMPLATE, xaxis={"title": f"{kind} (µs, fio histogram bin)", "type": "log"},
                       yaxis={"title": "share of I/Os (%)", "type": "log"})
     return fig
 

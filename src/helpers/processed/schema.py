@@ -165,6 +165,10 @@ TIMESERIES_COLUMNS: list[tuple[str, str, str]] = [
      "percentile rule (helpers.fio.histogram)."),
     ("clat_p99_us", "float64", "99th percentile completion latency of the window in µs (histogram log)."),
     ("clat_p99_9_us", "float64", "99.9th percentile completion latency of the window in µs (histogram log)."),
+    ("clat_p99_999_us", "float64", "99.999th percentile completion latency of the window in µs (histogram log; "
+     "sound only with >= 100,000 I/Os in the window, hist_ios: not in unreliable_percentiles)."),
+    ("clat_max_us", "float64", "Slowest completion latency of the window in µs: its histogram's highest non-empty "
+     "bin (fio's percentile rule at 100 %, within the bin's width of the true maximum)."),
     ("unreliable_percentiles", "string", "Percentile columns of this window with too few I/Os behind them "
      "(hist_ios x (1 - p) < 10, the rule of results' flag_few_ios), comma-separated; empty when all are sound."),
     ("flag_few_ios", "bool", "True when at least one of the window's percentiles is unreliable (see above)."),

@@ -320,6 +320,9 @@ class PtsSettings:
     hir_waits: tuple[float, ...] = (5.0, 10.0, 15.0, 25.0, 50.0)
     hir_cycles: int = 360
     hir_write_s: float = 5.0
+    # a time limit per test (0: none): a test's rounds, XSR samples and HIR cycles stop once they add up to it (at
+    # least one round; recorded and listed as a deviation); for trying the full procedure on a small target
+    test_limit_s: float = 0.0
 
     @property
     def jobs(self) -> int:
@@ -359,7 +362,7 @@ class PtsSettings:
                           ioengine=self.ioengine, runtime_s=self.wsat_max_s, ramp_s=0.0,
                           volume=self.wsat_volume * 100.0 / self.active_range / self.jobs,
                           log_avg_msec=int(self.wsat_window_s * 1000),
-                          log_hist_msec=0)]
+                          log_hist_msec=int(self.wsat_window_s * 1000))]  # per-window 99.999 % and maximum
         if test in ("dirth", "cbw"):  # CBW: DIRTH's flow at 40/60 with the block-size mix and the access zones
             bs, mix, extra = parse_size(self.dirth_bs), self.dirth_mix, {}
             if test == "cbw":
@@ -399,6 +402,17 @@ class PtsSettings:
         dirth = 3 * (self.dirth_hist_s + self.ramp_s + PER_POINT_OVERHEAD_S) * len({"dirth", "cbw"} & set(self.tests))
         hir = self.hir_cycles * sum(2 * (self.hir_write_s + PER_POINT_OVERHEAD_S) + w for w in self.hir_waits)
         return dirth + (self.round_seconds("xsr") if "xsr" in self.tests else 0.0) + (hir if "hir" in self.tests else 0)
+
+
+    @property
+    def limited_seconds(self) -> float:
+        """Seconds of fio with ``test_limit_s``: per test its limit or one round, whichever is longer (WSAT: its
+        volume, counted by the fill estimate), DIRTH's and CBW's operating points, one HIR cycle beyond it."""
+        lim = self.test_limit_s
+        per = sum(max(lim, self.round_seconds(t)) for t in self.test_names if t not in ("wsat", "xsr", "hir"))
+        ops = 3 * (self.dirth_hist_s + PER_POINT_OVERHEAD_S) * len({"dirth", "cbw"} & set(self.tests))
+        hir = 2 * max(lim, self.round_seconds("hir")) + max(self.hir_waits) if "hir" in self.tests else 0.0
+        return per + ops + hir + (lim + self.xsr_sample_s if "xsr" in self.tests else 0.0)
 
 
 def parse_pts(raw: Any, name: str) -> PtsSettings:
@@ -442,6 +456,8 @@ def parse_pts(raw: Any, name: str) -> PtsSettings:
     if not 0 <= settings.active_range_pct <= 100:
         raise LabError(f"profile {name}: pts.active_range_pct must be a percentage (0 = the class's).")
     _int(settings.dirth_mix, "dirth_mix", f"profile {name}, pts", 0, 100)
+    if settings.test_limit_s < 0:
+        raise LabError(f"profile {name}: pts.test_limit_s must be 0 (no limit) or a number of seconds.")
     if min(settings.dirth_prewrite_s, settings.dirth_hist_s, settings.dirth_art_limit_us) <= 0:
         raise LabError(f"profile {name}: pts.dirth_prewrite_s, dirth_hist_s and dirth_art_limit_us must be more "
                        "than 0.")
@@ -484,6 +500,8 @@ class Profile:
     def estimated_seconds(self) -> float:
         """Expected seconds of fio (without the fill of a new scratch file)."""
         base = sum(p.seconds for p in self.points)
+        if self.mode == "pts" and self.pts and self.pts.test_limit_s:  # each test stopped at its time limit
+            return self.pts.limited_seconds
         if self.mode == "pts" and self.pts:  # every test steady after its first window (WSAT: its time cap)
             s = self.pts
             return sum(s.round_seconds(t) * s.window for t in s.test_names if t not in ("wsat", "xsr")) + s.extra_seconds
@@ -511,6 +529,8 @@ class Profile:
             return sum(p.seconds * steps + extra for p in self.series) + fixed
         if self.mode == "steady-state" and self.steady_state:
             return sum(p.seconds for p in self.points) * self.steady_state.max_rounds
+        if self.mode == "pts" and self.pts and self.pts.test_limit_s:
+            return self.pts.limited_seconds
         if self.mode == "pts" and self.pts:
             s = self.pts
             return sum(s.round_seconds(t) * (1 if t == "wsat" else s.max_rounds) for t in s.test_names
@@ -559,8 +579,11 @@ class Profile:
             return self
         if runtime_s <= 0:
             raise LabError(f"runtime {runtime_s!r} must be a positive number of seconds.")
-        if self.mode == "pts" and self.pts:  # the round length; WSAT keeps its volume and time cap
-            settings = replace(self.pts, round_s=float(runtime_s))
+        if self.mode == "pts" and self.pts:  # every fio point at most RUNTIME s; WSAT keeps its volume and time cap
+            r, s = float(runtime_s), self.pts
+            settings = replace(s, round_s=r, dirth_prewrite_s=min(s.dirth_prewrite_s, r),
+                               dirth_hist_s=min(s.dirth_hist_s, r), xsr_sample_s=min(s.xsr_sample_s, r),
+                               hir_write_s=min(s.hir_write_s, r))
             points = tuple(p for t in settings.test_names for p in settings.test_points(t, 0 if t == "wsat" else 1))
             return replace(self, pts=settings, points=points)
         pts = tuple(replace(p, runtime_s=float(runtime_s)) for p in self.points)

@@ -290,6 +290,14 @@ def run_pts(ctx, fill) -> None:
 def _prepare(ctx, fill, s: PtsSettings, test: str, t: dict) -> None:
     plan = ctx.plan
     tgt = plan.target
+    if t.get("purge"):  # an earlier purge/preconditioning was interrupted before the rounds began: kept, redone
+        t.setdefault("repeated_preparations", []).append(
+            {"purge": t["purge"], "precondition": t.get("precondition"), "redone_at": now_iso(),
+             "reason": "interrupted before its measurement began" if test != "wsat" else
+                       "WSAT interrupted before its point was measured (WSAT measures from the purged state)"})
+        if ctx.progress:
+            print(f"PTS {test}: its purge and preconditioning were interrupted before the measurement began: "
+                  "both run again (recorded)", flush=True)
     t.update({"status": "preparing", "started": now_iso()})
     ctx.current = f"pts-{test}-purge"
     ctx.tracker.write(label=f"PTS {test}: purge", seconds=5.0)
@@ -364,6 +372,15 @@ def _run_rounds(ctx, s: PtsSettings, test: str, t: dict, active: int) -> None:
             values = "; ".join(f"{k} {v:,.4g}" for k, v in row.items() if k not in ("round", "steady", "health"))
             print(f"PTS {test} round {r}: {values}; {verdict['reason']}", flush=True)
         if verdict["steady"]:
+            break
+        if s.test_limit_s and r * s.round_seconds(test) >= s.test_limit_s:
+            verdict = {**verdict, "stopped_at_limit": True,
+                       "reason": f"{verdict['reason']}; stopped at the time limit of {s.test_limit_s:g} s per test "
+                                 f"(test_limit_s) after {r} round{'s' if r > 1 else ''}"}
+            t["result"] = verdict
+            write_manifest(plan.run_dir, ctx.manifest)
+            if ctx.progress:
+                print(f"PTS {test}: stopped at the time limit of {s.test_limit_s:g} s after round {r}", flush=True)
             break
     ctx.tracker.prefix = ""
 

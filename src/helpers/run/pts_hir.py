@@ -25,7 +25,12 @@ def run_wait_states(ctx, s: PtsSettings, t: dict, active: int, sleep=time.sleep)
     """Every wait state in order: its cycles (writes, then the wait), then its return to baseline."""
     t.update({"waits_s": list(s.hir_waits), "cycles": s.hir_cycles, "write_s": s.hir_write_s})
     plan = [(w, phase, n) for w in s.hir_waits for phase in ("wait", "baseline") for n in range(1, s.hir_cycles + 1)]
+    spent = 0.0  # the cycles' planned seconds so far (writes and waits): test_limit_s stops the wait states
     for i, (wait, phase, n) in enumerate(plan):
+        if s.test_limit_s and spent >= s.test_limit_s:
+            t["stopped_at_limit"] = {"cycles": i, "limit_s": s.test_limit_s}
+            break
+        spent += s.hir_write_s + (wait if phase == "wait" else 0.0)
         p = cycle_point(s, wait, phase, n)
         if ctx.done(p):
             continue

@@ -23,6 +23,9 @@ def run_xsr(ctx, s: PtsSettings, t: dict, active: int) -> None:
     t.update({"samples": len(points), "sample_s": s.xsr_sample_s, "qd": s.xsr_qd,
               "segments": {"1": "sequential 1024k writes", "2": "random 8k writes", "3": "sequential 1024k writes"}})
     for p in points:
+        if s.test_limit_s and (p.round - 1) * s.xsr_sample_s >= s.test_limit_s:
+            t["stopped_at_limit"] = {"samples": p.round - 1, "limit_s": s.test_limit_s}
+            break
         seg = segment_of(s, p.round)
         ctx.tracker.prefix = f"PTS xsr segment {seg}: sample {p.round} of {len(points)}"
         ctx.tracker.remaining = (len(points) - p.round + 1) * p.seconds

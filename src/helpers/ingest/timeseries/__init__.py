@@ -66,6 +66,7 @@ from helpers.ingest.timeseries.table import _assemble, _finish, _table, empty_fr
 from helpers.ingest.timeseries.windows import CALL_MS as CALL_MS
 from helpers.ingest.timeseries.windows import FAMILIES as FAMILIES
 from helpers.ingest.timeseries.windows import HIST_PERCENTILES as HIST_PERCENTILES
+from helpers.ingest.timeseries.windows import HIST_TAIL as HIST_TAIL
 from helpers.ingest.timeseries.windows import PAIR_MS as PAIR_MS
 from helpers.ingest.timeseries.windows import PER_IO_WINDOW_MS as PER_IO_WINDOW_MS
 from helpers.ingest.timeseries.windows import VALUE_COLUMNS as VALUE_COLUMNS

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from helpers.ingest.timeseries.windows import _NUMERIC, HIST_PERCENTILES
+from helpers.ingest.timeseries.windows import _NUMERIC, HIST_PERCENTILES, HIST_TAIL
 from helpers.processed import schema, store
 from helpers.processed.validity import PERCENTILE_LEVELS, TAIL_SAMPLES
 
@@ -123,7 +123,8 @@ def _finish(b: dict, run_id: str) -> pd.DataFrame:
     out["interval_s"] = b["interval_ms"].astype(np.float64) / 1000.0
     out["from_json"] = b["from_json"].astype(bool)
     out["ramp_s"] = b["ramp_s"].astype(np.float64)
-    for c in ("iops", "bytes_per_s", "lat_mean_us", "clat_mean_us", "slat_mean_us", *HIST_PERCENTILES.values()):
+    for c in ("iops", "bytes_per_s", "lat_mean_us", "clat_mean_us", "slat_mean_us", *HIST_PERCENTILES.values(),
+              *HIST_TAIL.values()):
         out[c] = b[c].astype(np.float64)
     total = b["hist_ios"].astype(np.float64)
     out["hist_ios"] = pd.arrays.IntegerArray(np.nan_to_num(total).astype(np.int64), np.isnan(total))

@@ -11,13 +11,14 @@ from helpers.fio.histogram import percentile_rows
 
 PER_IO_WINDOW_MS = 1000  # logs written per I/O (no log_avg_msec) are aggregated into 1 s windows
 HIST_PERCENTILES = {50.0: "clat_p50_us", 99.0: "clat_p99_us", 99.9: "clat_p99_9_us"}
+HIST_TAIL = {99.999: "clat_p99_999_us", 100.0: "clat_max_us"}  # PTS WSAT's per-window tail (no few-I/O flag)
 VALUE_COLUMNS = {"iops": "iops", "bw": "bytes_per_s", "lat": "lat_mean_us", "clat": "clat_mean_us",
                  "slat": "slat_mean_us"}
 CALL_MS = 2.0  # one fio call's entries: time stamps taken apart by up to LOG_MSEC_SLACK (1-2 ms)
 PAIR_MS = 0  # entries of logs written together share a row only when fio gave them the same time stamps
 FAMILIES = {"iops": "rate", "bw": "rate", "lat": "lat", "clat": "lat", "slat": "lat"}
 _NUMERIC = ["iops", "bytes_per_s", "lat_mean_us", "clat_mean_us", "slat_mean_us", "hist_ios",
-            *HIST_PERCENTILES.values()]
+            *HIST_PERCENTILES.values(), *HIST_TAIL.values()]
 
 
 def _quiet_ms(done: np.ndarray, interval_ms: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -268,11 +269,11 @@ def _hist_sets(h: fio_logs.HistLog, hist_ms: int) -> list[dict]:
         sel = sel[np.argsort(h.time_ms[sel], kind="stable")]
         t = h.time_ms[sel]
         counts = h.counts[sel]
-        pct = percentile_rows(h.bin_ns, counts, list(HIST_PERCENTILES)) / 1000.0
+        pct = percentile_rows(h.bin_ns, counts, [*HIST_PERCENTILES, *HIST_TAIL]) / 1000.0
         s = {"dir": d, "family": "hist", "log": ["clat_hist"], "t": t, "start": np.r_[0.0, t[:-1].astype(np.float64)],
              "interval": float(hist_ms if hist_ms > 0 else PER_IO_WINDOW_MS),
              "hist_ios": counts.sum(axis=1).astype(np.float64)}
-        for j, col in enumerate(HIST_PERCENTILES.values()):
+        for j, col in enumerate([*HIST_PERCENTILES.values(), *HIST_TAIL.values()]):
             s[col] = pct[:, j]
         out.append(s)
     return out
