@@ -37,6 +37,27 @@ def test_cpu_bound_probe_is_followed_by_more_jobs_at_the_same_outstanding_io():
     assert s["sentence"].startswith("At least 700k IOPS at 2 jobs × QD 8, io_uring: fio used a whole CPU")
 
 
+def test_io_uring_is_deepened_on_its_own_line_when_it_ties_libaio_at_the_switch():
+    """zram, 2 CPUs, measured on a quiet machine: io_uring read the same as libaio at 2 jobs x QD 8 but 895k at
+    QD 32; the search must not stop at the tie (the bench-peak ratio was 0.81 when it did)."""
+    probes = [P(1, 16, "libaio", 354e3, 99.7), P(2, 8, "libaio", 725e3, 99.2), P(2, 8, "io_uring", 721e3, 51.6)]
+    assert demand.next_config(probes, 2, True, True) == Config(2, 16, "libaio")  # the best's engine first
+    probes.append(P(2, 16, "libaio", 675e3, 99.3))  # libaio deeper: no gain, its line ends
+    assert demand.next_config(probes, 2, True, True) == Config(2, 16, "io_uring")
+    probes.append(P(2, 16, "io_uring", 820e3, 52))
+    assert demand.next_config(probes, 2, True, True) == Config(2, 32, "io_uring")
+    probes.append(P(2, 32, "io_uring", 895e3, 52.6))
+    assert demand.next_config(probes, 2, True, True) == Config(2, 64, "io_uring")
+    probes.append(P(2, 64, "io_uring", 880e3, 50))
+    assert demand.next_config(probes, 2, True, True) is None
+    assert demand.best(probes).config == Config(2, 32, "io_uring") and not demand.lower_bound(probes)
+    # a losing engine's line is not deepened (libaio 2 x 8 far below io_uring's best)
+    lost = [P(1, 16, "libaio", 250e3, 100), P(2, 8, "libaio", 400e3, 99), P(2, 8, "io_uring", 700e3, 60),
+            P(2, 16, "io_uring", 710e3, 60)]
+    assert demand.next_config(lost, 2, True, True) is None
+    assert demand.next_config(lost, 2, True, True, max_qd=8) is None
+
+
 def test_the_search_starts_at_the_deepest_depth_on_the_peak():
     assert demand.start_depth([(1, 250e3), (2, 262e3), (4, 255e3), (8, 240e3), (16, 200e3)]) == 8
     assert demand.start_depth([(1, 10e3), (2, 20e3), (4, 40e3)]) == 4
@@ -117,13 +138,18 @@ def test_reference_device_is_memory_and_refused_without_the_safety_names(ref_dev
 def test_real_search_adds_a_job_and_reaches_more_than_one_job(ref_device, tmp_path):
     if demand.usable_cpus() < 2:
         pytest.skip("one CPU: no job to add")
+    load = os.getloadavg()[0]
+    if load > demand.usable_cpus():  # the second job's CPU is busy with other work: 1.7x is out of reach
+        pytest.skip(f"machine busy (load average {load:.1f} > {demand.usable_cpus()} CPUs): a second job cannot "
+                    "get a CPU of its own")
     m, d = _search(ref_device, tmp_path)
     one = d["probes"][0]
     assert one["jobs"] == 1 and one["cpu_bound"], d  # zram: one job is CPU-bound
     assert d["best"]["jobs"] >= 2, d
-    # issue 31 asks >= 1.7x; under the lock on 2026-11-29 00:05 (load average 6.5 from other work) 2 jobs x QD 8 read
-    # 497k against one job's 312k at QD 16 (1.59x): the bar here is what a second CPU must at least give
-    assert d["best"]["iops"] >= 1.5 * one["iops"], d
+    # issue 31: >= 1.7x one job's IOPS.  The 1.59x of an earlier run was measured at load average 6.5 (the second
+    # CPU was not free); on a quiet machine 2 pinned libaio jobs read 2.05x and io_uring deepened on its own
+    # line (next_config's move 3) 2.5x
+    assert d["best"]["iops"] >= 1.7 * one["iops"], d
     for p in d["probes"]:  # every configuration recorded with engine, jobs, QD and fio's CPU %
         assert {"ioengine", "jobs", "qd", "cpu_pct"} <= p.keys()
     kinds = [v["adaptive"]["kind"] for v in m["points"].values()]
