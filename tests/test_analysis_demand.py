@@ -6,7 +6,7 @@ import pandas as pd
 
 from figdata import rows
 from helpers.analysis.card import device_card
-from helpers.analysis.demand import demand_points, demand_varied
+from helpers.analysis.demand import demand_envelope, demand_knee_table, demand_points, demand_varied
 from helpers.figures.demand import NO_POINTS, demand_figure
 from helpers.processed.validity import add_flags
 
@@ -39,6 +39,29 @@ def test_one_job_and_foreign_files_without_engine_or_cpu():
     p = demand_points(d)
     assert list(p["numjobs"].unique()) == [1] and p["cpu_pct"].isna().all() and not p["cpu_bound"].any()
     assert (p["ioengine"] == "engine not stated").all() and not demand_varied(p)
+
+
+def test_knee_on_outstanding_io_over_the_best_configuration_per_depth():
+    """Known answer: one job is CPU-bound at 250k from 4 outstanding I/O; two jobs reach the device's 800k, linear up
+    to 32 outstanding then flat.  The envelope takes the better configuration per outstanding I/O and its knee is at
+    32 outstanding, reached by 2 jobs; a one-job run's knee (the QD series itself) sits where one job flattens."""
+    base = {"rw": "randread", "bs_bytes": 4096, "direction": "read", "rwmixread_pct": None, "run_id": "r",
+            "bw_bytes_per_s": 0.0, "rate_iops": None, "lat_mean_us": 10.0, "usr_cpu_pct": 50.0, "sys_cpu_pct": 49.0}
+    one = [(1, q, min(q, 4) * 62.5e3) for q in (1, 2, 4, 8, 16, 32, 64)]
+    two = [(2, q, min(2 * q, 32) * 25e3) for q in (1, 2, 4, 8, 16, 32, 64)]
+    d = pd.DataFrame([{**base, "numjobs": n, "iodepth": q, "ioengine": "libaio", "iops": i, "point_id": f"p{n}-{q}"}
+                      for n, q, i in one + two])
+    p = demand_points(d)
+    env = demand_envelope(p)
+    assert list(env["outstanding_io"]) == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert env.set_index("outstanding_io").loc[1, "numjobs"] == 1 and env.set_index("outstanding_io").loc[32, "iops"] == 800e3
+    (k,) = demand_knee_table(p).to_dict("records")
+    assert k["knee_qd"] == 32 and k["setting"] == "randread 4k, 2 jobs, libaio", k
+    assert "outstanding I/O" in k["reason"] and "QD" not in k["reason"] and k["x"].startswith("outstanding I/O")
+    (k1,) = demand_knee_table(demand_points(d[d["numjobs"] == 1])).to_dict("records")
+    assert k1["knee_qd"] == 4
+    assert len(demand_figure(p, knees=demand_knee_table(p)).data) == 7  # two lines x three panels + the knee
+    assert demand_knee_table(demand_points(pd.DataFrame())).empty
 
 
 def test_no_points_says_so():

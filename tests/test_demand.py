@@ -200,3 +200,38 @@ def test_real_demand_probes_run_pinned_with_io_uring_and_are_recorded(ref_device
     assert runs and all("--registerfiles=1" in a and "--fixedbufs=1" in a for a in runs.values())
     two = [e["argv"] for e in m["points"].values() if e["parameters"]["numjobs"] == 2]
     assert two and all("--cpus_allowed_policy=split" in a for a in two)
+
+
+def test_a_grid_series_deepest_auto_point_starts_the_demand_search(tmp_path):
+    p = tmp_path / "grid.yaml"
+    p.write_text("settings: {runtime_s: 1}\npoints:\n"
+                 "  - {group: qd, rw: randread, bs: 4k, iodepth: [1, 4, 16], numjobs: auto, ioengine: auto}\n"
+                 "  - {group: qd, rw: randread, bs: 8k, iodepth: [2, 8], numjobs: auto}\n"
+                 "  - {group: fixed, rw: randread, bs: 4k, iodepth: [1, 32]}\n")
+    deepest = demand.deepest_points(load_profile(p).points)
+    assert sorted((q.bs_bytes, q.iodepth) for q in deepest.values()) == [(4096, 16), (8192, 8)]
+    cmds = sweep.dry_run_commands(sweep.plan_sweep(tmp_path / "g.bin", p, "g", None, "16m", tmp_path / "raw",
+                                                   dry_run=True))
+    assert sum("while the peak's probe is CPU-bound" in c for c in cmds) == 2
+    assert load_profile("quick").points[1].jobs_auto  # the quick profile's QD sweep ends in a demand search
+
+
+def test_real_grid_demand_on_the_reference_device(ref_device, tmp_path):
+    """A grid's deepest auto point, CPU-bound on zram, is followed by more jobs (recorded under the manifest's
+    ``demand``, its probes tagged ``demand``, not ``adaptive``)."""
+    if demand.usable_cpus() < 2:
+        pytest.skip("one CPU: no job to add")
+    p = tmp_path / "grid.yaml"
+    p.write_text("settings: {runtime_s: 1, ramp_s: 0.1}\npoints:\n"
+                 "  - {group: qd, rw: randread, bs: 4k, iodepth: [2, 16], numjobs: auto, ioengine: libaio}\n")
+    name = ref_device.path.name
+    m = sweep.sweep(str(ref_device.path), p, "grid-demand", None, "256m", tmp_path / "raw",
+                    destroy_device=name, ignore_signature=name, progress=False)
+    (d,) = m["demand"].values()
+    start = d["probes"][0]
+    if not start["cpu_bound"]:
+        pytest.skip(f"one zram job got {start['cpu_pct']:.0f} % of a CPU (load average {os.getloadavg()[0]:.1f}): "
+                    "the CPU-bound rule cannot fire")
+    assert (start["jobs"], start["qd"]) == (1, 16) and d["probes"][1]["jobs"] == 2, d
+    tagged = [e for e in m["points"].values() if (e.get("demand") or {}).get("kind") == "demand"]
+    assert len(tagged) == len(d["probes"]) - 1 and not any("adaptive" in e for e in m["points"].values())

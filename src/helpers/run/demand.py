@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from helpers.fio.json_output import parse_fio_bytes
@@ -185,6 +185,18 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
         if lb is not probes[0] and lb.iops * (1 + gain_pct / 100) >= b.iops and lb.config.qd * 2 <= max_qd:
             cands.append(Config(c.jobs, lb.config.qd * 2, engine))
     return next((x for x in cands if x not in seen), None)
+
+
+def deepest_points(points) -> dict:
+    """The deepest point of each grid series with ``numjobs``/``ioengine: auto`` (everything but the depth alike;
+    its first repeat): where a grid's demand search starts.  Keyed by the series (the point at depth 0)."""
+    out: dict = {}
+    for p in points:
+        if (p.jobs_auto or p.engine_auto) and p.repeat <= 1:
+            key = replace(p, iodepth=0, repeat=0)
+            if key not in out or p.iodepth > out[key].iodepth:
+                out[key] = p
+    return out
 
 
 def best(probes: list[Probe], gain_pct: float = GAIN_PCT) -> Probe:
