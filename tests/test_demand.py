@@ -58,6 +58,18 @@ def test_io_uring_is_deepened_on_its_own_line_when_it_ties_libaio_at_the_switch(
     assert demand.next_config(lost, 2, True, True, max_qd=8) is None
 
 
+def test_a_move_off_a_cpu_bound_start_keeps_the_engine_switch_open():
+    """bench-peak 2026-11-29 01:16, zram, adaptive: one job flat and CPU-bound from QD 1 (start at QD 4); 2 jobs x QD 2
+    read 479k at 75 % CPU each, so io_uring was never tried and the search ended at 501k (0.65 of hand-tuned fio).
+    The host was the limit at the start: the engine switch and its deeper line stay open."""
+    probes = [P(1, 4, "libaio", 314e3, 97.2), P(2, 2, "libaio", 479e3, 74.8)]
+    assert demand.next_config(probes, 2, True, True) == Config(2, 2, "io_uring")
+    probes += [P(2, 2, "io_uring", 490e3, 45), P(2, 4, "libaio", 501e3, 75.5)]  # libaio deeper: < 5 %
+    assert demand.next_config(probes, 2, True, True) == Config(2, 4, "io_uring")
+    # a start that was not CPU-bound still adds nothing, whatever follows
+    assert demand.next_config([P(1, 32, "libaio", 80e3, 20)], 8, True, True) is None
+
+
 def test_the_search_starts_at_the_deepest_depth_on_the_peak():
     assert demand.start_depth([(1, 250e3), (2, 262e3), (4, 255e3), (8, 240e3), (16, 200e3)]) == 8
     assert demand.start_depth([(1, 10e3), (2, 20e3), (4, 40e3)]) == 4
