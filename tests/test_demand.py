@@ -70,6 +70,17 @@ def test_a_move_off_a_cpu_bound_start_keeps_the_engine_switch_open():
     assert demand.next_config([P(1, 32, "libaio", 80e3, 20)], 8, True, True) is None
 
 
+def test_io_uring_below_libaio_at_a_shallow_depth_is_still_deepened():
+    """make run-all PROFILE=adaptive on zram, 2026-11-29 01:27: one job flat from QD 1, the search started at QD 6;
+    io_uring at 2 jobs x QD 3 read 441k against libaio's 506k and was not deepened (the peak stayed at 506k, fio does
+    895k at 2 x QD 32)."""
+    probes = [P(1, 6, "libaio", 296e3, 98.9), P(2, 3, "libaio", 506e3, 87.7), P(2, 3, "io_uring", 441e3, 50.7),
+              P(2, 6, "libaio", 451e3, 77.8)]
+    assert demand.next_config(probes, 2, True, True) == Config(2, 6, "io_uring")
+    probes.append(P(2, 6, "io_uring", 600e3, 51))
+    assert demand.next_config(probes, 2, True, True) == Config(2, 12, "io_uring")
+
+
 def test_the_search_starts_at_the_deepest_depth_on_the_peak():
     assert demand.start_depth([(1, 250e3), (2, 262e3), (4, 255e3), (8, 240e3), (16, 200e3)]) == 8
     assert demand.start_depth([(1, 10e3), (2, 20e3), (4, 40e3)]) == 4

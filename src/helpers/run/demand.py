@@ -30,6 +30,9 @@ MAX_PROBES = 10  # configurations per series at most, the start included (each o
 # a move must add this much over the best configuration to become the best: zram holds within about 2 % between
 # runs, and a doubling of a CPU-bound io_uring job's depth adds 5-15 % there
 GAIN_PCT = 5.0
+# an engine's line is deepened while its best reads within this much of the overall best: io_uring at a shallow depth
+# can read well below libaio and still win deeper (zram, 2 jobs x QD 3: 441k against libaio's 506k; x QD 32: 895k)
+LINE_PCT = 25.0
 
 
 def start_depth(steps: list[tuple[int, float]], gain_pct: float = 10.0) -> int:
@@ -159,8 +162,8 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
        jobs and QD;
     3. deeper demand at the best probe's job count, per engine measured there (the best's engine first): twice the
        QD per job (at most ``max_qd``) of that engine's own best (:func:`best` over its probes in the order
-       measured), when that best was reached by a move (not the start probe) and reads within ``gain_pct`` % of the
-       overall best.  An engine is deepened on its own line because io_uring batches its submissions: at the depth
+       measured), when that best was reached by a move (not the start probe) and reads within :data:`LINE_PCT` % of
+       the overall best.  An engine is deepened on its own line because io_uring batches its submissions: at the depth
        where it was switched on it can read the same as libaio and still pay off twice as deep (zram, 2 jobs: 721k
        at QD 8 against libaio's 725k, 895k at QD 32);
 
@@ -186,7 +189,7 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
         if not line:
             continue
         lb = best(line, gain_pct)
-        if lb is not probes[0] and lb.iops * (1 + gain_pct / 100) >= b.iops and lb.config.qd * 2 <= max_qd:
+        if lb is not probes[0] and lb.iops >= b.iops * (1 - LINE_PCT / 100) and lb.config.qd * 2 <= max_qd:
             cands.append(Config(c.jobs, lb.config.qd * 2, engine))
     return next((x for x in cands if x not in seen), None)
 
