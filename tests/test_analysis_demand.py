@@ -83,3 +83,26 @@ def test_card_names_the_setting_and_says_at_least_when_cpu_bound():
     d2 = d.assign(usr_cpu_pct=10.0, sys_cpu_pct=10.0).pipe(lambda x: add_flags(x.drop(columns=[
         c for c in x.columns if c.startswith("flag_") or c in ("unreliable_percentiles",)])))
     assert "At least" not in " ".join(device_card(d2).findings)
+
+
+def test_a_searched_series_demand_probe_is_a_setting_of_its_own_not_swallowed_by_the_plateau():
+    """make run-all PROFILE=adaptive on zram (2026-11-29 01:27): the card headlined the one-job plateau (307k, 'at 1
+    job x QD 4') while the series' demand search read 506k at 2 jobs x QD 3: its probes carry the series' id (kind
+    demand) and were counted as plateau points.  Now the demand probe is a level of its own and the peak names it."""
+    from test_analysis_card import characterize_like_run, characterize_manifest
+
+    df = characterize_like_run()
+    extra = rows([{"point_id": "qd-16-nj2", "group": "qd", "iodepth": 8, "numjobs": 2, "iops": 140000.0,
+                   "runtime_s": 0.45, "settled_after_s": 0.55, "total_ios": 63000, "lat_p99_us": 800.0}])
+    extra["lat_mean_us"] = 16 * 1e6 / extra["iops"]
+    df = add_flags(pd.concat([df, extra], ignore_index=True))
+    man = characterize_manifest()
+    man["points"]["qd-16-nj2"] = {"status": "ok", "adaptive": {"series": "qd-rr", "kind": "demand"},
+                                  "parameters": {"rw": "randread", "bs_bytes": 4096, "iodepth": 8, "numjobs": 2}}
+    card = device_card(df, manifest=man)
+    peak = card.metric("Peak 4k random read IOPS")
+    assert peak.value == 140000.0, peak
+    assert any("peak at 140,000 IOPS at 2 jobs × QD 8, libaio" in f for f in card.findings), card.findings
+    # the plateau is still the series' own level (its five probes, not the demand probe)
+    lv = peak.levels.set_index("kind")
+    assert lv.loc["plateau", "value"] == 71000.0 and lv.loc["plateau", "n"] == 5

@@ -166,7 +166,9 @@ def _series_plateaus(manifest: dict | None) -> list[dict]:
     out = []
     for sid, info in (m.get("adaptive") or {}).items():
         steps = [s for s in info.get("steps") or [] if s.get("kind") in PROBE_KINDS and s.get("iops") is not None]
-        ids = {pid for pid, e in points.items() if (e.get("adaptive") or {}).get("series") == sid}
+        # a demand probe (more jobs, another engine: helpers.run.demand) is a setting of its own, not the plateau's
+        ids = {pid for pid, e in points.items() if (e.get("adaptive") or {}).get("series") == sid
+               and (e.get("adaptive") or {}).get("kind") != "demand"}
         if not steps or not ids:
             continue
         qds = set(info.get("plateau_qds") or ())
