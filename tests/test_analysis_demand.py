@@ -56,10 +56,10 @@ def test_knee_on_outstanding_io_over_the_best_configuration_per_depth():
     assert list(env["outstanding_io"]) == [1, 2, 4, 8, 16, 32, 64, 128]
     assert env.set_index("outstanding_io").loc[1, "numjobs"] == 1 and env.set_index("outstanding_io").loc[32, "iops"] == 800e3
     (k,) = demand_knee_table(p).to_dict("records")
-    assert k["knee_qd"] == 32 and k["setting"] == "randread 4k, 2 jobs, libaio", k
+    assert k["knee_outstanding_io"] == 32 and k["setting"] == "randread 4k, 2 jobs, libaio", k
     assert "outstanding I/O" in k["reason"] and "QD" not in k["reason"] and k["x"].startswith("outstanding I/O")
     (k1,) = demand_knee_table(demand_points(d[d["numjobs"] == 1])).to_dict("records")
-    assert k1["knee_qd"] == 4
+    assert k1["knee_outstanding_io"] == 4
     assert len(demand_figure(p, knees=demand_knee_table(p)).data) == 7  # two lines x three panels + the knee
     assert demand_knee_table(demand_points(pd.DataFrame())).empty
 

@@ -70,14 +70,16 @@ def demand_envelope(points: pd.DataFrame) -> pd.DataFrame:
 
 def demand_knee_table(points: pd.DataFrame, S: float = 1.0) -> pd.DataFrame:
     """The knee of each series on outstanding I/O (jobs x QD), on its :func:`demand_envelope` (one-job runs: the QD
-    series itself); ``x`` names the axis ('knee_qd' is outstanding I/O here), ``setting`` how the knee was reached.
+    series itself): :class:`helpers.analysis.Knee`'s fields with ``knee_outstanding_io`` and ``peak_outstanding_io``
+    for its QDs, ``x`` the axis, ``setting`` how the knee was reached.
     Only series with at least 3 outstanding-I/O values (:func:`helpers.analysis.find_knee`'s own minimum)."""
     env = demand_envelope(points)
     if env.empty:
-        return knee_table(pd.DataFrame(columns=["series", "outstanding_io", "iops"])).assign(x=None, setting=None)
+        return knee_table(pd.DataFrame(columns=["series", "outstanding_io", "iops"])).assign(x=None, setting=None).rename(
+            columns={"knee_qd": "knee_outstanding_io", "peak_qd": "peak_outstanding_io"})
     out = knee_table(env, S=S, x="outstanding_io")
     at = env.set_index(["series", "outstanding_io"])["line"]
     out["x"] = "outstanding I/O (jobs × QD)"
     out["setting"] = [at.get((s, q)) if pd.notna(q) else None for s, q in zip(out["series"], out["knee_qd"])]
     out["reason"] = out["reason"].str.replace("QD", "outstanding I/O", regex=False)
-    return out
+    return out.rename(columns={"knee_qd": "knee_outstanding_io", "peak_qd": "peak_outstanding_io"})

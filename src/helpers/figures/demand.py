@@ -37,12 +37,12 @@ def demand_figure(points: pd.DataFrame, title: str = "Demand intensity", knees: 
                                  line={"color": c}, showlegend=False, **common), 1, 2)
         fig.add_trace(go.Scatter(x=s["outstanding_io"], y=s["cpu_pct"], mode="markers", name=line,
                                  showlegend=False, **common), 1, 3)
-    found = knees[knees["knee_qd"].notna()] if knees is not None and len(knees) else None
+    found = knees[knees["knee_outstanding_io"].notna()] if knees is not None and len(knees) else None
     if found is not None and len(found):
-        fig.add_trace(go.Scatter(x=found["knee_qd"], y=found["knee_iops"], mode="markers", name="knee (outstanding I/O)",
+        fig.add_trace(go.Scatter(x=found["knee_outstanding_io"], y=found["knee_iops"], mode="markers", name="knee (outstanding I/O)",
                                  marker={"symbol": "star", "size": 16, "color": "black"},
                                  text=[f"{s}: knee at {q:g} outstanding<br>{v:,.0f} IOPS<br>{c}" for s, q, v, c in
-                                       zip(found["series"], found["knee_qd"], found["knee_iops"], found["setting"])],
+                                       zip(found["series"], found["knee_outstanding_io"], found["knee_iops"], found["setting"])],
                                  hovertemplate="%{text}<extra></extra>"), 1, 1)
     ax = log2_axis(points["outstanding_io"])
     fig.update_xaxes(title_text="Outstanding I/O (numjobs × iodepth, log2)", **ax, row=1, col=1)
