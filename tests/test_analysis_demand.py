@@ -103,6 +103,8 @@ def test_a_searched_series_demand_probe_is_a_setting_of_its_own_not_swallowed_by
     peak = card.metric("Peak 4k random read IOPS")
     assert peak.value == 140000.0, peak
     assert any("peak at 140,000 IOPS at 2 jobs × QD 8, libaio" in f for f in card.findings), card.findings
+    # the knee is one job's (the knee series), and says so beside a peak reached by more jobs
+    assert any("of one job's peak; more jobs read more" in f for f in card.findings), card.findings
     # the plateau is still the series' own level (its five probes, not the demand probe)
     lv = peak.levels.set_index("kind")
     assert lv.loc["plateau", "value"] == 71000.0 and lv.loc["plateau", "n"] == 5

@@ -643,7 +643,9 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
                        f"peak){_flag_note(m)}{_left_out(m)}.")
     if knee is not None:
         if knee.knee_qd is not None:
-            frac = f", {knee.fraction_of_peak:.0%} of the peak" if knee.fraction_of_peak is not None else ""
+            rr = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4)]  # a demand search: the knee is one job's
+            of = "one job's peak; more jobs read more" if rr["numjobs"].nunique() > 1 else "the peak"
+            frac = f", {knee.fraction_of_peak:.0%} of {of}" if knee.fraction_of_peak is not None else ""
             out.append(f"4k random-read throughput stops growing beyond QD {knee.knee_qd:g} "
                        f"({knee.knee_iops:,.0f} IOPS{frac}): deeper queues mostly add latency{_series_flags(d)}.")
         else:
