@@ -82,4 +82,7 @@ def demand_knee_table(points: pd.DataFrame, S: float = 1.0) -> pd.DataFrame:
     out["x"] = "outstanding I/O (jobs × QD)"
     out["setting"] = [at.get((s, q)) if pd.notna(q) else None for s, q in zip(out["series"], out["knee_qd"])]
     out["reason"] = out["reason"].str.replace("QD", "outstanding I/O", regex=False)
-    return out.rename(columns={"knee_qd": "knee_outstanding_io", "peak_qd": "peak_outstanding_io"})
+    out = out.rename(columns={"knee_qd": "knee_outstanding_io", "peak_qd": "peak_outstanding_io"})
+    for c in ("knee_outstanding_io", "peak_outstanding_io"):  # jobs x QD: whole numbers
+        out[c] = pd.to_numeric(out[c], errors="coerce").round().astype("Int64")
+    return out
