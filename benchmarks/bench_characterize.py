@@ -220,6 +220,8 @@ def main() -> int:
     ap.add_argument("--size", default="512m")
     ap.add_argument("--extras", action="store_true", help="also run the profile's block-size, mix and QD1 points")
     ap.add_argument("--cap-iops", type=int, default=0, help="> 0 (Linux, root): every fio behind this IOPS ceiling")
+    ap.add_argument("--fixed-jobs", action="store_true", help="one libaio job per series (the profile before issue "
+                    "31's numjobs/ioengine auto), to compare device time and series with the shipped auto")
     ap.add_argument("--dir", default=str(ROOT / "build" / "bench-characterize"))
     ap.add_argument("--judge", default="", metavar="STAMP",
                     help="judge a recorded chain again (raw/bench-*-STAMP-*: its manifests, no fio run); give the "
@@ -240,7 +242,12 @@ def main() -> int:
             raise SystemExit(f"--judge {stamp}: no recorded chain under {raw}/bench-*-{stamp}-*")
     doc = yaml.safe_load(shipped.source)
     a = shipped.adaptive or AdaptiveSettings()
-    pts = [{"group": "qd", "rw": p.rw, "bs": format_bytes(p.bs_bytes)} for p in series]
+    # the series as shipped (numjobs/ioengine auto: the demand search of helpers.run.demand after a CPU-bound peak), or
+    # with --fixed-jobs one libaio job as before issue 31
+    pts = [{"group": "qd", "rw": p.rw, "bs": format_bytes(p.bs_bytes),
+            **({"numjobs": 1, "ioengine": "libaio"} if args.fixed_jobs else
+               {"numjobs": "auto" if p.jobs_auto else p.numjobs, "ioengine": "auto" if p.engine_auto else p.ioengine})}
+           for p in series]
     extras = [e for e in doc["points"] if "iodepth" in e and (args.extras or e.get("group") == "sustained")]
     if not any(p.writes for p in series):
         extras = [e for e in extras if e.get("group") != "sustained"]
@@ -255,7 +262,8 @@ def main() -> int:
     print(f"benchmark on {target} ({args.size}): {len(series)} series ({', '.join(keys)}); grid QD "
           f"{', '.join(map(str, GRID_QDS))} at {args.runtime:g} s + {args.ramp:g} s ramp; characterize as shipped "
           f"(probes at most {series[0].runtime_s:g} s + {series[0].ramp_s:g} s ramp, settle-early){' + extras' if args.extras else ''}; "
-          f"{args.rounds} rounds in one chain grid, characterize, grid, ...; load average {os.getloadavg()[0]:.2f}",
+          f"{args.rounds} rounds in one chain grid, characterize, grid, ...; "
+          f"{'numjobs 1, libaio (--fixed-jobs)' if args.fixed_jobs else 'numjobs/ioengine as shipped'}; load average {os.getloadavg()[0]:.2f}",
           flush=True)
 
     def run(kind: str, n: int) -> dict:
@@ -288,7 +296,9 @@ def main() -> int:
                     "level": level, "curve": concluded_curve(steps, a), "dev": info["device_s"],
                     "lat1": qd1[0].lat_mean_us if qd1 else None, "probes": len(steps),
                     "settled": info["settled_steps"], "stop": info["stop_reason"], "seed": info.get("seed"),
-                    "path": " ".join(f"{x.qd}{'' if x.kind == 'ladder' else x.kind[:3]}" for x in steps),
+                    "path": " ".join(f"{x.qd}{'' if x.kind == 'ladder' else x.kind[:3]}" for x in steps) + (
+                        f"; demand probes {len(info['demand']['probes']) - 1} (best {info['demand']['setting']})"
+                        if info.get("demand") else ""),
                     "kinds": [("QD 1" if x.qd == 1 and x.kind == "ladder" else x.kind, x.device_s or 0.0)
                               for x in steps]}
         print(f"{kind} {n}: device {out['dev']:.1f} s, wall {out['wall']:.1f} s; " + "; ".join(

@@ -181,3 +181,26 @@ def test_sharp_knees_with_two_percent_noise_are_found_within_one_step():
                 for seed in range(8):
                     r = find_knee(q, 10_000 * clean * np.random.default_rng(seed).normal(1, 0.02, len(q)))
                     assert r.knee_qd is not None and abs(np.log2(r.knee_qd) - np.log2(k)) <= 1, (top, k, seed, r.reason)
+
+
+@pytest.mark.parametrize("grid", [[1, 16, 64, 256, 1024], [1, 4, 16, 64, 128], [1, 2, 4, 8, 12, 16, 24, 32, 64, 128],
+                                  [1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 256, 512]])
+def test_sharp_knees_between_depths_on_sparse_and_refined_grids(grid):
+    """Issue 31's 'two doublings too deep', looked for on the other grids the lab sweeps (the course profile's
+    1, 16, 64, 256, 1024; an adaptive ladder with refine points) and knees between two depths (k every half
+    doubling): linear then flat (hard, and smooth minimums with p = 12 and 30), 2 % noise, 6 seeds each.  A
+    found knee is right when within one doubling of k or at a depth next to k (on a sparse grid the first depth
+    past k can lie further than one doubling); it is never deeper, and is missed only with a single depth past
+    k.  (On 2026-11-29 none of 10,560 such curves on QD 1-16 ... 1-1024, nor these, came out too deep: the
+    failure the issue reports did not reproduce with the monotone fit and the gain-scaled fallback.)"""
+    q = np.array(grid, dtype=float)
+    for k in np.exp2(np.arange(1, np.log2(q[-1]) - 1.5, 0.5)):
+        first, last = q[q >= k * 0.999][0], q[q <= k * 1.001][-1]
+        for p in (None, 12, 30):
+            clean = np.minimum(q, k) if p is None else q / (1 + (q / k) ** p) ** (1 / p)
+            for seed in range(6):
+                r = find_knee(q, 10_000 * clean * np.random.default_rng(seed).normal(1, 0.02, len(q)))
+                if r.knee_qd is None:
+                    assert (q > k).sum() <= 2, (k, p, seed, r.reason)
+                    continue
+                assert r.knee_qd in (first, last) or steps_off(r.knee_qd, k) <= 1, (k, p, seed, r.reason)

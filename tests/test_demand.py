@@ -37,6 +37,50 @@ def test_cpu_bound_probe_is_followed_by_more_jobs_at_the_same_outstanding_io():
     assert s["sentence"].startswith("At least 700k IOPS at 2 jobs × QD 8, io_uring: fio used a whole CPU")
 
 
+def test_io_uring_is_deepened_on_its_own_line_when_it_ties_libaio_at_the_switch():
+    """zram, 2 CPUs, measured on a quiet machine: io_uring read the same as libaio at 2 jobs x QD 8 but 895k at
+    QD 32; the search must not stop at the tie (the bench-peak ratio was 0.81 when it did)."""
+    probes = [P(1, 16, "libaio", 354e3, 99.7), P(2, 8, "libaio", 725e3, 99.2), P(2, 8, "io_uring", 721e3, 51.6)]
+    assert demand.next_config(probes, 2, True, True) == Config(2, 16, "libaio")  # the best's engine first
+    probes.append(P(2, 16, "libaio", 675e3, 99.3))  # libaio deeper: no gain, its line ends
+    assert demand.next_config(probes, 2, True, True) == Config(2, 16, "io_uring")
+    probes.append(P(2, 16, "io_uring", 820e3, 52))
+    assert demand.next_config(probes, 2, True, True) == Config(2, 32, "io_uring")
+    probes.append(P(2, 32, "io_uring", 895e3, 52.6))
+    assert demand.next_config(probes, 2, True, True) == Config(2, 64, "io_uring")
+    probes.append(P(2, 64, "io_uring", 880e3, 50))
+    assert demand.next_config(probes, 2, True, True) is None
+    assert demand.best(probes).config == Config(2, 32, "io_uring") and not demand.lower_bound(probes)
+    # a losing engine's line is not deepened (libaio 2 x 8 far below io_uring's best)
+    lost = [P(1, 16, "libaio", 250e3, 100), P(2, 8, "libaio", 400e3, 99), P(2, 8, "io_uring", 700e3, 60),
+            P(2, 16, "io_uring", 710e3, 60)]
+    assert demand.next_config(lost, 2, True, True) is None
+    assert demand.next_config(lost, 2, True, True, max_qd=8) is None
+
+
+def test_a_move_off_a_cpu_bound_start_keeps_the_engine_switch_open():
+    """bench-peak 2026-11-29 01:16, zram, adaptive: one job flat and CPU-bound from QD 1 (start at QD 4); 2 jobs x QD 2
+    read 479k at 75 % CPU each, so io_uring was never tried and the search ended at 501k (0.65 of hand-tuned fio).
+    The host was the limit at the start: the engine switch and its deeper line stay open."""
+    probes = [P(1, 4, "libaio", 314e3, 97.2), P(2, 2, "libaio", 479e3, 74.8)]
+    assert demand.next_config(probes, 2, True, True) == Config(2, 2, "io_uring")
+    probes += [P(2, 2, "io_uring", 490e3, 45), P(2, 4, "libaio", 501e3, 75.5)]  # libaio deeper: < 5 %
+    assert demand.next_config(probes, 2, True, True) == Config(2, 4, "io_uring")
+    # a start that was not CPU-bound still adds nothing, whatever follows
+    assert demand.next_config([P(1, 32, "libaio", 80e3, 20)], 8, True, True) is None
+
+
+def test_io_uring_below_libaio_at_a_shallow_depth_is_still_deepened():
+    """make run-all PROFILE=adaptive on zram, 2026-11-29 01:27: one job flat from QD 1, the search started at QD 6;
+    io_uring at 2 jobs x QD 3 read 441k against libaio's 506k and was not deepened (the peak stayed at 506k, fio does
+    895k at 2 x QD 32)."""
+    probes = [P(1, 6, "libaio", 296e3, 98.9), P(2, 3, "libaio", 506e3, 87.7), P(2, 3, "io_uring", 441e3, 50.7),
+              P(2, 6, "libaio", 451e3, 77.8)]
+    assert demand.next_config(probes, 2, True, True) == Config(2, 6, "io_uring")
+    probes.append(P(2, 6, "io_uring", 600e3, 51))
+    assert demand.next_config(probes, 2, True, True) == Config(2, 12, "io_uring")
+
+
 def test_the_search_starts_at_the_deepest_depth_on_the_peak():
     assert demand.start_depth([(1, 250e3), (2, 262e3), (4, 255e3), (8, 240e3), (16, 200e3)]) == 8
     assert demand.start_depth([(1, 10e3), (2, 20e3), (4, 40e3)]) == 4
@@ -117,13 +161,18 @@ def test_reference_device_is_memory_and_refused_without_the_safety_names(ref_dev
 def test_real_search_adds_a_job_and_reaches_more_than_one_job(ref_device, tmp_path):
     if demand.usable_cpus() < 2:
         pytest.skip("one CPU: no job to add")
+    load = os.getloadavg()[0]
+    if load > demand.usable_cpus():  # the second job's CPU is busy with other work: 1.7x is out of reach
+        pytest.skip(f"machine busy (load average {load:.1f} > {demand.usable_cpus()} CPUs): a second job cannot "
+                    "get a CPU of its own")
     m, d = _search(ref_device, tmp_path)
     one = d["probes"][0]
     assert one["jobs"] == 1 and one["cpu_bound"], d  # zram: one job is CPU-bound
     assert d["best"]["jobs"] >= 2, d
-    # issue 31 asks >= 1.7x; under the lock on 2026-11-29 00:05 (load average 6.5 from other work) 2 jobs x QD 8 read
-    # 497k against one job's 312k at QD 16 (1.59x): the bar here is what a second CPU must at least give
-    assert d["best"]["iops"] >= 1.5 * one["iops"], d
+    # issue 31: >= 1.7x one job's IOPS.  The 1.59x of an earlier run was measured at load average 6.5 (the second
+    # CPU was not free); on a quiet machine 2 pinned libaio jobs read 2.05x and io_uring deepened on its own
+    # line (next_config's move 3) 2.5x
+    assert d["best"]["iops"] >= 1.7 * one["iops"], d
     for p in d["probes"]:  # every configuration recorded with engine, jobs, QD and fio's CPU %
         assert {"ioengine", "jobs", "qd", "cpu_pct"} <= p.keys()
     kinds = [v["adaptive"]["kind"] for v in m["points"].values()]
@@ -174,3 +223,38 @@ def test_real_demand_probes_run_pinned_with_io_uring_and_are_recorded(ref_device
     assert runs and all("--registerfiles=1" in a and "--fixedbufs=1" in a for a in runs.values())
     two = [e["argv"] for e in m["points"].values() if e["parameters"]["numjobs"] == 2]
     assert two and all("--cpus_allowed_policy=split" in a for a in two)
+
+
+def test_a_grid_series_deepest_auto_point_starts_the_demand_search(tmp_path):
+    p = tmp_path / "grid.yaml"
+    p.write_text("settings: {runtime_s: 1}\npoints:\n"
+                 "  - {group: qd, rw: randread, bs: 4k, iodepth: [1, 4, 16], numjobs: auto, ioengine: auto}\n"
+                 "  - {group: qd, rw: randread, bs: 8k, iodepth: [2, 8], numjobs: auto}\n"
+                 "  - {group: fixed, rw: randread, bs: 4k, iodepth: [1, 32]}\n")
+    deepest = demand.deepest_points(load_profile(p).points)
+    assert sorted((q.bs_bytes, q.iodepth) for q in deepest.values()) == [(4096, 16), (8192, 8)]
+    cmds = sweep.dry_run_commands(sweep.plan_sweep(tmp_path / "g.bin", p, "g", None, "16m", tmp_path / "raw",
+                                                   dry_run=True))
+    assert sum("while the peak's probe is CPU-bound" in c for c in cmds) == 2
+    assert load_profile("quick").points[1].jobs_auto  # the quick profile's QD sweep ends in a demand search
+
+
+def test_real_grid_demand_on_the_reference_device(ref_device, tmp_path):
+    """A grid's deepest auto point, CPU-bound on zram, is followed by more jobs (recorded under the manifest's
+    ``demand``, its probes tagged ``demand``, not ``adaptive``)."""
+    if demand.usable_cpus() < 2:
+        pytest.skip("one CPU: no job to add")
+    p = tmp_path / "grid.yaml"
+    p.write_text("settings: {runtime_s: 1, ramp_s: 0.1}\npoints:\n"
+                 "  - {group: qd, rw: randread, bs: 4k, iodepth: [2, 16], numjobs: auto, ioengine: libaio}\n")
+    name = ref_device.path.name
+    m = sweep.sweep(str(ref_device.path), p, "grid-demand", None, "256m", tmp_path / "raw",
+                    destroy_device=name, ignore_signature=name, progress=False)
+    (d,) = m["demand"].values()
+    start = d["probes"][0]
+    if not start["cpu_bound"]:
+        pytest.skip(f"one zram job got {start['cpu_pct']:.0f} % of a CPU (load average {os.getloadavg()[0]:.1f}): "
+                    "the CPU-bound rule cannot fire")
+    assert (start["jobs"], start["qd"]) == (1, 16) and d["probes"][1]["jobs"] == 2, d
+    tagged = [e for e in m["points"].values() if (e.get("demand") or {}).get("kind") == "demand"]
+    assert len(tagged) == len(d["probes"]) - 1 and not any("adaptive" in e for e in m["points"].values())

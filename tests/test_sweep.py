@@ -108,14 +108,18 @@ def test_dry_run_prints_every_command_and_writes_nothing(tmp_path, scratch_dir, 
     text = out.getvalue()
     assert text.startswith("dry run, nothing is written: profile quick: 24 points, about")
     fio_cmds = [c for c in cmds if not c.startswith("#")]
-    assert len(fio_cmds) == 1 + 24  # the prefill of the new scratch file + every point
+    # the prefill of the new scratch file + every point + the demand search's example after the QD sweep's deepest
+    # point (numjobs/ioengine auto: docs/demand.md)
+    assert len(fio_cmds) == 1 + 24 + 1 and sum("while the peak's probe is CPU-bound" in c for c in cmds) == 1
     assert all(f"--filename={target}" in c for c in fio_cmds)
     assert sum("--rw=randread" in c and "--iodepth=128" in c for c in fio_cmds) == 1
     # run_sweep with a dry-run plan only prints too
     m = sweep.run_sweep(plan, progress=False)
     assert m["status"] == "dry-run"
-    assert not target.parent.parent.exists() and not raw.exists() and not log.exists()
-    assert set(os.listdir(tmp_path)) == before
+    assert not target.parent.parent.exists() and not raw.exists()
+    # fio ran only to list its engines (io_uring for ioengine: auto, helpers.run.demand.io_uring_problem): no I/O
+    assert not log.exists() or all(line.strip() == "--enghelp" for line in log.read_text().splitlines())
+    assert set(os.listdir(tmp_path)) - before <= {log.name}
 
 
 def test_cli_dry_run_for_every_shipped_profile(tmp_path, scratch_dir, fio_path, capsys):

@@ -107,7 +107,7 @@ from helpers.analysis.cliff import (
     write_cliff_sentence,
 )
 from helpers.analysis.compare import common_points, run_metrics, spec_comparison, spec_warning
-from helpers.analysis.demand import demand_points, demand_varied
+from helpers.analysis.demand import demand_envelope, demand_knee_table, demand_points, demand_varied
 from helpers.analysis.flags import flag_sentences, flag_table, flagged_rows
 from helpers.analysis.health import health_note, temperature_at_gb, temperature_series
 from helpers.analysis.hosts import host_table, label_hosts, multi_host_rows
@@ -191,5 +191,5 @@ __all__ += ["no_common_configuration", "series_summary"]  # the compare page's a
 __all__ += ["left_out_sentence", "split_configured"]  # rows whose files do not state the workload (issue 11)
 __all__ += ["adaptive_steps", "characterize_phase_table", "search_plateaus", "search_steps", "search_table"]  # the sweep notebook's record of adaptive searches
 __all__ += ["health_note", "temperature_at_gb", "temperature_series"]  # device temperature (issue 12)
-__all__ += ["demand_points", "demand_varied"]  # demand intensity (issue 31)
+__all__ += ["demand_envelope", "demand_knee_table", "demand_points", "demand_varied"]  # demand intensity (issue 31)
 __all__ += ["BurstSeries", "TokenBucket", "burst_buckets", "burst_series", "in_burst_points", "token_bucket"]  # bursts (issue 33)

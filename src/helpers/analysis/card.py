@@ -170,7 +170,9 @@ def _series_plateaus(manifest: dict | None) -> list[dict]:
     out = []
     for sid, info in (m.get("adaptive") or {}).items():
         steps = [s for s in info.get("steps") or [] if s.get("kind") in PROBE_KINDS and s.get("iops") is not None]
-        ids = {pid for pid, e in points.items() if (e.get("adaptive") or {}).get("series") == sid}
+        # a demand probe (more jobs, another engine: helpers.run.demand) is a setting of its own, not the plateau's
+        ids = {pid for pid, e in points.items() if (e.get("adaptive") or {}).get("series") == sid
+               and (e.get("adaptive") or {}).get("kind") != "demand"}
         if not steps or not ids:
             continue
         qds = set(info.get("plateau_qds") or ())
@@ -650,7 +652,9 @@ def findings(d: pd.DataFrame, card: DeviceCard, knee=None) -> list[str]:
                        f"peak){_flag_note(m)}{_left_out(m)}.")
     if knee is not None:
         if knee.knee_qd is not None:
-            frac = f", {knee.fraction_of_peak:.0%} of the peak" if knee.fraction_of_peak is not None else ""
+            rr = d[(d["rw"] == "randread") & (d["bs_bytes"] == KB4)]  # a demand search: the knee is one job's
+            of = "one job's peak; more jobs read more" if rr["numjobs"].nunique() > 1 else "the peak"
+            frac = f", {knee.fraction_of_peak:.0%} of {of}" if knee.fraction_of_peak is not None else ""
             out.append(f"4k random-read throughput stops growing beyond QD {knee.knee_qd:g} "
                        f"({knee.knee_iops:,.0f} IOPS{frac}): deeper queues mostly add latency{_series_flags(d)}.")
         else:

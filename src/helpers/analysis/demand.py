@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from helpers.analysis.knee import knee_table
 from helpers.analysis.points import operation_label, totals
 from helpers.fio.units import format_bytes
 from helpers.run.demand import CPU_BOUND_PCT
@@ -56,3 +57,32 @@ def demand_points(df: pd.DataFrame) -> pd.DataFrame:
 def demand_varied(points: pd.DataFrame) -> bool:
     """The run measured more than one job count or engine within a series (the view then has several lines)."""
     return bool(len(points)) and bool((points.groupby("series")["line"].nunique() > 1).any())
+
+
+def demand_envelope(points: pd.DataFrame) -> pd.DataFrame:
+    """Per series and outstanding I/O the best configuration measured (most IOPS over job counts and engines): the
+    curve a search that adds jobs and switches engines climbs.  Rows of :func:`demand_points`."""
+    if points.empty:
+        return points.iloc[0:0]
+    best = points.loc[points.groupby(["series", "outstanding_io"])["iops"].idxmax()]
+    return best.sort_values(["series", "outstanding_io"]).reset_index(drop=True)
+
+
+def demand_knee_table(points: pd.DataFrame, S: float = 1.0) -> pd.DataFrame:
+    """The knee of each series on outstanding I/O (jobs x QD), on its :func:`demand_envelope` (one-job runs: the QD
+    series itself): :class:`helpers.analysis.Knee`'s fields with ``knee_outstanding_io`` and ``peak_outstanding_io``
+    for its QDs, ``x`` the axis, ``setting`` how the knee was reached.
+    Only series with at least 3 outstanding-I/O values (:func:`helpers.analysis.find_knee`'s own minimum)."""
+    env = demand_envelope(points)
+    if env.empty:
+        return knee_table(pd.DataFrame(columns=["series", "outstanding_io", "iops"])).assign(x=None, setting=None).rename(
+            columns={"knee_qd": "knee_outstanding_io", "peak_qd": "peak_outstanding_io"})
+    out = knee_table(env, S=S, x="outstanding_io")
+    at = env.set_index(["series", "outstanding_io"])["line"]
+    out["x"] = "outstanding I/O (jobs × QD)"
+    out["setting"] = [at.get((s, q)) if pd.notna(q) else None for s, q in zip(out["series"], out["knee_qd"])]
+    out["reason"] = out["reason"].str.replace("QD", "outstanding I/O", regex=False)
+    out = out.rename(columns={"knee_qd": "knee_outstanding_io", "peak_qd": "peak_outstanding_io"})
+    for c in ("knee_outstanding_io", "peak_outstanding_io"):  # jobs x QD: whole numbers
+        out[c] = pd.to_numeric(out[c], errors="coerce").round().astype("Int64")
+    return out

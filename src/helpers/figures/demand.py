@@ -13,10 +13,11 @@ NO_POINTS = "This run has no closed-loop points to place by outstanding I/O."
 CPU_LINE = 90.0  # drawn at the validity flag's CPU-bound threshold (helpers.run.demand.CPU_BOUND_PCT)
 
 
-def demand_figure(points: pd.DataFrame, title: str = "Demand intensity") -> go.Figure:
+def demand_figure(points: pd.DataFrame, title: str = "Demand intensity", knees: pd.DataFrame | None = None) -> go.Figure:
     """Three panels from :func:`helpers.analysis.demand_points`: IOPS vs outstanding I/O (log2 x, one line per
     series, job count and engine), mean total latency vs IOPS (log y), fio's CPU % per job vs outstanding I/O
-    (crosses: CPU-bound, at or above the dashed line)."""
+    (crosses: CPU-bound, at or above the dashed line); ``knees`` (:func:`helpers.analysis.demand_knee_table`): a star
+    at each series' knee on outstanding I/O."""
     if points.empty:
         return message_figure(NO_POINTS)
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08, subplot_titles=(
@@ -36,6 +37,13 @@ def demand_figure(points: pd.DataFrame, title: str = "Demand intensity") -> go.F
                                  line={"color": c}, showlegend=False, **common), 1, 2)
         fig.add_trace(go.Scatter(x=s["outstanding_io"], y=s["cpu_pct"], mode="markers", name=line,
                                  showlegend=False, **common), 1, 3)
+    found = knees[knees["knee_outstanding_io"].notna()] if knees is not None and len(knees) else None
+    if found is not None and len(found):
+        fig.add_trace(go.Scatter(x=found["knee_outstanding_io"], y=found["knee_iops"], mode="markers", name="knee (outstanding I/O)",
+                                 marker={"symbol": "star", "size": 16, "color": "black"},
+                                 text=[f"{s}: knee at {q:g} outstanding<br>{v:,.0f} IOPS<br>{c}" for s, q, v, c in
+                                       zip(found["series"], found["knee_outstanding_io"], found["knee_iops"], found["setting"])],
+                                 hovertemplate="%{text}<extra></extra>"), 1, 1)
     ax = log2_axis(points["outstanding_io"])
     fig.update_xaxes(title_text="Outstanding I/O (numjobs × iodepth, log2)", **ax, row=1, col=1)
     fig.update_xaxes(title_text=IOPS_AXIS, rangemode="tozero", row=1, col=2)

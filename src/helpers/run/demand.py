@@ -9,7 +9,7 @@ CPU, not the device.  Wherever a search finds a peak (:func:`next_config`), such
 * io_uring with ``registerfiles`` and ``fixedbufs`` (``hipri`` only when the device's queue polls) where the
   engine is the limit (profile ``ioengine: auto``);
 
-then, from the best configuration measured, deeper outstanding I/O while it pays off.  Every choice is a
+then, at the best configuration's job count, deeper outstanding I/O per engine while it pays off.  Every choice is a
 measurement: the next configuration is a pure function of the ones measured (:func:`next_config`), so a resumed
 sweep takes the same path.  When every configuration tried was CPU-bound, the peak is a lower bound
 (:func:`lower_bound_sentence`).
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from helpers.fio.json_output import parse_fio_bytes
@@ -30,6 +30,9 @@ MAX_PROBES = 10  # configurations per series at most, the start included (each o
 # a move must add this much over the best configuration to become the best: zram holds within about 2 % between
 # runs, and a doubling of a CPU-bound io_uring job's depth adds 5-15 % there
 GAIN_PCT = 5.0
+# an engine's line is deepened while its best reads within this much of the overall best: io_uring at a shallow depth
+# can read well below libaio and still win deeper (zram, 2 jobs x QD 3: 441k against libaio's 506k; x QD 32: 895k)
+LINE_PCT = 25.0
 
 
 def start_depth(steps: list[tuple[int, float]], gain_pct: float = 10.0) -> int:
@@ -153,12 +156,16 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
                 gain_pct: float = GAIN_PCT, uring: bool = True) -> Config | None:
     """The next configuration to measure, or None when the demand search is done.  From the best probe so far:
 
-    1. when it was CPU-bound and ``jobs_auto``: twice its jobs (at most ``cpus``) at the same outstanding I/O
-       (QD per job halved, at least 1);
-    2. when it was CPU-bound, ``engine_auto`` and its engine is libaio (and io_uring works): io_uring, same jobs
-       and QD;
-    3. twice its outstanding I/O (QD per job doubled, at most ``max_qd``) when the best probe was not the first
-       one (something paid off, so the deeper demand may too);
+    1. when the host was the limit (it was CPU-bound, or it came from a move off a CPU-bound start) and
+       ``jobs_auto``: twice its jobs (at most ``cpus``) at the same outstanding I/O (QD per job halved, at least 1);
+    2. when the host was the limit, ``engine_auto`` and its engine is libaio (and io_uring works): io_uring, same
+       jobs and QD;
+    3. deeper demand at the best probe's job count, per engine measured there (the best's engine first): twice the
+       QD per job (at most ``max_qd``) of that engine's own best (:func:`best` over its probes in the order
+       measured), when that best was reached by a move (not the start probe) and reads within :data:`LINE_PCT` % of
+       the overall best.  An engine is deepened on its own line because io_uring batches its submissions: at the depth
+       where it was switched on it can read the same as libaio and still pay off twice as deep (zram, 2 jobs: 721k
+       at QD 8 against libaio's 725k, 895k at QD 32);
 
     each only when not measured yet.  A candidate that reads less than ``gain_pct`` % over the best does not
     become the best (:func:`best`), so the search stops once no move pays off."""
@@ -167,14 +174,36 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
     b = best(probes, gain_pct)
     c = b.config
     seen = {p.config for p in probes}
+    # the host was the limit: the best probe was CPU-bound, or it came from a move off a CPU-bound start (fio's usr +
+    # sys per job misses what it waits for: 2 zram jobs at QD 2 read 479k at 75 % CPU each, and io_uring's kernel
+    # workers; a move that does not pay off is stopped by the gain rule)
+    host = b.cpu_bound or (b is not probes[0] and probes[0].cpu_bound)
     cands: list[Config] = []
-    if b.cpu_bound and jobs_auto and c.jobs * 2 <= cpus:
+    if host and jobs_auto and c.jobs * 2 <= cpus:
         cands.append(Config(c.jobs * 2, max(1, c.qd // 2), c.engine))
-    if b.cpu_bound and engine_auto and uring and c.engine == "libaio":
+    if host and engine_auto and uring and c.engine == "libaio":
         cands.append(Config(c.jobs, c.qd, "io_uring"))
-    if b is not probes[0] and c.qd * 2 <= max_qd:
-        cands.append(Config(c.jobs, c.qd * 2, c.engine))
+    engines = [c.engine] + sorted({p.config.engine for p in probes} - {c.engine})
+    for engine in engines:
+        line = [p for p in probes if p.config.jobs == c.jobs and p.config.engine == engine]
+        if not line:
+            continue
+        lb = best(line, gain_pct)
+        if lb is not probes[0] and lb.iops >= b.iops * (1 - LINE_PCT / 100) and lb.config.qd * 2 <= max_qd:
+            cands.append(Config(c.jobs, lb.config.qd * 2, engine))
     return next((x for x in cands if x not in seen), None)
+
+
+def deepest_points(points) -> dict:
+    """The deepest point of each grid series with ``numjobs``/``ioengine: auto`` (everything but the depth alike;
+    its first repeat): where a grid's demand search starts.  Keyed by the series (the point at depth 0)."""
+    out: dict = {}
+    for p in points:
+        if (p.jobs_auto or p.engine_auto) and p.repeat <= 1:
+            key = replace(p, iodepth=0, repeat=0)
+            if key not in out or p.iodepth > out[key].iodepth:
+                out[key] = p
+    return out
 
 
 def best(probes: list[Probe], gain_pct: float = GAIN_PCT) -> Probe:

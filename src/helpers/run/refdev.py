@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,11 +70,18 @@ def _zram(size_bytes: int) -> RefDevice | None:
     return RefDevice(Path(f"/dev/zram{n}"), "zram")
 
 
-def _zram_remove(n: int) -> None:
-    with contextlib.suppress(OSError):
-        Path(f"/sys/block/zram{n}/reset").write_text("1")
-    with contextlib.suppress(OSError):
-        (ZRAM_CONTROL / "hot_remove").write_text(str(n))
+def _zram_remove(n: int, tries: int = 20) -> None:
+    """Reset and remove zram ``n``; a device still open for a moment after fio exits (udev's probe of a closed
+    device) refuses both with EBUSY, so each is retried for up to ``tries`` x 0.1 s."""
+    for path, value in ((Path(f"/sys/block/zram{n}/reset"), "1"), (ZRAM_CONTROL / "hot_remove", str(n))):
+        for _ in range(tries):
+            try:
+                path.write_text(value)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.1)
 
 
 def _tmpfs_loop(size_bytes: int) -> tuple[RefDevice, Path] | None:

@@ -307,7 +307,9 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
         cmds.append(f"# rounds 1..{ss.max_rounds} until steady state (window {ss.window}), each round:")
         cmds.extend(point_cmd(replace(p, round=1)) for p in prof.points)
     else:
-        cmds.extend(point_cmd(p) for p in prof.points)
+        deepest = set(demand.deepest_points(prof.points).values())  # numjobs/ioengine auto in a grid
+        for p in prof.points:
+            cmds.extend([point_cmd(p), *(demand_cmds(p) if p in deepest else [])])
     return cmds
 
 
@@ -566,6 +568,7 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
             burst_mod.run_burst(ctx)
         else:
             ctx.run_points(plan.profile.points)
+            ctx.run_grid_demand(plan.profile.points)
     except (KeyboardInterrupt, FioInterrupted):
         current = ctx.current
         if current and current in manifest["points"] and manifest["points"][current].get("status") == "running":
@@ -689,6 +692,21 @@ class _SweepContext:
             bar.set_postfix_str(describe_point(point))
             self.run_point(point)
 
+    def run_grid_demand(self, points) -> None:
+        """``numjobs``/``ioengine: auto`` in a grid: each series' deepest point starts a demand search
+        (:meth:`search_demand`, per-job QD at most that depth); its summary in the manifest's ``demand`` by the
+        deepest point's id, its probes tagged ``demand``."""
+        deepest = demand.deepest_points(points)
+        if not deepest:
+            return
+        out = self.manifest.setdefault("demand", {})
+        bar = tqdm(desc=f"demand {self.plan.run_id}", unit="point", disable=not _bar_enabled(self.progress))
+        for p in deepest.values():
+            if self.done(p):
+                out[p.point_id] = self.search_demand(p, p.iodepth, p.point_id, bar, tag="demand", max_qd=p.iodepth)
+        bar.close()
+        write_manifest(self.plan.run_dir, self.manifest)
+
     # -------------------------------------------------------------------------------- adaptive
     def run_adaptive(self) -> None:
         bar = tqdm(desc=f"adaptive {self.plan.run_id}", unit="point", disable=not _bar_enabled(self.progress))
@@ -739,7 +757,8 @@ class _SweepContext:
                 summary[series]["demand"] = self.search_demand(p0, start, series, bar, extra)
         write_manifest(self.plan.run_dir, self.manifest)
 
-    def search_demand(self, p0: Point, qd: int, series: str, bar, extra: dict | None = None) -> dict:
+    def search_demand(self, p0: Point, qd: int, series: str, bar, extra: dict | None = None, tag: str = "adaptive",
+                      max_qd: int | None = None) -> dict:
         """From the series' peak depth: more jobs at the same outstanding I/O, io_uring, deeper demand, while the
         best probe is CPU-bound and a move pays off (helpers.run.demand.next_config); the summary it returns
         records every configuration (engine, jobs, QD, fio's CPU %) and whether the best is only a lower bound."""
@@ -749,12 +768,12 @@ class _SweepContext:
         pin = demand.cpu_list() if demand.can_pin() else None
         uring = demand.io_uring_problem(self.plan.fio or "fio") is None if p0.engine_auto else False
         hipri = demand.queue_polls(self.plan.target.path)
-        while (c := demand.next_config(probes, demand.usable_cpus(), p0.engine_auto, p0.jobs_auto, a.max_qd,
-                                       uring=uring)) is not None:
+        while (c := demand.next_config(probes, demand.usable_cpus(), p0.engine_auto, p0.jobs_auto,
+                                       max_qd or a.max_qd, uring=uring)) is not None:
             point = replace(p0, iodepth=c.qd, numjobs=c.jobs, ioengine=c.engine,
                             fio_extra=tuple(demand.engine_options(c, pin, hipri)))
             bar.set_postfix_str(f"{describe_point(point)} (demand)")
-            entry = self.run_point(point, {"adaptive": {"series": series, "kind": "demand"}, **(extra or {})})
+            entry = self.run_point(point, {tag: {"series": series, "kind": "demand"}, **(extra or {})})
             bar.update(1)
             if entry.get("status") != "ok":
                 break
