@@ -3,12 +3,18 @@ pictures), the first figure of each page; one sentence when the run's pages or t
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from helpers.errors import LabError
 from helpers.report import screenshots
 
 PNG = b"\x89PNG\r\n\x1a\n"
+
+
+async def shoot_in_loop(tmp_path):
+    return screenshots.shoot("r1", reports_dir=tmp_path / "reports", out_dir=tmp_path / "img0", settle_ms=0)
 
 
 def write_pages(run_dir, with_figure=True):
@@ -44,7 +50,9 @@ def test_shoots_the_first_figure_of_each_page(tmp_path):
     pytest.importorskip("playwright.sync_api")
     write_pages(tmp_path / "reports" / "r1")
     write_pages(tmp_path / "reports" / "r2", with_figure=False)
-    out = screenshots.shoot("r1", reports_dir=tmp_path / "reports", out_dir=tmp_path / "img", settle_ms=0)
+    loop = asyncio.new_event_loop()  # as in a notebook's kernel: an asyncio loop running in this thread
+    out = loop.run_until_complete(shoot_in_loop(tmp_path))
+    loop.close()
     assert [p.name for p in out] == list(screenshots.PAGES.values())
     fig = out[0].read_bytes()
     assert fig.startswith(PNG)

@@ -13,6 +13,7 @@ import shutil
 import sys
 import tempfile
 from argparse import ArgumentParser
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from helpers import config
@@ -54,8 +55,9 @@ def shoot(run_id: str = "", reports_dir: Path | None = None, out_dir: Path | Non
     out_dir.mkdir(parents=True, exist_ok=True)
     home = tempfile.mkdtemp(prefix="shots-home-")
     env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": f"{home}/.config", "XDG_CACHE_HOME": f"{home}/.cache"}
-    written = []
-    try:
+    written: list[Path] = []
+
+    def shoot_pages() -> None:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), env=env, headless=True,
                                          args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
@@ -75,6 +77,12 @@ def shoot(run_id: str = "", reports_dir: Path | None = None, out_dir: Path | Non
                     page.screenshot(path=str(out_dir / png))
                 written.append(out_dir / png)
             browser.close()
+
+    try:
+        # playwright's sync API refuses a thread with a running asyncio loop (a notebook's kernel, a test worker
+        # that ran one): it gets a thread of its own
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pool.submit(shoot_pages).result()
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return written
