@@ -92,3 +92,10 @@ def test_pure_layers_never_read_files(layer):
                 if name in FILE_READERS:
                     calls.append(f"{path.name}:{node.lineno} {name}()")
     assert not calls, calls
+
+
+def test_every_module_holds_one_idea():
+    """Rooms of one idea: a module over 600 lines holds more than one and is split along them (docs/architecture.md)."""
+    big = {str(p.relative_to(config.PACKAGE_DIR)): n for p in sorted(config.PACKAGE_DIR.rglob("*.py"))
+           if (n := len(p.read_text().splitlines())) > 600}
+    assert not big, f"modules over 600 lines: {big}"
