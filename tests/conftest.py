@@ -38,6 +38,18 @@ def scratch_dir(request) -> Path:
     return session(request.config).scratch_dir
 
 
+@pytest.fixture(scope="session")
+def scratch_file(scratch_dir):
+    """A 64 MiB fio target of a test's own in the scratch folder, written once per name (filled with one byte, so it
+    is allocated, never sparse): ``scratch_file("burst-target.bin")``."""
+    def make(name: str, fill: bytes = b"\x22", size: int = 64 << 20) -> Path:
+        target = scratch_dir / name
+        if not target.exists() or target.stat().st_size != size:
+            target.write_bytes(fill * size)
+        return target
+    return make
+
+
 # --- the expensive, shared fixtures: one smoke sweep, every notebook executed once per data set ------------
 #
 # nbval validates every notebook (tests/nbval_lab.py), and its executions are the session's: 00-sweep makes the

@@ -175,7 +175,7 @@ def test_no_burst_points():
     assert burst_buckets(None).empty
 
 
-def test_real_fio_bucket_from_rate_limited_phases(tmp_path, scratch_dir, fio_path):
+def test_real_fio_bucket_from_rate_limited_phases(tmp_path, scratch_file, fio_path):
     """Whole path, fio logs -> timeseries dataset -> token_bucket: fio's own rate limit faking a bucket on a plain
     file.  The first drain writes 3.2 s at 2,000 IOPS, then (stonewalled, ONE log stream) 0.6 s at 500 IOPS: a bucket
     of (2,000 - 500) x 3.2 = 4,800 I/Os; the drain "after a 1 s rest" 2.5 s at 2,000 then 0.6 s at 500: 3,750 I/Os
@@ -190,9 +190,7 @@ def test_real_fio_bucket_from_rate_limited_phases(tmp_path, scratch_dir, fio_pat
 
     if burst_device.available() is None:
         pytest.skip("covered by tests/test_burst_device.py against a device with a real bucket (root, zram, throttle)")
-    target = scratch_dir / "burst-target.bin"
-    if not target.exists() or target.stat().st_size != 64 << 20:
-        target.write_bytes(b"\x22" * (64 << 20))
+    target = scratch_file("burst-target.bin")
     run = tmp_path / "raw" / "burst"
     run.mkdir(parents=True)
     point = "burst-randwrite-bs4k-qd8-nj1"

@@ -270,7 +270,7 @@ def test_a_write_whose_rate_steps_up_never_settled_and_is_inconclusive():
     assert "a write still speeding up cannot show" in c.reason
 
 
-def test_real_fio_short_sustained_write_reads_inconclusive(tmp_path, scratch_dir, fio_path):
+def test_real_fio_short_sustained_write_reads_inconclusive(tmp_path, scratch_file, fio_path):
     """Real fio: 64 MiB written sequentially with 10 ms bw-log windows (a fraction of a second) through the
     ingest: the sustained-write sentence is inconclusive, never 'no write cliff detected'."""
     import subprocess
@@ -280,9 +280,7 @@ def test_real_fio_short_sustained_write_reads_inconclusive(tmp_path, scratch_dir
     from helpers.ingest import core
     from helpers.processed import store
 
-    target = scratch_dir / "short-sustained.bin"
-    if not target.exists() or target.stat().st_size != 64 << 20:
-        target.write_bytes(b"\x22" * (64 << 20))
+    target = scratch_file("short-sustained.bin")
     run = tmp_path / "raw" / "short"
     run.mkdir(parents=True)
     name = "sustained-write-bs128k-qd8-nj1-vol1x"

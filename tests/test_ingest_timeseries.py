@@ -263,7 +263,7 @@ FIO_CMD = ["fio"]
 
 
 @pytest.fixture(scope="module")
-def bench_logs(tmp_path_factory, scratch_dir, fio_path):
+def bench_logs(tmp_path_factory, scratch_file, fio_path):
     """Three real points (1.5-2 s each): 'stall' (a 0.6 s thinktime after 16 MiB: fio ticks and logs nothing),
     'stopped' (fio's process group SIGSTOPped for 0.6 s, 0.5 s into the job: fio's main process, where its
     helper thread ticks, stops; the job process was seen writing on -- its lat log has entries throughout) and
@@ -271,9 +271,7 @@ def bench_logs(tmp_path_factory, scratch_dir, fio_path):
     side by side, then the third."""
     FIO_CMD[0] = fio_path
     root = tmp_path_factory.mktemp("bench-fio")
-    target = scratch_dir / "bench-target.bin"
-    if not target.exists() or target.stat().st_size != 64 << 20:
-        target.write_bytes(b"\x2b" * (64 << 20))
+    target = scratch_file("bench-target.bin", fill=b"\x2b")
     dirs = {k: root / "dev" / k for k in ("stall", "stopped", "busy")}
     for d in dirs.values():
         d.mkdir(parents=True)
