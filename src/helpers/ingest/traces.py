@@ -391,7 +391,8 @@ def _blkparse_text(path: Path) -> pa.BufferReader:
     if exe is None:
         raise TraceError(f"{path.name} is blktrace binary output and blkparse is not installed "
                          "(apt-get install blktrace), so it cannot be read.")
-    out = subprocess.run([exe, "-i", str(path), "-o", "-"], capture_output=True, check=False)
+    with path.open("rb") as f:  # "-i -": any file name (blkparse's own -i wants <name>.blktrace.<cpu> files)
+        out = subprocess.run([exe, "-i", "-"], stdin=f, capture_output=True, check=False)  # text to stdout
     if out.returncode != 0:
         why = (out.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
         raise TraceError(f"blkparse could not read {path.name}: {why}.")
