@@ -50,9 +50,13 @@ def test_shoots_the_first_figure_of_each_page(tmp_path):
     pytest.importorskip("playwright.sync_api")
     write_pages(tmp_path / "reports" / "r1")
     write_pages(tmp_path / "reports" / "r2", with_figure=False)
-    loop = asyncio.new_event_loop()  # as in a notebook's kernel: an asyncio loop running in this thread
-    out = loop.run_until_complete(shoot_in_loop(tmp_path))
-    loop.close()
+    try:  # a test worker may already run an asyncio loop in this thread (the case shoot() must survive)
+        asyncio.get_running_loop()
+        out = screenshots.shoot("r1", reports_dir=tmp_path / "reports", out_dir=tmp_path / "img0", settle_ms=0)
+    except RuntimeError:  # none running: run one, as a notebook's kernel does
+        loop = asyncio.new_event_loop()
+        out = loop.run_until_complete(shoot_in_loop(tmp_path))
+        loop.close()
     assert [p.name for p in out] == list(screenshots.PAGES.values())
     fig = out[0].read_bytes()
     assert fig.startswith(PNG)
