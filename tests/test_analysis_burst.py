@@ -106,9 +106,9 @@ def test_drop_too_near_the_end():
     tb = token_bucket(t, r)
     assert not tb.found and tb.baseline_rate is None and tb.bucket_size is None
     assert tb.burst_rate == pytest.approx(3000, rel=0.05) and tb.drop_s == pytest.approx(58)  # what it does show
-    assert re.fullmatch(r"bursts at [23],\d{3} IOPS for 58 s, then the rate dropped 2 windows before the drain ended: "
-                        r"too short to see the baseline it settled at, so no bucket size; drain for longer\.",
-                        tb.reason), tb.reason
+    assert re.fullmatch(r"the rate held at [23],\d{3} IOPS for 58 s, then fell for the last 2 windows before the "
+                        r"drain ended: too short to tell a burst running out from a stall or to see a baseline, so no "
+                        r"bucket size; drain for longer\.", tb.reason), tb.reason
 
 
 def test_rest_too_short_to_see_a_refill():

@@ -157,5 +157,7 @@ def test_real_fio_burst_run_on_a_plain_file_has_no_bucket(tmp_path, scratch_dir,
     ts = point_series(store.load(tmp_path / "processed", config.TIMESERIES_DATASET, "b"))
     (row,) = burst_buckets(ts).itertuples()
     assert row.point_id == pid and row.rate_unit == "IOPS" and row.bucket_size is None
-    # "held within X %", or "varied by up to X %" when this VM's disk stalled a few windows (no drop that stayed)
-    assert row.reason.startswith("no burst found: the rate "), (row.reason, ts[["window_end_s", "iops"]])
+    # "held within X %", or "varied by up to X %" when this VM's disk stalled a few windows (no drop that stayed), or,
+    # when it stalled in the last windows under load, a fall it cannot tell from a burst running out: never a burst
+    assert (row.reason.startswith("no burst found: the rate ") or "too short to tell a burst running out from a stall"
+            in row.reason), (row.reason, ts[["window_end_s", "iops"]])

@@ -200,9 +200,11 @@ def token_bucket(t_s, rate, rest_s=None, after_rest=None, unit: str = "IOPS") ->
         return none(f"the rate dropped after {drop} window{'s' * (drop != 1)} ({_secs(float(t[drop - 1] - start[0]))})"
                     f": too short a burst to size; log narrower windows (log_avg_msec) to see it.", phases=phases)
     if n - drop < MIN_PHASE_WINDOWS + 1:  # the burst is seen, the baseline (and so the bucket) is not
-        tb = none(f"bursts at {_rate(mean(0, drop), unit)} for {_secs(float(start[drop] - start[0]))}, then the rate "
-                  f"dropped {n - drop} window{'s' * (n - drop != 1)} before the drain ended: too short to see the "
-                  "baseline it settled at, so no bucket size; drain for longer.", phases=phases)
+        # a fall in the last windows may be a burst running out or a stall of the device: not called a burst
+        tb = none(f"the rate held at {_rate(mean(0, drop), unit)} for {_secs(float(start[drop] - start[0]))}, then fell "
+                  f"for the last {n - drop} window{'s' * (n - drop != 1)} before the drain ended: too short to tell a "
+                  "burst running out from a stall or to see a baseline, so no bucket size; drain for longer.",
+                  phases=phases)
         tb.burst_rate, tb.drop_s = mean(0, drop), float(start[drop] - start[0])
         return tb
     # the windows either side of the drop (the bucket emptied in one of them) are left out of both rates
