@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -186,6 +187,11 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
     older = {**m, "adaptive": {k: {x: y for x, y in v.items() if x != "max_qd"} for k, v in m["adaptive"].items()}}
     assert (search_plateaus(older)["max_qd"] == 4).all()  # runs before that: the profile the manifest holds
     assert (pl["last_qd"] <= 4).all() and all(1 in q for q in pl["measured_qds"])
+    # every point of the run (all under 3 s) is flagged short exactly when no settle ended it
+    rows = ingest_run(tmp_path / "raw" / "ch").results
+    settled = rows["point_id"].map({k: v.get("settled_after_s") for k, v in pts.items()}).astype("float64")
+    assert rows["settled_after_s"].equals(settled.rename("settled_after_s"))
+    assert (rows["flag_short_run"] == rows["settled_after_s"].isna()).all()
     # on the same target, a steady (rate-limited) probe with 250 ms windows and a 0.1 s ramp settles early: at its
     # third window, about 0.85 s in, on a quiet machine (its first window counts: the known-answer test below);
     # runtime 2 s, since under load fio's status objects come late (a 1 s probe ran to its end beside one busy
@@ -194,17 +200,16 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
               settle_pct=10.0, settle_window_ms=250, rate_iops=2000, rate_process="linear", log_avg_msec=0,
               log_hist_msec=0)
     r = run_point(p, scratch_dir / "characterize.bin", 16 << 20, tmp_path)
+    load = os.getloadavg()[0]
+    if r.settled_s is None and load > (os.cpu_count() or 1):  # fio's status objects came too late to settle on
+        pytest.skip(f"machine busy (load average {load:.1f} > {os.cpu_count()} CPUs): the steady probe ran its "
+                    f"{r.device_s:.1f} s without fio's status objects showing it settled")
     assert r.status == "ok" and r.settled_s is not None and r.settled_s < 1.6, (r.settled_s, r.device_s)
-    # ingested with its manifest entry, that probe carries its settle time and is not flagged too short; every
-    # point of the run (all under 3 s) is flagged short exactly when no settle ended it
+    # ingested with its manifest entry, that probe carries its settle time and is not flagged too short
     probe = ingest_paths([tmp_path / f"{p.point_id}.json"], "probe", facts=manifest_facts(
         {"points": {p.point_id: {"parameters": p.as_dict(), "settled_after_s": r.settled_s}}})).results
     assert (probe["settled_after_s"] == r.settled_s).all() and not probe["flag_short_run"].any()
     assert not probe["flag_reasons"].str.contains("too short").any()
-    rows = ingest_run(tmp_path / "raw" / "ch").results
-    settled = rows["point_id"].map({k: v.get("settled_after_s") for k, v in pts.items()}).astype("float64")
-    assert rows["settled_after_s"].equals(settled.rename("settled_after_s"))
-    assert (rows["flag_short_run"] == rows["settled_after_s"].isna()).all()
 
 
 def test_a_first_status_object_one_whole_window_in_starts_its_window_from_nothing(tmp_path):
