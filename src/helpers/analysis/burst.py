@@ -379,5 +379,7 @@ def burst_card_metrics(series: pd.DataFrame | None, manifest: dict | None = None
     tb, (div, unit) = b.bucket, ((1e6, "MB/s") if b.unit == "bytes/s" else (1.0, "IOPS"))
     return [{"name": name, "value": None if v is None else v / div, "unit": unit, "detail": tb.reason,
              "title": f"{name} ({b.point_id})"}
-            for name, v in (("Burst rate", tb.burst_rate), ("Baseline rate after the burst", tb.baseline_rate))]
+            # a burst rate only beside the baseline it fell to: a fall in a drain's last windows may be a stall
+            for name, v in (("Burst rate", tb.burst_rate if tb.baseline_rate is not None else None),
+                            ("Baseline rate after the burst", tb.baseline_rate))]
 
