@@ -511,3 +511,25 @@ def test_the_drive_summary_has_every_searched_series_with_its_level_and_saturati
     assert first["MB/s"] == pytest.approx(71000 * 4096 / 1e6) and first["range (IOPS)"] == "69,000–76,000 (5 probes)"
     assert t.iloc[1]["IOPS"] == 10000.0  # reads and writes together
     assert analysis.series_summary(df.iloc[0:0]).empty
+
+
+def test_the_drive_summary_lists_a_demand_search_beside_its_one_job_ladder():
+    """A search whose demand step went past the ladder's one job (helpers.run.demand): the summary names the ladder
+    row's setting and adds the demand search's best configuration, the number the card's headline reads, with
+    'at least' when every configuration was CPU-bound."""
+    df = characterize_like_run()
+    m = characterize_manifest()
+    probes = [{"jobs": 1, "qd": 32, "ioengine": "libaio", "iops": 71000.0, "cpu_bound": True},
+              {"jobs": 2, "qd": 16, "ioengine": "libaio", "iops": 130000.0, "cpu_bound": True},
+              {"jobs": 2, "qd": 16, "ioengine": "io_uring", "iops": 180000.0, "cpu_bound": True}]
+    m["adaptive"]["qd-rr"]["demand"] = {"probes": probes, "lower_bound": True}
+    t = analysis.series_summary(df, m)
+    assert list(t["series"]) == ["randread 4k (1 job, libaio: the QD ladder)",
+                                 "randread 4k (demand search: jobs × QD, engine)"]
+    row = t.iloc[1]
+    assert row["IOPS"] == 180000.0 and row["how"] == "the best configuration: 2 jobs × QD 16, io_uring"
+    assert row["range (IOPS)"] == "71,000–180,000 (3 configurations)" and row["flags"].startswith("at least")
+    m["adaptive"]["qd-rr"]["demand"] = {"probes": probes[:1], "lower_bound": True}  # nothing past the start
+    assert list(analysis.series_summary(df, m)["series"]) == ["randread 4k"]
+    m["adaptive"]["qd-rr"]["demand"] = {"probes": probes[:2], "lower_bound": False}
+    assert analysis.series_summary(df, m).iloc[1]["flags"] == ""

@@ -66,7 +66,7 @@ def test_hanging_fio_is_stopped_and_leaves_no_output(tmp_path, fake_fio, monkeyp
     monkeypatch.setattr(runner, "STOP_GRACE_S", 0.5)
     tmp, final = tmp_path / ".p.json.tmp", tmp_path / "p.json"
     tmp.write_text("{")
-    rc, text, seconds = runner.run_fio([str(fio)], tmp, final, timeout=1)
+    rc, text, seconds, _ = runner.run_fio([str(fio)], tmp, final, timeout=1)
     assert rc == 124 and "did not finish within 1 s" in text and seconds < 30  # killed after the grace
     assert not tmp.exists() and not final.exists()
 

@@ -5,13 +5,14 @@ analysis.slo_table."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from helpers.analysis.slo import latency_column, slo_table
 from helpers.errors import LabError
 from helpers.ingest.core import ingest_run
-from helpers.run import slo_search, sweep
+from helpers.run import demand, slo_search, sweep
 from helpers.run.profiles import SloSearchSettings, parse_profile
 from sweep_helpers import write_profile
 
@@ -59,6 +60,69 @@ def test_saturation_counts_as_failure():
     s = SloSearchSettings()
     assert not slo_search.meets(10_000, 9_000, 100.0, s)  # achieved 90 % of offered
     assert not slo_search.meets(10_000, 10_000, float("nan"), s)  # no percentile: cannot claim it met
+
+
+def simulate_host(device: float, per_job: dict[str, float], s: SloSearchSettings, jobs_auto: bool,
+                  engine_auto: bool, cpus: int = 4) -> tuple[list[slo_search.RateStep], demand.Config]:
+    """A device that meets the SLO up to ``device`` IOPS behind a host where one fio job issues at most
+    ``per_job[engine]`` IOPS (at it fio uses 100 % of a CPU and the achieved rate stops there), driven by the
+    executor's own rule: a host-limited step is superseded by :func:`demand.more_demand`'s configuration."""
+    history: list[slo_search.RateStep] = []
+    cfg = demand.Config(1, 256, "libaio")
+    while (nxt := slo_search.next_rate(history, s)) is not None:
+        rate, kind = nxt
+        fio_max = per_job[cfg.engine] * cfg.jobs
+        achieved = float(min(rate, fio_max, device * 1.02))
+        cpu = 100.0 * achieved / fio_max  # busy in proportion to the I/Os fio issued
+        lat = 100.0 if rate <= device else 10 * s.slo_us
+        step = slo_search.RateStep(rate, achieved, lat, slo_search.meets(rate, achieved, lat, s), kind, "lat",
+                                   cfg.jobs, cfg.qd, cfg.engine, cpu)
+        if slo_search.host_limited(step, s) and (
+                more := demand.more_demand(cfg, cpus, jobs_auto, engine_auto)) is not None:
+            step, cfg = replace(step, superseded=True), more
+        history.append(step)
+    return history, cfg
+
+
+def test_a_load_fio_cannot_issue_is_offered_again_with_more_jobs_and_finds_the_device():
+    """Device capacity 300k behind one job that issues 120k (zram-like): with numjobs/ioengine auto the search
+    moves to 2, then 4 jobs at the load fio could not issue and brackets the device's capacity, not fio's."""
+    s = SloSearchSettings(start_rate=10_000, factor=4, tolerance_pct=10, max_rate=1_000_000, max_steps=20)
+    h, cfg = simulate_host(300_000, {"libaio": 120_000, "io_uring": 150_000}, s, jobs_auto=True, engine_auto=True)
+    lo, hi = slo_search.bracket(h)
+    assert lo <= 300_000 < hi and hi / lo <= 1.10
+    gone = [x for x in h if x.superseded]
+    assert [x.jobs for x in gone] == [1, 2] and all(x.cpu_pct >= demand.CPU_BOUND_PCT for x in gone)
+    assert cfg == demand.Config(4, 64, "libaio")  # outstanding ceiling kept: 4 jobs x QD 64
+    out = slo_search.summary(h, s, 1.0)
+    assert out["superseded_steps"] == 2 and not out["host_limit"] and "host's limit" not in out["reason"]
+    assert out["setting"] == "4 jobs × QD 64, libaio"
+    assert out["steps"][0]["cpu_pct"] is not None and all(x["jobs"] >= 1 for x in out["steps"])
+
+
+def test_fixed_jobs_are_obeyed_and_the_capacity_says_it_is_the_hosts_limit():
+    s = SloSearchSettings(start_rate=10_000, factor=4, tolerance_pct=10, max_rate=1_000_000, max_steps=20)
+    h, cfg = simulate_host(300_000, {"libaio": 120_000, "io_uring": 150_000}, s, jobs_auto=False, engine_auto=False)
+    assert cfg == demand.Config(1, 256, "libaio") and not any(x.superseded for x in h)
+    lo, hi = slo_search.bracket(h)
+    assert lo <= 120_000 / s.saturation_fraction < hi  # the bracket is fio's limit (95 % of offered achieved)
+    out = slo_search.summary(h, s, 1.0)
+    assert out["host_limit"] and "the capacity is the host's limit" in out["reason"]
+    assert out["host_sentence"] in out["reason"] and "1 job × QD 256, libaio" in out["host_sentence"]
+    # every move used up (2 CPUs: 2 jobs, then io_uring) and still fio's limit: a lower bound, said once
+    h, cfg = simulate_host(900_000, {"libaio": 120_000, "io_uring": 150_000}, s, True, True, cpus=2)
+    assert cfg == demand.Config(2, 128, "io_uring") and [x.config for x in h if x.superseded] == [
+        demand.Config(1, 256, "libaio"), demand.Config(2, 128, "libaio")]
+    out = slo_search.summary(h, s, 1.0)
+    assert out["host_limit"] and out["capacity_rate_iops"] <= 300_000 < out["first_failing_rate_iops"]
+    # a device that is the limit (latency fails, fio keeps up) is never called the host's
+    h, _ = simulate_host(50_000, {"libaio": 120_000, "io_uring": 150_000}, s, True, True)
+    assert not any(x.superseded for x in h) and not slo_search.summary(h, s, 1.0)["host_limit"]
+
+
+def test_the_offered_load_is_shared_by_the_jobs():
+    assert slo_search.per_job_rate(300_000, 2) == 150_000 and slo_search.per_job_rate(100_001, 4) == 25_001
+    assert slo_search.per_job_rate(5, 1) == 5
 
 
 @pytest.mark.parametrize("doc, fragment", [

@@ -14,6 +14,7 @@ from helpers.analysis.points import (
 from helpers.analysis.pts import pts_run
 from helpers.fio.units import format_bytes
 from helpers.processed.validity import settled_text
+from helpers.run import demand
 from helpers.run.adaptive import PROBE_KINDS
 
 KB4 = 4096
@@ -314,6 +315,10 @@ def series_summary(df: pd.DataFrame, manifest: dict | None = None) -> pd.DataFra
                     "saturates from QD": int(row["plateau_from_qd"].iloc[0]) if len(row) and
                     pd.notna(row["plateau_from_qd"].iloc[0]) else None,
                     "flags": r["flag_reasons"]})
+        moved = _demand_row(((manifest or {}).get("adaptive") or {}).get(p["series"]) or {}, _label(first), state, bs)
+        if moved:  # the demand search went past the ladder's setting: its best is the series' number too
+            out[-1]["series"] += f" ({_start_phrase(p['series'], manifest)})"
+            out.append(moved)
     mixes = ops[~used & ops["rwmixread_pct"].notna() & ops["rw"].isin(["randrw", "rw"])]
     for _, g in mixes.groupby(["rw", "bs_bytes", "rwmixread_pct", "iodepth", "numjobs"], sort=False):
         r = levels(g, "iops").iloc[0]
@@ -324,6 +329,32 @@ def series_summary(df: pd.DataFrame, manifest: dict | None = None) -> pd.DataFra
                     "how": "a listed point" + (" (mean of its runs)" if r["n"] > 1 else ""),
                     "saturates from QD": None, "flags": r["flag_reasons"]})
     return pd.DataFrame(out, columns=SERIES_COLUMNS).astype({"saturates from QD": "Int64"})
+
+
+def _start_phrase(series: str, manifest: dict | None) -> str:
+    """How a searched series' ladder ran: '1 job, libaio' (from its demand search's start probe)."""
+    d = ((((manifest or {}).get("adaptive") or {}).get(series) or {}).get("demand") or {}).get("probes") or [{}]
+    jobs, engine = d[0].get("jobs", 1), d[0].get("ioengine")
+    return f"{jobs} job{'s' if jobs != 1 else ''}" + (f", {engine}" if engine else "") + ": the QD ladder"
+
+
+def _demand_row(info: dict, label: str, state: str, bs: float) -> dict | None:
+    """The row of a searched series' demand search (helpers.run.demand) when it measured more than its start: the
+    most IOPS of its configurations with the one that reached it, and, when every configuration was CPU-bound,
+    that the number is at least that (the host's limit).  None without a demand search that moved."""
+    d = info.get("demand") or {}
+    probes = d.get("probes") or []
+    if len(probes) < 2:
+        return None
+    top = max(probes, key=lambda x: float(x.get("iops") or 0))
+    setting = demand.Config(int(top["jobs"]), int(top["qd"]), str(top["ioengine"])).phrase()
+    iops = [float(x["iops"]) for x in probes]
+    return {"series": f"{label} (demand search: jobs × QD, engine)", "target state": state, "IOPS": float(top["iops"]),
+            "MB/s": float(top["iops"]) * bs / 1e6, "range (IOPS)": f"{min(iops):,.0f}–{max(iops):,.0f} "
+            f"({len(probes)} configurations)", "how": f"the best configuration: {setting}",
+            "saturates from QD": None,
+            "flags": "at least: fio used a whole CPU per job in every configuration (the host's limit)"
+            if d.get("lower_bound") else ""}
 
 
 def _label(r: pd.Series) -> str:

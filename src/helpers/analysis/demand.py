@@ -1,5 +1,6 @@
 """Demand intensity: every measured point by its outstanding I/O (numjobs x iodepth: PTS's thread count x queue
-depth), its job count and engine, with fio's CPU % (usr + sys per job) and whether fio was CPU-bound (the validity
+depth), its job count and engine, with fio's CPU % per job (:func:`helpers.processed.validity.cpu_per_job`: fio's
+own usr + sys, or the whole process's share when larger) and whether fio was CPU-bound (the validity
 flag's rule, :data:`helpers.run.demand.CPU_BOUND_PCT`).  Works on one-job runs and others' files alike: a point
 without numjobs counts one job, one without an engine is named "engine not stated"."""
 
@@ -10,6 +11,7 @@ import pandas as pd
 from helpers.analysis.knee import knee_table
 from helpers.analysis.points import operation_label, totals
 from helpers.fio.units import format_bytes
+from helpers.processed.validity import cpu_per_job
 from helpers.run.demand import CPU_BOUND_PCT
 
 COLUMNS = ["series", "line", "rw", "bs_bytes", "ioengine", "numjobs", "iodepth", "outstanding_io", "iops",
@@ -40,9 +42,7 @@ def demand_points(df: pd.DataFrame) -> pd.DataFrame:
     out["outstanding_io"] = out["numjobs"] * out["iodepth"]
     out["iops"] = d["iops"]
     out["lat_mean_us"] = d["lat_mean_us"] if "lat_mean_us" in d.columns else float("nan")
-    usr = pd.to_numeric(d["usr_cpu_pct"], errors="coerce") if "usr_cpu_pct" in d.columns else float("nan")
-    sys_ = pd.to_numeric(d["sys_cpu_pct"], errors="coerce") if "sys_cpu_pct" in d.columns else float("nan")
-    out["cpu_pct"] = usr + sys_
+    out["cpu_pct"] = cpu_per_job(d)
     out["cpu_bound"] = out["cpu_pct"] >= CPU_BOUND_PCT
     out["series"] = [f"{operation_label(r, m)} {format_bytes(int(b)) if pd.notna(b) else 'bs not stated'}"
                      for r, m, b in zip(out["rw"], mix, out["bs_bytes"])]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from helpers.processed.validity import CPU_BOUND_PCT, SYNC_ENGINES
+from helpers.processed.validity import CPU_BOUND_PCT, SYNC_ENGINES, cpu_per_job
 
 LITTLES_TOLERANCE = 0.10  # |L̂ / configured − 1| above this is flagged
 LINEAR_TOLERANCE = 0.10  # a point stays in the linear region while within 10 % of the line
@@ -70,7 +70,7 @@ def littles_law(df: pd.DataFrame, tolerance: float = LITTLES_TOLERANCE) -> pd.Da
         return pd.DataFrame(columns=keys + describe + ["cpu_pct"] + LITTLES_COLUMNS)
     d = df.copy()
     d["_l"] = d["iops"] * d["lat_mean_us"] * 1e-6
-    d["cpu_pct"] = d.get("usr_cpu_pct", np.nan) + d.get("sys_cpu_pct", np.nan)
+    d["cpu_pct"] = cpu_per_job(d)
     agg = {"iops": "sum", "_l": "sum", "cpu_pct": "max", **{c: "first" for c in describe}}
     if "flag_reasons" in d.columns:
         agg["flag_reasons"] = lambda s: "; ".join(sorted({x for x in s.dropna() if x}))

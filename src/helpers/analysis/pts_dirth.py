@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from helpers.fio import histogram
+from helpers.processed.validity import cpu_per_job
 from helpers.run.pts_dirth import OPERATING_POINTS, dirth_operating_points
 
 NINES = (99.0, 99.9, 99.99, 99.999)
@@ -50,7 +51,7 @@ def _totals(results: pd.DataFrame, run, ids) -> pd.DataFrame:
                                      "lat_max_us"])
     r = results[(results["run_id"] == run.run_id) & results["point_id"].isin(list(ids))]
     r = r.assign(_w=r["iops"].where(r["lat_mean_us"].notna(), 0.0), _wl=r["iops"] * r["lat_mean_us"].fillna(0),
-                 _cpu=r["usr_cpu_pct"].astype(float) + r["sys_cpu_pct"].astype(float))
+                 _cpu=cpu_per_job(r))
     g = r.groupby("point_id").agg(numjobs=("numjobs", "first"), iodepth=("iodepth", "first"), iops=("iops", "sum"),
                                   _w=("_w", "sum"), _wl=("_wl", "sum"), cpu_pct=("_cpu", "first"),
                                   total_ios=("total_ios", "sum"), lat_max_us=("lat_max_us", "max"))

@@ -274,12 +274,12 @@ def slo_capacity_interval(iodepth, iops, p99_us, slo_us: float, confidence: floa
 
 LATENCY_NAMES = {k: latency_name(k) for k in ("lat", "clat")}
 CROSS_CHECK_COLUMNS = ["run_id", "series", "slo_us", "percentile", "search_rate_iops", "search_iops",
-                       "search_latency_us", "search_latency", "fio_iops", "fio_depth", "fio_max_depth",
-                       "fio_latency_us", "fio_window_s", "fio_settled", "difference_pct", "agree", "verdict",
+                       "search_latency_us", "search_latency", "search_setting", "host_limit", "fio_iops", "fio_depth",
+                       "fio_max_depth", "fio_latency_us", "fio_window_s", "fio_settled", "difference_pct", "agree", "verdict",
                        "search_points", "search_device_s", "grid_points", "grid_device_s", "cross_check_device_s",
                        "device_time"]
 STEP_COLUMNS = ["run_id", "series", "step", "kind", "offered_iops", "achieved_iops", "latency_us", "latency",
-                "meets"]
+                "meets", "jobs", "iodepth", "ioengine", "cpu_pct", "superseded"]
 
 
 @dataclass(frozen=True)
@@ -425,7 +425,8 @@ def slo_cross_check(manifests: dict[str, dict], tolerance_pct: float = 10.0) -> 
                 continue
             fio = s.get("cross_check")
             v = cross_check_verdict(s, fio, _point_runtime(m, series), tolerance_pct)
-            at = next((x for x in s["steps"] if x.get("rate") == s.get("capacity_rate_iops")), {})
+            at = next((x for x in s["steps"] if x.get("rate") == s.get("capacity_rate_iops")
+                       and not x.get("superseded")), {})
             ok = bool(fio) and not fio.get("error")
             cc_s = (fio or {}).get("device_seconds")
             device = (f"search: {len(s['steps'])} points, {s['device_seconds']:g} s of device time (a rate grid of the "
@@ -434,12 +435,14 @@ def slo_cross_check(manifests: dict[str, dict], tolerance_pct: float = 10.0) -> 
             rows.append({"run_id": run_id, "series": series, "slo_us": s.get("slo_us"), "percentile": s.get("percentile"),
                          "search_rate_iops": s.get("capacity_rate_iops"), "search_iops": at.get("achieved_iops"),
                          "search_latency_us": at.get("latency_us"), "search_latency": at.get("latency"),
+                         "search_setting": s.get("setting"), "host_limit": bool(s.get("host_limit")),
                          "fio_iops": fio["iops"] if ok else None, "fio_depth": fio["depth"] if ok else None,
                          "fio_max_depth": fio.get("max_depth") if ok else None,
                          "fio_latency_us": fio.get("latency_us") if ok else None,
                          "fio_window_s": fio.get("window_s") if ok else None,
                          "fio_settled": fio.get("settled") if ok else None,
-                         "difference_pct": v.difference_pct, "agree": v.agree, "verdict": v.sentence,
+                         "difference_pct": v.difference_pct, "agree": v.agree,
+                         "verdict": (f"{s['host_sentence']} " if s.get("host_sentence") else "") + v.sentence,
                          "search_points": len(s["steps"]), "search_device_s": s.get("device_seconds"),
                          "grid_points": s.get("grid_points"), "grid_device_s": s.get("grid_device_seconds"),
                          "cross_check_device_s": cc_s, "device_time": device})
@@ -448,7 +451,9 @@ def slo_cross_check(manifests: dict[str, dict], tolerance_pct: float = 10.0) -> 
 
 def slo_search_steps(manifests: dict[str, dict]) -> pd.DataFrame:
     """One row per measured step of every SLO search in ``manifests`` (offered and achieved IOPS, the
-    percentile latency held against the SLO, whether the step met it), in measuring order."""
+    percentile latency held against the SLO, whether the step met it, the configuration it was offered with:
+    jobs, per-job ``iodepth``, ``ioengine``, fio's ``cpu_pct`` per job, and ``superseded``: fio could not issue
+    the load there, so it was offered again with more jobs or io_uring), in measuring order."""
     rows = []
     for run_id, m in (manifests or {}).items():
         for series, s in ((m or {}).get("slo") or {}).items():
@@ -456,5 +461,7 @@ def slo_search_steps(manifests: dict[str, dict]) -> pd.DataFrame:
                 rows.append({"run_id": run_id, "series": series, "step": i, "kind": st.get("kind"),
                              "offered_iops": st.get("rate"), "achieved_iops": st.get("achieved_iops"),
                              "latency_us": st.get("latency_us"), "latency": st.get("latency"),
-                             "meets": st.get("meets")})
+                             "meets": st.get("meets"), "jobs": st.get("jobs", 1), "iodepth": st.get("qd"),
+                             "ioengine": st.get("ioengine"), "cpu_pct": st.get("cpu_pct"),
+                             "superseded": bool(st.get("superseded", False))})
     return pd.DataFrame(rows, columns=STEP_COLUMNS)

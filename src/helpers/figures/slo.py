@@ -68,6 +68,19 @@ def slo_figure(series: pd.DataFrame, table: pd.DataFrame, slo_us: float) -> go.F
 NO_SLO_SEARCH = "No SLO search in this run (profile mode: slo, e.g. the slo profile), so nothing to cross-check."
 
 
+def _settings(steps: pd.DataFrame) -> list[str]:
+    """Each step's configuration for its hover: '1 job × QD 256, libaio, fio 100 % CPU per job' (what is known)."""
+    out = []
+    for r in steps.to_dict("records"):
+        jobs, qd, eng, cpu = r.get("jobs"), r.get("iodepth"), r.get("ioengine"), r.get("cpu_pct")
+        text = f"{int(jobs)} job{'s' if int(jobs) != 1 else ''}" if pd.notna(jobs) else "jobs not recorded"
+        text += f" × QD {int(qd)}" if pd.notna(qd) and qd else ""
+        text += f", {eng}" if isinstance(eng, str) and eng else ""
+        text += f", fio {float(cpu):.0f} % CPU per job" if pd.notna(cpu) else ""
+        out.append(text)
+    return out
+
+
 def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figure:
     """The SLO search against fio's latency_target: every search step as its p-percentile latency against
     its achieved IOPS (log axes; filled green: met the SLO, red cross: failed it, numbered in measuring
@@ -82,14 +95,18 @@ def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figu
         name = f"{run}: {series}" if multi else series
         c = color(i)
         met = g["meets"].astype(bool)
+        gone = g["superseded"].fillna(False).astype(bool) if "superseded" in g else pd.Series(False, index=g.index)
+        verdict = [("fio could not issue it (host-limited): offered again with more demand" if x else
+                    "meets the SLO" if m else "fails the SLO") for m, x in zip(met, gone)]
         fig.add_trace(go.Scatter(
             x=g["achieved_iops"], y=g["latency_us"], mode="markers+text", text=g["step"].astype(str),
             textposition="top center", name=f"{name}: SLO search steps", legendgroup=name,
-            marker={"size": 11, "color": ["#2ca02c" if m else "#d62728" for m in met],
-                    "symbol": ["circle" if m else "x" for m in met], "line": {"width": 1, "color": c}},
-            customdata=list(zip(g["offered_iops"], g["kind"], met.map({True: "meets", False: "fails"}))),
-            hovertemplate="step %{text} (%{customdata[1]}): offered %{customdata[0]:,} IOPS, achieved %{x:,.0f}"
-                          "<br>%{y:,.0f} µs: %{customdata[2]} the SLO<extra>" + name + "</extra>"))
+            marker={"size": 11, "color": ["#aaaaaa" if x else "#2ca02c" if m else "#d62728" for m, x in zip(met, gone)],
+                    "symbol": ["circle-open" if x else "circle" if m else "x" for m, x in zip(met, gone)],
+                    "line": {"width": 1, "color": c}},
+            customdata=list(zip(g["offered_iops"], g["kind"], verdict, _settings(g))),
+            hovertemplate="step %{text} (%{customdata[1]}): offered %{customdata[0]:,} IOPS at %{customdata[3]}, "
+                          "achieved %{x:,.0f}<br>%{y:,.0f} µs: %{customdata[2]}<extra>" + name + "</extra>"))
         cc = cross_check[(cross_check["run_id"] == run) & (cross_check["series"] == series)] if len(cross_check) else None
         if cc is not None and len(cc) and pd.notna(cc["fio_iops"].iloc[0]):
             r = cc.iloc[0]
@@ -112,6 +129,7 @@ def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figu
     fig.update_yaxes(title_text=f"{p} {lat} (µs, log axis)", **latency_log_axis([*drawn_values(fig), *slo]))
     fig.update_layout(title=f"SLO search (open loop) against fio's latency_target (closed loop)<br><sup>{p} {lat} "
                             "against achieved IOPS; dots: the search's steps in order (green: met the SLO, red ×: "
-                            "failed); star: fio's result (hollow: fio did not settle)</sup>",
+                            "failed, grey ring: fio could not issue it, offered again with more jobs or io_uring); "
+                            "star: fio's result (hollow: fio did not settle)</sup>",
                       template=TEMPLATE, height=500, legend={"orientation": "h", "y": -0.2})
     return fig

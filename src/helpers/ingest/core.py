@@ -88,6 +88,7 @@ class PointFacts(NamedTuple):
 
     group: str | None = None  # the profile's sweep group
     settled_after_s: float | None = None  # a settle-early probe ended once its IOPS settled, this many s in
+    process_cpu_pct: float | None = None  # the whole fio process's CPU while it ran (helpers.run.cpu)
 
 
 NO_FACTS = PointFacts()  # a point the manifest does not list (foreign files)
@@ -175,7 +176,7 @@ def _entry_rows(entry, res, ctx: dict, sink: _Sink) -> None:
     head = (ctx["run_id"], host, res.fio_version, ctx["source_file"], res.run_index, point, group, name, entry.index,
             c.rw)
     note, text_note = c.note, entry.text_note
-    tail = (entry.usr_cpu_pct, entry.sys_cpu_pct, res.timestamp, *entry.disk, entry.source_format,
+    tail = (entry.usr_cpu_pct, entry.sys_cpu_pct, facts.process_cpu_pct, res.timestamp, *entry.disk, entry.source_format,
             entry.rounded_columns, "; ".join(n for n in (note, text_note) if n) or None if note or text_note else None)
     rows = []
     for x in entry.directions:
@@ -479,9 +480,10 @@ def manifest_facts(manifest: dict) -> dict[str, PointFacts]:
     without a manifest): the one place ingest reads a manifest's point entries."""
     out = {}
     for k, v in (manifest.get("points") or {}).items():
-        settled = v.get("settled_after_s")
+        settled, cpu = v.get("settled_after_s"), v.get("process_cpu_pct")
         out[k] = PointFacts((v.get("parameters") or {}).get("group"),
-                            float(settled) if isinstance(settled, (int, float)) and settled >= 0 else None)
+                            float(settled) if isinstance(settled, (int, float)) and settled >= 0 else None,
+                            float(cpu) if isinstance(cpu, (int, float)) and cpu >= 0 else None)
     return out
 
 

@@ -25,7 +25,7 @@ _ROW_ORDER = [
     "bs_bytes", "iodepth", "numjobs", "rwmixread_pct", "rate_iops", "ioengine", "direct", "group_reporting",
     "target_file", "target_size_bytes", "runtime_s", "settled_after_s", "io_bytes", "total_ios", "iops", "bw_bytes_per_s", "lat_mean_us", "lat_stddev_us", "lat_min_us",
     "lat_max_us", "clat_mean_us", "slat_mean_us", *schema.PERCENTILES.values(), *schema.LAT_PERCENTILES.values(),
-    "usr_cpu_pct", "sys_cpu_pct", "timestamp_s", "disk_read_ios", "disk_write_ios", "disk_read_merges",
+    "usr_cpu_pct", "sys_cpu_pct", "process_cpu_pct", "timestamp_s", "disk_read_ios", "disk_write_ios", "disk_read_merges",
     "disk_write_merges", "source_format", "rounded_columns", "config_note",
 ]
 assert _ROW_ORDER == FIELDS, "the row tuple of _entry_rows must follow the schema's column order"

@@ -72,6 +72,11 @@ RESULT_COLUMNS: list[tuple[str, str, str]] = [
     ("lat_p99_99_us", "float64", "99.99th percentile total latency in microseconds (lat_percentiles=1; else NaN)."),
     ("usr_cpu_pct", "float64", "fio user CPU in percent of one CPU (job level, same for each direction row)."),
     ("sys_cpu_pct", "float64", "fio system CPU in percent of one CPU (job level)."),
+    ("process_cpu_pct", "float64", "The whole fio process's CPU while it ran, in percent of one CPU (all its "
+     "threads: the jobs, fio's own and the kernel's io_uring workers; sampled by the lab from /proc, the set-up "
+     "left out: helpers.run.cpu; same for each row of the point). fio's usr/sys are each job thread's own and miss "
+     "io_uring's workers (zram, 2 io_uring jobs: fio 53 % per job, the process 187 %). NaN for others' files and "
+     "multi-host points."),
     ("timestamp_s", "int64", "fio's Unix timestamp of the result (seconds)."),
     ("disk_read_ios", "Int64", "Read I/Os the kernel counted on the disks of the file's top-level disk_util list "
      "(summed over its entries; <NA> when the file has none), each I/O once at the top of a device stack: "

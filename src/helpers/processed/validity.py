@@ -96,6 +96,15 @@ def _num(df: pd.DataFrame, col: str) -> pd.Series:
     return pd.to_numeric(df[col], errors="coerce").astype("float64")
 
 
+def cpu_per_job(df: pd.DataFrame) -> pd.Series:
+    """fio's CPU per job in % of one CPU, the one figure the CPU-bound rule reads: the larger of fio's own usr + sys
+    (each job thread's) and the whole fio process's CPU over its jobs (``process_cpu_pct``: every thread, io_uring's
+    kernel workers included, sampled by the lab; NaN for others' files, then fio's own figure alone)."""
+    own = _num(df, "usr_cpu_pct") + _num(df, "sys_cpu_pct")
+    proc = _num(df, "process_cpu_pct") / _num(df, "numjobs").fillna(1).clip(lower=1)
+    return pd.Series(np.fmax(own.to_numpy(), proc.to_numpy()), index=df.index, dtype="float64")
+
+
 def too_few_ios(total_ios, p: float, min_tail: int = TAIL_SAMPLES):
     """True where ``total_ios`` I/Os cannot support percentile ``p`` (a fraction: fewer than ``min_tail`` I/Os
     beyond it); False where the count is unknown (NaN).  Scalars or arrays alike."""
@@ -239,7 +248,7 @@ def add_flags(df: pd.DataFrame, throttled: Mapping[str, str] | None = None) -> p
     too_fast = is_read.fillna(False).astype(bool) & (lat < MIN_DEVICE_LATENCY_US)
     disk = disk_ios_for(out)
     not_on_disk = (disk > 0) & (total > DISK_IO_RATIO * disk) & ~buffered & ~too_fast
-    cpu = _num(out, "usr_cpu_pct") + _num(out, "sys_cpu_pct")
+    cpu = cpu_per_job(out)
     cpu_bound = cpu >= CPU_BOUND_PCT
     names = list(PERCENTILE_LEVELS)
     few = np.zeros((len(out), len(names)), dtype=bool)

@@ -25,7 +25,7 @@ from pathlib import Path
 from helpers.fio.json_output import parse_fio_bytes
 from helpers.fio.reader import point_totals, read_result
 
-CPU_BOUND_PCT = 90.0  # usr+sys of one fio job near a full core (fio's group_reporting CPU is per job)
+CPU_BOUND_PCT = 90.0  # CPU per fio job near a full core (fio's usr+sys per job, or the whole process's per job)
 MAX_PROBES = 10  # configurations per series at most, the start included (each one short settle-stopped probe)
 # a move must add this much over the best configuration to become the best: zram holds within about 2 % between
 # runs, and a doubling of a CPU-bound io_uring job's depth adds 5-15 % there
@@ -80,11 +80,16 @@ class Probe:
                 "cpu_bound": self.cpu_bound}
 
 
-def probe_of(config: Config, raw: Path) -> Probe:
-    """The record of one measured configuration from its raw fio file (the one fio reader)."""
+def probe_of(config: Config, raw: Path, process_cpu_pct: float | None = None) -> Probe:
+    """The record of one measured configuration from its raw fio file (the one fio reader).  Its CPU per job is the
+    larger of fio's own usr + sys (each job thread's) and ``process_cpu_pct`` (the whole fio process's CPU while it
+    ran, helpers.run.cpu, the manifest's point entry) over its jobs: fio's own misses io_uring's kernel workers
+    (the rule of :func:`helpers.processed.validity.cpu_per_job`, on one point)."""
     res = read_result(parse_fio_bytes(Path(raw).read_bytes()))
     m = point_totals(res)
     cpus = [e.usr_cpu_pct + e.sys_cpu_pct for e in res.entries if not e.error]
+    if process_cpu_pct is not None:
+        cpus.append(float(process_cpu_pct) / max(1, config.jobs))
     cpus = [c for c in cpus if c == c]  # NaN: not reported
     return Probe(config, m["iops"], m["lat_mean_us"], max(cpus) if cpus else float("nan"))
 
@@ -192,6 +197,17 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
         if lb is not probes[0] and lb.iops >= b.iops * (1 - LINE_PCT / 100) and lb.config.qd * 2 <= max_qd:
             cands.append(Config(c.jobs, lb.config.qd * 2, engine))
     return next((x for x in cands if x not in seen), None)
+
+
+def more_demand(config: Config, cpus: int, jobs_auto: bool, engine_auto: bool, uring: bool = True) -> Config | None:
+    """The next configuration to offer a load fio could not issue with (the SLO search's step: a rate, not a depth,
+    sets the load): twice the jobs (at most ``cpus``) at the same outstanding I/O ceiling, else io_uring in place
+    of libaio; None when no move is left (a fixed ``numjobs``/``ioengine`` is obeyed)."""
+    if jobs_auto and config.jobs * 2 <= cpus:
+        return Config(config.jobs * 2, max(1, config.qd // 2), config.engine)
+    if engine_auto and uring and config.engine == "libaio":
+        return Config(config.jobs, config.qd, "io_uring")
+    return None
 
 
 def deepest_points(points) -> dict:

@@ -57,9 +57,7 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
                 f"{seeded}; at most:", *(point_cmd(replace(p0, iodepth=q)) for q in qd_ladder(a.start_qd, a.max_qd)),
                 *demand_cmds(p0)]
 
-    def demand_cmds(p0: Point) -> list[str]:  # numjobs/ioengine auto: what follows a CPU-bound peak
-        if not (p0.jobs_auto or p0.engine_auto):
-            return []
+    def demand_moves(p0: Point) -> list[str]:  # numjobs/ioengine auto: the moves off a CPU-bound probe
         cpus, pin = demand.usable_cpus(), demand.can_pin()
         uring = p0.engine_auto and demand.io_uring_problem(plan.fio) is None
         moves = ([f"more jobs at the same outstanding I/O (jobs x QD), 2, 4, ... up to {cpus} CPU(s)"
@@ -68,6 +66,14 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
         if p0.engine_auto:
             moves.append("io_uring with registerfiles, fixedbufs" if uring else
                          "no io_uring (missing: the series stays on libaio)")
+        return moves
+
+    def demand_cmds(p0: Point) -> list[str]:  # numjobs/ioengine auto: what follows a CPU-bound peak
+        if not (p0.jobs_auto or p0.engine_auto):
+            return []
+        cpus, pin = demand.usable_cpus(), demand.can_pin()
+        uring = p0.engine_auto and demand.io_uring_problem(plan.fio) is None
+        moves = demand_moves(p0)
         first = demand.Config(2 if p0.jobs_auto and cpus >= 2 else 1, 8 if p0.jobs_auto and cpus >= 2 else 16, "io_uring" if uring else p0.ioengine)
         example = replace(p0, iodepth=first.qd, numjobs=first.jobs, ioengine=first.engine,
                           fio_extra=tuple(demand.engine_options(first, demand.cpu_list() if pin else None)))
@@ -91,6 +97,10 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
             cmds.append(f"# slo search {describe_point(p0)}: rate_iops from {so.start_rate} (x{so.factor:g} while "
                         f"p{so.percentile:g} <= {so.slo_us:g} us), then bisection to {so.tolerance_pct:g} %; first:")
             cmds.append(point_cmd(replace(p0, rate_iops=so.start_rate, rate_process=p0.rate_process or "poisson")))
+            if p0.jobs_auto or p0.engine_auto:
+                cmds.append(f"# a load fio cannot issue (achieved < {so.saturation_fraction:.0%} of offered while fio "
+                            f"uses >= {demand.CPU_BOUND_PCT:g} % of a CPU per job) is offered again with "
+                            f"{'; then '.join(demand_moves(p0))} (rate_iops per job: the load / jobs)")
             if so.cross_check:
                 cmds.append(f"# then the cross-check: fio's latency_target mode (queue depth 1..{p0.iodepth} chosen "
                             f"by fio, {so.latency_window_s:g} s windows, at most {so.cross_check_windows}):")

@@ -58,8 +58,8 @@ def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepL
     else:
         argv = prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out, bs_bytes, iodepth, name)
     try:
-        rc, text, seconds = run_fio(argv, out, final, timeout=6 * 3600, on_start=lambda pid: locks.set(fio_pid=pid),
-                                    stop=stop)
+        rc, text, seconds, _ = run_fio(argv, out, final, timeout=6 * 3600,
+                                       on_start=lambda pid: locks.set(fio_pid=pid), stop=stop)
     finally:
         if job is not None:
             job.unlink(missing_ok=True)
@@ -161,6 +161,10 @@ class _SweepContext:
     def raw(self, point: Point) -> Path:
         return self.plan.run_dir / f"{point.point_id}.json"
 
+    def process_cpu(self, point: Point) -> float | None:
+        """The whole fio process's CPU while ``point`` ran (its manifest entry; None when not sampled)."""
+        return self.manifest["points"].get(point.point_id, {}).get("process_cpu_pct")
+
     def done(self, point: Point) -> bool:
         entry = self.manifest["points"].get(point.point_id, {})
         return self.raw(point).exists() and entry.get("status") in (None, "ok")
@@ -202,6 +206,8 @@ class _SweepContext:
         }
         if res.device_s is not None:  # ramp + the runtime fio measured (at most runtime_s)
             pts[point.point_id]["device_s"] = res.device_s
+        if res.process_cpu_pct is not None:  # the whole fio process, every thread (helpers.run.cpu)
+            pts[point.point_id]["process_cpu_pct"] = round(res.process_cpu_pct, 1)
         if res.settled_s is not None:  # ended early: its IOPS had settled (settle_windows)
             pts[point.point_id]["settled_after_s"] = res.settled_s
         if health:  # the captures verbatim in <point>.health.jsonl; here what they say
@@ -298,7 +304,8 @@ class _SweepContext:
         records every configuration (engine, jobs, QD, fio's CPU %) and whether the best is only a lower bound."""
         a = self.plan.profile.adaptive
         start = demand.Config(p0.numjobs, qd, p0.ioengine)
-        probes = [demand.probe_of(start, self.raw(replace(p0, iodepth=qd)))]
+        first = replace(p0, iodepth=qd)
+        probes = [demand.probe_of(start, self.raw(first), self.process_cpu(first))]
         pin = demand.cpu_list() if demand.can_pin() else None
         uring = demand.io_uring_problem(self.plan.fio or "fio") is None if p0.engine_auto else False
         hipri = demand.queue_polls(self.plan.target.path)
@@ -311,7 +318,7 @@ class _SweepContext:
             bar.update(1)
             if entry.get("status") != "ok":
                 break
-            probes.append(demand.probe_of(c, self.raw(point)))
+            probes.append(demand.probe_of(c, self.raw(point), entry.get("process_cpu_pct")))
         return demand.summary(probes)
 
     # ---------------------------------------------------------------------------- characterize
@@ -338,18 +345,31 @@ class _SweepContext:
 
     # -------------------------------------------------------------------------------- slo search
     def run_slo(self) -> None:
+        """Per series the SLO search (helpers.run.slo_search) on the total offered load; with ``numjobs: auto`` or
+        ``ioengine: auto`` a load that fio could not issue (host-limited) is offered again with more jobs, then
+        io_uring (helpers.run.demand.more_demand), the host-limited step kept as superseded; the cross-check runs at
+        the configuration the search ended with."""
         so = self.plan.profile.slo
         summary = self.manifest.setdefault("slo", {})
         bar = tqdm(desc=f"slo {self.plan.run_id}", unit="point", disable=not self.progress)
+        pin = demand.cpu_list() if demand.can_pin() else None
+        hipri = demand.queue_polls(self.plan.target.path)
         for p0 in self.plan.profile.points:
             history: list[slo_search.RateStep] = []
             series = p0.point_id
+            cfg = start = demand.Config(p0.numjobs, p0.iodepth, p0.ioengine)
+            uring = demand.io_uring_problem(self.plan.fio or "fio") is None if p0.engine_auto else False
+            at = p0  # the series' point at the configuration measured last (a moved one adds the engine options)
             while True:
                 nxt = slo_search.next_rate(history, so)
                 if nxt is None:
                     break
                 rate, kind = nxt
-                point = replace(p0, rate_iops=rate, rate_process=p0.rate_process or "poisson")
+                if cfg != start:
+                    at = replace(p0, numjobs=cfg.jobs, iodepth=cfg.qd, ioengine=cfg.engine,
+                                 fio_extra=p0.fio_extra + tuple(demand.engine_options(cfg, pin, hipri)))
+                point = replace(at, rate_iops=slo_search.per_job_rate(rate, cfg.jobs),
+                                rate_process=p0.rate_process or "poisson")
                 bar.set_postfix_str(f"{describe_point(point)} ({kind})")
                 entry = self.run_point(point, {"slo": {"series": series, "kind": kind}})
                 bar.update(1)
@@ -357,14 +377,19 @@ class _SweepContext:
                     summary[series] = {"error": f"point {point.point_id} failed; search stopped"}
                     break
                 m = slo_search.point_tail(self.raw(point), so.percentile)
-                history.append(slo_search.RateStep(rate, m["iops"], m["latency_us"],
-                                                   slo_search.meets(rate, m["iops"], m["latency_us"], so), kind,
-                                                   m["latency"]))
+                cpu = demand.probe_of(cfg, self.raw(point), entry.get("process_cpu_pct")).cpu_pct
+                step = slo_search.RateStep(rate, m["iops"], m["latency_us"],
+                                           slo_search.meets(rate, m["iops"], m["latency_us"], so), kind,
+                                           m["latency"], cfg.jobs, cfg.qd, cfg.engine, cpu)
+                if slo_search.host_limited(step, so) and (more := demand.more_demand(
+                        cfg, demand.usable_cpus(), p0.jobs_auto, p0.engine_auto, uring)) is not None:
+                    step, cfg = replace(step, superseded=True), more  # the same load again, with more demand
+                history.append(step)
             if history and "error" not in summary.get(series, {}):
                 summary[series] = slo_search.summary(history, so, p0.runtime_s + p0.ramp_s)
                 if so.cross_check:
-                    bar.set_postfix_str(f"{describe_point(p0)} (fio latency_target cross-check)")
-                    summary[series]["cross_check"] = self.run_cross_check(so.cross_check_point(p0), series)
+                    bar.set_postfix_str(f"{describe_point(at)} (fio latency_target cross-check)")
+                    summary[series]["cross_check"] = self.run_cross_check(so.cross_check_point(at), series)
                     bar.update(1)
             write_manifest(self.plan.run_dir, self.manifest)
         bar.close()

@@ -14,12 +14,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from helpers.fio.binary import find_fio
 from helpers.fio.json_output import parse_fio_bytes
 from helpers.fio.options import DIRECTIONS
 from helpers.fio.reader import read_result
 from helpers.fio.units import format_bytes
+from helpers.run.cpu import CpuSampler
 from helpers.run.profiles import Point
 
 # fio's default percentile list plus the deep tail; printed as keys like "99.990000".
@@ -168,6 +170,17 @@ class PointResult:
     logs: list[str] = field(default_factory=list)  # fio log files next to the raw JSON (names)
     settled_s: float | None = None  # the point stopped early at this elapsed time (settle_windows)
     device_s: float | None = None  # seconds fio drove the device: ramp + runtime (fio's own, when stopped early)
+    process_cpu_pct: float | None = None  # the whole fio process's CPU while it ran, % of one CPU (helpers.run.cpu)
+
+
+class FioRun(NamedTuple):
+    """What :func:`run_fio` returns: fio's exit code, its messages (stderr + stdout), the seconds it ran and the
+    CPU of the whole process over its running part (% of one CPU, :mod:`helpers.run.cpu`; None when unread)."""
+
+    returncode: int
+    text: str
+    seconds: float
+    process_cpu_pct: float | None = None
 
 
 class FioInterrupted(Exception):
@@ -356,10 +369,10 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
             on_start: Callable[[int], None] | None = None,
             stop: threading.Event | None = None,
             stop_when: Callable[[], bool] | None = None,
-            poll_s: float = STOP_POLL_S) -> tuple[int, str, float]:
+            poll_s: float = STOP_POLL_S) -> FioRun:
     """Run fio writing to ``output`` (a temp name), then rename to ``final`` atomically.
 
-    Returns (returncode, stderr+stdout text, seconds).  ``on_start(pid)`` is called once fio runs
+    Returns a :class:`FioRun` (returncode, stderr+stdout text, seconds, the process's CPU).  ``on_start(pid)`` is called once fio runs
     (the sweep records the pid in its lock).  On Ctrl-C fio is stopped cleanly, its partial output
     deleted and :class:`FioInterrupted` raised; ``final`` is only ever a complete file.  ``stop``: an
     event set by the sweep's signal handler, checked while fio runs, because a KeyboardInterrupt that
@@ -381,6 +394,7 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
         if block:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         raise
+    cpu = CpuSampler(proc.pid)
     try:
         if block:  # a stop signal that came meanwhile raises KeyboardInterrupt here, handled below
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
@@ -407,22 +421,24 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
                     stop_process(proc)
                     out, err = proc.communicate()
                     output.unlink(missing_ok=True)
-                    return 124, f"fio did not finish within {timeout:.0f} s and was stopped. {err or ''}".strip(), \
-                        time.monotonic() - t0
+                    return FioRun(124, f"fio did not finish within {timeout:.0f} s and was stopped. "
+                                  f"{err or ''}".strip(), time.monotonic() - t0, cpu.finish())
     except KeyboardInterrupt:
         stop_process(proc)
+        cpu.finish()
         output.unlink(missing_ok=True)
         raise FioInterrupted() from None
     except BaseException:
         proc.kill()
         proc.wait()
+        cpu.finish()
         output.unlink(missing_ok=True)
         raise
     seconds = time.monotonic() - t0
     text = ((err or "") + (out or "")).strip()
     if output.exists():
         os.replace(output, final)
-    return proc.returncode, text, seconds
+    return FioRun(proc.returncode, text, seconds, cpu.finish())
 
 
 def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: str | None = None,
@@ -456,8 +472,8 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
     # the settle check looks ten times per window, so a settled point is stopped soon after its last window
     poll = min(STOP_POLL_S, point.settle_window_ms / 10_000) if monitor else STOP_POLL_S
     try:
-        rc, text, seconds = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start, stop=stop,
-                                    stop_when=monitor, poll_s=poll)
+        rc, text, seconds, process_cpu = run_fio(argv, tmp, final, timeout=timeout, on_start=on_start, stop=stop,
+                                                 stop_when=monitor, poll_s=poll)
     except BaseException:
         if log_dir is not None:
             shutil.rmtree(log_dir, ignore_errors=True)
@@ -488,7 +504,7 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
     if settled is not None and settled >= point.ramp_s + point.runtime_s - 0.001:
         settled = None  # its last window was the end of its runtime: it ran in full
     return PointResult(point.point_id, "ok", final.name, seconds, rc, text[-2000:], argv, logs, settled,
-                       device_seconds(point, final))
+                       device_seconds(point, final), None if hosts else process_cpu)  # a client's CPU is not fio's
 
 
 def device_seconds(point: Point, raw: Path) -> float:

@@ -18,6 +18,13 @@ Per series (a profile point without a rate) the search
 the same path).  The latency is the worst direction's percentile of total latency (fio's
 ``lat_percentiles=1``, which the lab's points set), or of completion latency (clat) for points
 without it -- what fio's latency_target holds too (total latency per I/O).
+
+The offered load is the total of all jobs (each job gets ``rate_iops`` = its share, :func:`per_job_rate`).  A load
+that fails because fio could not issue it (achieved below ``saturation_fraction`` x offered while fio used a whole
+CPU per job, :func:`host_limited`) says nothing about the device: with ``numjobs: auto`` / ``ioengine: auto`` the
+same load is measured again with more jobs, then io_uring (:func:`helpers.run.demand.more_demand`), and the
+host-limited step is kept in the record as ``superseded``.  A first failing load that was host-limited with no move
+left makes the capacity the host's limit, a lower bound of the device's (the summary's ``host_limit`` and reason).
 """
 
 from __future__ import annotations
@@ -30,17 +37,43 @@ from helpers.errors import LabError
 from helpers.fio.json_output import parse_fio_bytes
 from helpers.fio.latency import latency_label
 from helpers.fio.reader import PERCENTILE_KEYS, Result, read_result
+from helpers.run.demand import CPU_BOUND_PCT, Config
 from helpers.run.profiles import SloSearchSettings
 
 
 @dataclass(frozen=True)
 class RateStep:
-    rate: int  # offered IOPS (per job: fio rate_iops)
+    rate: int  # offered IOPS, all jobs together (each job: fio rate_iops = per_job_rate)
     achieved_iops: float
     latency_us: float
     meets: bool
     kind: str = "ladder"  # "ladder" or "bisect"
     latency: str = "clat"  # which latency latency_us is: "lat" (total) or "clat" (completion), see point_tail
+    jobs: int = 1  # the configuration the load was offered with
+    qd: int = 0
+    ioengine: str = ""
+    cpu_pct: float = float("nan")  # fio's usr + sys per job, the most of any job (NaN: not reported)
+    superseded: bool = False  # host-limited, measured again with more jobs or io_uring (not in the bracket)
+
+    @property
+    def config(self) -> Config:
+        return Config(self.jobs, self.qd, self.ioengine)
+
+
+def per_job_rate(rate: int, jobs: int) -> int:
+    """Each job's fio ``rate_iops`` for a total offered load ``rate`` over ``jobs`` jobs (rounded up)."""
+    return max(1, math.ceil(rate / max(1, jobs)))
+
+
+def host_limited(step: RateStep, s: SloSearchSettings) -> bool:
+    """The load failed because fio could not issue it: achieved below ``saturation_fraction`` x offered while fio
+    used a whole CPU per job (:data:`helpers.run.demand.CPU_BOUND_PCT`, the validity flag's rule)."""
+    return step.achieved_iops < s.saturation_fraction * step.rate and step.cpu_pct >= CPU_BOUND_PCT
+
+
+def live(history: list[RateStep]) -> list[RateStep]:
+    """The steps the bracket is judged on: all but those measured again with more demand."""
+    return [h for h in history if not h.superseded]
 
 
 def percentile_key(percentile: float) -> str:
@@ -97,7 +130,9 @@ def meets(rate: float, achieved: float, latency_us: float, s: SloSearchSettings)
 
 
 def bracket(history: list[RateStep]) -> tuple[int | None, int | None]:
-    """(largest load that met the SLO, smallest load above it that failed); None when unknown."""
+    """(largest load that met the SLO, smallest load above it that failed); None when unknown.  Superseded steps
+    (host-limited, measured again with more demand) do not count."""
+    history = live(history)
     good = [h.rate for h in history if h.meets]
     lo = max(good) if good else None
     bad = [h.rate for h in history if not h.meets and (lo is None or h.rate > lo)]
@@ -106,8 +141,9 @@ def bracket(history: list[RateStep]) -> tuple[int | None, int | None]:
 
 def next_rate(history: list[RateStep], s: SloSearchSettings) -> tuple[int, str] | None:
     """The next (offered rate, kind) to measure, or None when the search is done."""
-    if len(history) >= s.max_steps:
+    if len(history) >= s.max_steps:  # every point measured counts, superseded ones too
         return None
+    history = live(history)
     measured = {h.rate for h in history}
     lo, hi = bracket(history)
     if hi is None:  # every load so far met the SLO: climb
@@ -126,25 +162,51 @@ def next_rate(history: list[RateStep], s: SloSearchSettings) -> tuple[int, str] 
     return mid, "bisect"
 
 
+def step_record(h: RateStep) -> dict:
+    """A step as the manifest keeps it (``cpu_pct`` None when fio did not report it)."""
+    return {**h.__dict__, "cpu_pct": None if math.isnan(h.cpu_pct) else round(h.cpu_pct, 1)}
+
+
 def summary(history: list[RateStep], s: SloSearchSettings, point_seconds: float) -> dict:
-    """The search's result for the manifest: capacity, bracket, reason, device time vs a rate grid."""
+    """The search's result for the manifest: capacity, bracket, reason, device time vs a rate grid, the
+    configuration the capacity was measured at (``setting``: jobs x QD, engine) and ``host_limit``: the first
+    failing load (or, with none met, the lowest) failed because fio could not issue it, with no more jobs or engine
+    left to try, so the capacity is the host's limit, a lower bound of the device's."""
     lo, hi = bracket(history)
     grid_points = math.ceil(math.log(s.max_rate / s.start_rate) / math.log(1 + s.tolerance_pct / 100)) + 1
-    out = {"slo_us": s.slo_us, "percentile": s.percentile, "steps": [h.__dict__ for h in history],
+    out = {"slo_us": s.slo_us, "percentile": s.percentile, "steps": [step_record(h) for h in history],
            "capacity_rate_iops": lo, "first_failing_rate_iops": hi,
            "device_seconds": round(len(history) * point_seconds, 2),
-           "grid_points": grid_points, "grid_device_seconds": round(grid_points * point_seconds, 2)}
+           "grid_points": grid_points, "grid_device_seconds": round(grid_points * point_seconds, 2),
+           "superseded_steps": sum(h.superseded for h in history), "host_limit": False}
     total = any(h.latency == "lat" for h in history)
     lab = latency_label("lat" if total else "clat", f"p{s.percentile:g}", "")
+    steps = live(history)
+    failing = [h for h in steps if not h.meets and (lo is None or h.rate > lo)]
+    first_bad = min(failing, key=lambda h: h.rate) if failing else None
+    host = ""
+    if first_bad is not None and host_limited(first_bad, s):
+        out["host_limit"] = True
+        at = f" at {first_bad.config.phrase()}" if first_bad.qd else ""
+        out["host_sentence"] = (f"{first_bad.rate:,} IOPS failed because fio could not issue it{at} (achieved "
+                                f"{first_bad.achieved_iops:,.0f}, fio at {first_bad.cpu_pct:.0f} % of a CPU per job, "
+                                "no more jobs or engine left to try): the capacity is the host's limit, at least "
+                                "that for the device.")
+        host = " " + out["host_sentence"]
     if lo is None:
-        out["reason"] = (f"no offered load down to {min(h.rate for h in history) if history else s.start_rate:,} IOPS "
-                         f"met {lab} <= {s.slo_us:g} us with the achieved rate >= {s.saturation_fraction:.0%} of offered.")
-    elif hi is None:
+        out["reason"] = (f"no offered load down to {min(h.rate for h in steps) if steps else s.start_rate:,} IOPS "
+                         f"met {lab} <= {s.slo_us:g} us with the achieved rate >= {s.saturation_fraction:.0%} of "
+                         "offered." + host)
+        return out
+    got = next(h for h in steps if h.rate == lo)
+    if got.qd:
+        out["setting"] = got.config.phrase()
+    if hi is None:
         out["reason"] = (f"every load up to {lo:,} IOPS met {lab} <= {s.slo_us:g} us: the capacity is at least that "
                          f"(max_rate or max_steps reached).")
     else:
-        got = next(h for h in history if h.rate == lo)
         out["achieved_iops"] = round(got.achieved_iops, 1)
         out["reason"] = (f"{lo:,} IOPS offered meets {lab} <= {s.slo_us:g} us ({got.latency_us:,.0f} us, achieved "
-                         f"{got.achieved_iops:,.0f}); {hi:,} fails; bracket within {100 * (hi / lo - 1):.0f} %.")
+                         f"{got.achieved_iops:,.0f}); {hi:,} fails; bracket within {100 * (hi / lo - 1):.0f} %."
+                         + host)
     return out
