@@ -82,6 +82,19 @@ def test_io_uring_below_libaio_at_a_shallow_depth_is_still_deepened():
     assert demand.next_config(probes, 2, True, True) == Config(2, 12, "io_uring")
 
 
+def test_io_uring_far_below_libaio_at_the_switch_is_deepened_once():
+    """bench-peak 2026-11-29 04:10, zram, adaptive: one job flat from QD 1 (start QD 4); 2 jobs x QD 2 libaio 701k,
+    io_uring there 464k (66 %, below the 25 % line rule) and never deepened: the peak stayed at 0.85 of hand-tuned
+    fio's 830k (characterize's io_uring line in the same run: 708k at x QD 8, 800k at 16, 873k at 64)."""
+    probes = [P(1, 4, "libaio", 337e3, 101.6), P(2, 2, "libaio", 701e3, 97.9), P(2, 2, "io_uring", 464e3, 100.2),
+              P(2, 4, "libaio", 700e3, 98.2)]
+    assert demand.next_config(probes, 2, True, True) == Config(2, 4, "io_uring")
+    probes.append(P(2, 4, "io_uring", 520e3, 100))  # twice as deep, still far below: its line ends there
+    assert demand.next_config(probes, 2, True, True) is None
+    probes[-1] = P(2, 4, "io_uring", 640e3, 100)  # within 25 % of the best: deepened on
+    assert demand.next_config(probes, 2, True, True) == Config(2, 8, "io_uring")
+
+
 def test_the_search_starts_at_the_deepest_depth_on_the_peak():
     assert demand.start_depth([(1, 250e3), (2, 262e3), (4, 255e3), (8, 240e3), (16, 200e3)]) == 8
     assert demand.start_depth([(1, 10e3), (2, 20e3), (4, 40e3)]) == 4
