@@ -308,7 +308,7 @@ def test_real_grid_demand_on_the_reference_device(ref_device, tmp_path):
 
 def test_real_slo_search_offers_a_load_fio_cannot_issue_again_with_more_jobs(ref_device, tmp_path):
     """The SLO search on zram with numjobs: auto: 400k IOPS offered to one libaio job is more than it can issue
-    (CPU-bound, achieved < 95 %), so the same load is offered again to 2 pinned jobs, and the capacity found is
+    (it fails at 100 % of a CPU, on the rate or on latency), so the same load is offered again to 2 pinned jobs, and the capacity found is
     beyond what one job achieved; the load that fails at 2 jobs is the host's limit, and the result says so."""
     _two_free_cpus("a second job cannot get a CPU of its own")
     p = tmp_path / "slo.yaml"

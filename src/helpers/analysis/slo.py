@@ -452,8 +452,8 @@ def slo_cross_check(manifests: dict[str, dict], tolerance_pct: float = 10.0) -> 
 def slo_search_steps(manifests: dict[str, dict]) -> pd.DataFrame:
     """One row per measured step of every SLO search in ``manifests`` (offered and achieved IOPS, the
     percentile latency held against the SLO, whether the step met it, the configuration it was offered with:
-    jobs, per-job ``iodepth``, ``ioengine``, fio's ``cpu_pct`` per job, and ``superseded``: fio could not issue
-    the load there, so it was offered again with more jobs or io_uring), in measuring order."""
+    jobs, per-job ``iodepth``, ``ioengine``, fio's ``cpu_pct`` per job, and ``superseded``: it failed while fio
+    was CPU-bound, so the load was offered again with more jobs or io_uring), in measuring order."""
     rows = []
     for run_id, m in (manifests or {}).items():
         for series, s in ((m or {}).get("slo") or {}).items():

@@ -96,7 +96,7 @@ def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figu
         c = color(i)
         met = g["meets"].astype(bool)
         gone = g["superseded"].fillna(False).astype(bool) if "superseded" in g else pd.Series(False, index=g.index)
-        verdict = [("fio could not issue it (host-limited): offered again with more demand" if x else
+        verdict = [("failed while fio was CPU-bound (host-limited): offered again with more demand" if x else
                     "meets the SLO" if m else "fails the SLO") for m, x in zip(met, gone)]
         fig.add_trace(go.Scatter(
             x=g["achieved_iops"], y=g["latency_us"], mode="markers+text", text=g["step"].astype(str),
@@ -129,7 +129,7 @@ def slo_search_figure(steps: pd.DataFrame, cross_check: pd.DataFrame) -> go.Figu
     fig.update_yaxes(title_text=f"{p} {lat} (µs, log axis)", **latency_log_axis([*drawn_values(fig), *slo]))
     fig.update_layout(title=f"SLO search (open loop) against fio's latency_target (closed loop)<br><sup>{p} {lat} "
                             "against achieved IOPS; dots: the search's steps in order (green: met the SLO, red ×: "
-                            "failed, grey ring: fio could not issue it, offered again with more jobs or io_uring); "
+                            "failed, grey ring: failed while fio was CPU-bound, offered again with more jobs or io_uring); "
                             "star: fio's result (hollow: fio did not settle)</sup>",
                       template=TEMPLATE, height=500, legend={"orientation": "h", "y": -0.2})
     return fig

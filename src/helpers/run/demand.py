@@ -205,7 +205,7 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
 
 
 def more_demand(config: Config, cpus: int, jobs_auto: bool, engine_auto: bool, uring: bool = True) -> Config | None:
-    """The next configuration to offer a load fio could not issue with (the SLO search's step: a rate, not a depth,
+    """The next configuration to offer a load that failed while fio was CPU-bound (the SLO search's step: a rate, not a depth,
     sets the load): twice the jobs (at most ``cpus``) at the same outstanding I/O ceiling, else io_uring in place
     of libaio; None when no move is left (a fixed ``numjobs``/``ioengine`` is obeyed)."""
     if jobs_auto and config.jobs * 2 <= cpus:

@@ -98,8 +98,8 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
                         f"p{so.percentile:g} <= {so.slo_us:g} us), then bisection to {so.tolerance_pct:g} %; first:")
             cmds.append(point_cmd(replace(p0, rate_iops=so.start_rate, rate_process=p0.rate_process or "poisson")))
             if p0.jobs_auto or p0.engine_auto:
-                cmds.append(f"# a load fio cannot issue (achieved < {so.saturation_fraction:.0%} of offered while fio "
-                            f"uses >= {demand.CPU_BOUND_PCT:g} % of a CPU per job) is offered again with "
+                cmds.append(f"# a load that fails while fio uses >= {demand.CPU_BOUND_PCT:g} % of a CPU per job (fio, "
+                            "not the device, may be what failed) is offered again with "
                             f"{'; then '.join(demand_moves(p0))} (rate_iops per job: the load / jobs)")
             if so.cross_check:
                 cmds.append(f"# then the cross-check: fio's latency_target mode (queue depth 1..{p0.iodepth} chosen "

@@ -346,7 +346,7 @@ class _SweepContext:
     # -------------------------------------------------------------------------------- slo search
     def run_slo(self) -> None:
         """Per series the SLO search (helpers.run.slo_search) on the total offered load; with ``numjobs: auto`` or
-        ``ioengine: auto`` a load that fio could not issue (host-limited) is offered again with more jobs, then
+        ``ioengine: auto`` a load that failed while fio was CPU-bound (host-limited) is offered again with more jobs, then
         io_uring (helpers.run.demand.more_demand), the host-limited step kept as superseded; the cross-check runs at
         the configuration the search ended with."""
         so = self.plan.profile.slo
