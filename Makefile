@@ -110,8 +110,9 @@ browser-deps: ## install Chromium for the browser tests when possible (root + ap
 	    echo "installing chromium with apt-get (browser tests)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || true; \
 	  else echo "chromium is not installed: browser tests will be skipped."; fi; }
 
-test: setup browser-deps ## every test on TEST_WORKERS (3) workers: unit, real fio, every notebook validated by nbval (its one execution), reports, browser (10 slowest printed)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
+test: setup browser-deps ## every test on TEST_WORKERS (3) workers: unit, real fio, every notebook validated by nbval (its one execution), reports, browser (10 slowest printed); then the few that need the CPUs to themselves, one at a time
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not quiet"
+	$(BIN)/python -m pytest -q -m quiet --durations=0
 
 test-notebooks: setup ## validate the notebooks you edited with nbval, as make test does (NOTEBOOK=10-queue-depth: one)
 	$(BIN)/python -m pytest -q --nbval-lax $(if $(NOTEBOOK),notebooks/$(basename $(notdir $(NOTEBOOK))).ipynb,notebooks)

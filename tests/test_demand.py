@@ -181,6 +181,7 @@ def test_reference_device_is_memory_and_refused_without_the_safety_names(ref_dev
         sweep.plan_sweep(str(ref_device.path), _profile(tmp_path, "randwrite"), "x", None, "256m", tmp_path / "raw")
 
 
+@pytest.mark.quiet
 def test_real_search_adds_a_job_and_reaches_more_than_one_job(ref_device, tmp_path):
     _two_free_cpus("a second job cannot get a CPU of its own, so 1.7x is out of reach")
     m, d = _search(ref_device, tmp_path)
@@ -197,6 +198,7 @@ def test_real_search_adds_a_job_and_reaches_more_than_one_job(ref_device, tmp_pa
     assert kinds.count("demand") == len(d["probes"]) - 1
 
 
+@pytest.mark.quiet
 @pytest.mark.parametrize("engine", ["libaio", "io_uring"])
 def test_real_lower_bound_when_jobs_cannot_help(ref_device, tmp_path, engine):
     """One CPU: no job can be added, every probe is CPU-bound, the peak is a lower bound.  io_uring too: fio's own
@@ -214,6 +216,7 @@ def test_real_lower_bound_when_jobs_cannot_help(ref_device, tmp_path, engine):
         assert e["process_cpu_pct"] >= 0
 
 
+@pytest.mark.quiet
 def test_real_io_uring_jobs_are_cpu_bound_by_the_whole_process(ref_device, tmp_path):
     """zram, 2 pinned io_uring jobs: fio reports about half a CPU per job while the process uses both CPUs
     (measured 2026-11-29: fio 51 % per job, the process 198 %); the probe, the validity flag and the demand view
@@ -285,6 +288,7 @@ def test_a_grid_series_deepest_auto_point_starts_the_demand_search(tmp_path):
     assert load_profile("quick").points[1].jobs_auto  # the quick profile's QD sweep ends in a demand search
 
 
+@pytest.mark.quiet
 def test_real_grid_demand_on_the_reference_device(ref_device, tmp_path):
     """A grid's deepest auto point, CPU-bound on zram, is followed by more jobs (recorded under the manifest's
     ``demand``, its probes tagged ``demand``, not ``adaptive``)."""
@@ -306,6 +310,7 @@ def test_real_grid_demand_on_the_reference_device(ref_device, tmp_path):
     assert len(tagged) == len(d["probes"]) - 1 and not any("adaptive" in e for e in m["points"].values())
 
 
+@pytest.mark.quiet
 def test_real_slo_search_offers_a_load_fio_cannot_issue_again_with_more_jobs(ref_device, tmp_path):
     """The SLO search on zram with numjobs: auto: 400k IOPS offered to one libaio job is more than it can issue
     (it fails at 100 % of a CPU, on the rate or on latency), so the same load is offered again to 2 pinned jobs, and the capacity found is
@@ -314,7 +319,7 @@ def test_real_slo_search_offers_a_load_fio_cannot_issue_again_with_more_jobs(ref
     p = tmp_path / "slo.yaml"
     p.write_text("mode: slo\nsettings: {runtime_s: 1, ramp_s: 0.25}\n"
                  "slo: {slo_us: 5000, start_rate: 200000, factor: 2, max_rate: 800000, tolerance_pct: 25, "
-                 "max_steps: 7, cross_check: false}\n"
+                 "max_steps: 4, cross_check: false}\n"
                  "points:\n  - {group: slo, rw: randread, bs: 4k, iodepth: 64, numjobs: auto, ioengine: libaio}\n")
     name = ref_device.path.name
     m = sweep.sweep(str(ref_device.path), p, "slo-demand", None, "256m", tmp_path / "raw", destroy_device=name,
