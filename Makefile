@@ -112,7 +112,7 @@ browser-deps: ## install Chromium for the browser tests when possible (root + ap
 
 test: setup browser-deps ## every test on TEST_WORKERS (3) workers: unit, real fio, every notebook validated by nbval (its one execution), reports, browser (10 slowest printed); then the few that need the CPUs to themselves, one at a time
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not quiet"
-	$(BIN)/python -m pytest -q -m quiet --durations=0
+	$(BIN)/python -m pytest -q -m quiet --durations=0 tests
 
 test-notebooks: setup ## validate the notebooks you edited with nbval, as make test does (NOTEBOOK=10-queue-depth: one)
 	$(BIN)/python -m pytest -q --nbval-lax $(if $(NOTEBOOK),notebooks/$(basename $(notdir $(NOTEBOOK))).ipynb,notebooks)

@@ -240,7 +240,7 @@ def test_real_io_uring_jobs_are_cpu_bound_by_the_whole_process(ref_device, tmp_p
         pytest.skip("needs io_uring")
     _two_free_cpus("fio's jobs cannot have both CPUs")
     p = tmp_path / "uring.yaml"
-    p.write_text("settings: {runtime_s: 1, ramp_s: 0.25}\npoints:\n"
+    p.write_text("settings: {runtime_s: 0.6, ramp_s: 0.1}\npoints:\n"
                  "  - {group: u, rw: randread, bs: 4k, iodepth: 32, numjobs: 2, ioengine: io_uring}\n")
     name = ref_device.path.name
     m = sweep.sweep(str(ref_device.path), p, "uring", None, "256m", tmp_path / "raw", destroy_device=name,
