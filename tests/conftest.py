@@ -19,6 +19,8 @@ from helpers import config
 from helpers.report import pipeline
 from nbval_lab import SAMPLE, SMOKE, SMOKE_RUN, session  # the notebooks' nbval pass (root conftest.py)
 
+lab_session = session  # the hooks whose argument is pytest's own session reach it by this name
+
 FIO = shutil.which("fio")
 requires_fio = pytest.mark.skipif(FIO is None, reason="fio is not installed (apt-get install fio)")
 
@@ -152,10 +154,19 @@ def pytest_collection_modifyitems(config, items):
         items.sort(key=_xdist_order)  # stable: file order within each class
         return  # the worker that gets the chain executes what nbval does not (smoke_run / sample_reports)
     items.sort(key=_heavy)  # stable: file order within each class
+
+
+def pytest_collection_finish(session):
+    """After ``-m``/``-k`` deselected (make test's quiet phase must not have the sample notebooks running beside
+    it): a session without notebook validation whose selected tests need the sample reports starts them in the
+    background, overlapping the unit tests."""
+    config, items = session.config, session.items
+    if _in_xdist_worker(config) or config.option.collectonly:
+        return
     validated = {it.path.name for it in items if _is_nbval(it)}
-    if (not config.option.collectonly and any(HEAVY_FIXTURES & set(getattr(it, "fixturenames", ())) for it in items)
+    if (any(HEAVY_FIXTURES & set(getattr(it, "fixturenames", ())) for it in items)
             and not validated & {nb.name for nb in sample_notebooks()}):
-        _start_sample_reports(session(config))  # no notebook validation in this session: overlap the unit tests
+        _start_sample_reports(lab_session(config))
 
 
 @pytest.hookimpl(optionalhook=True)

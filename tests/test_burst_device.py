@@ -17,6 +17,7 @@ from helpers.analysis import burst_series, point_series
 from helpers.ingest import core
 from helpers.processed import store
 from helpers.run import sweep
+from quiet_helpers import wait_until_idle
 
 BUCKET_IOS, BURST_IOPS, BASELINE_IOPS = 5000.0, 3000.0, 500.0  # empties in 2 s; refills at the baseline rate
 RESTS_S = [2, 4]  # give back 1,000 and 2,000 I/Os (and what fio's exit and start-up add)
@@ -33,10 +34,14 @@ def short_burst_profile(path):
     return path
 
 
+@pytest.mark.quiet
 def test_short_burst_run_recovers_a_known_bucket(tmp_path, fio_path):
+    """The bucket's controller and fio need the CPUs: make test runs this after the parallel suite (marker quiet);
+    at 3-worker load it read a 407 IOPS refill against the device's 500."""
     why = burst_device.available()
     if why:
         pytest.skip(why)
+    idle = wait_until_idle((os.cpu_count() or 1) - 0.5)
     prof = short_burst_profile(tmp_path / "burst-short.yaml")
     with burst_device.BucketDevice(BUCKET_IOS, BURST_IOPS, BASELINE_IOPS, size="64M") as dev, dev.joined():
         m = sweep.sweep(target=dev.path, profile=prof, run_id="bd", size="64m", raw_dir=tmp_path / "raw",
@@ -53,10 +58,11 @@ def test_short_burst_run_recovers_a_known_bucket(tmp_path, fio_path):
     print(f"rests seen {seen}: {tb.reason} {tb.refill_reason} {tb.refills}")
     assert b.point_id == pid and tb.rate_unit == "IOPS" and [r for r, _, _ in b.rests] == list(seen.values())
     load = os.getloadavg()[0]
-    if tb.burst_rate is None and load > (os.cpu_count() or 1):
+    if tb.burst_rate is None and idle < (os.cpu_count() or 1) - 0.5:
         # fio and the bucket's controller share the CPUs with the load: the device never reached its burst rate, so
         # the bucket did not empty within the drain's limit (seen at load 4.7: 'the rate varied by up to 24 % ...')
-        pytest.skip(f"machine busy (load average {load:.1f} > {os.cpu_count()} CPUs): the drain never reached the "
+        pytest.skip(f"machine busy ({idle:.1f} of {os.cpu_count()} CPUs idle, load average {load:.1f}): the drain "
+                    "never reached the "
                     f"device's {BURST_IOPS:,} IOPS burst ({tb.reason})")
     assert tb.burst_rate == pytest.approx(BURST_IOPS, rel=0.10)
     assert tb.baseline_rate == pytest.approx(BASELINE_IOPS, rel=0.10)

@@ -4,7 +4,6 @@ reference device (helpers.run.refdev): a short search that adds a job, and the l
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
@@ -14,6 +13,7 @@ from helpers.run import demand, sweep
 from helpers.run.demand import Config, Probe
 from helpers.run.profiles import load_profile
 from helpers.run.refdev import describe, reference_device
+from quiet_helpers import idle_cpus, wait_until_idle
 
 
 def P(jobs, qd, engine, iops, cpu):
@@ -155,6 +155,7 @@ def _profile(tmp_path, rw="randread", engine="auto"):
 
 
 def _search(dev, tmp_path, engine="auto"):
+    wait_until_idle(demand.usable_cpus() - 0.5)  # the CPUs fio may use are idle, or the check below tells
     name = dev.path.name
     kw = dict(destroy_device=name, ignore_signature=name, progress=False)
     m = sweep.sweep(str(dev.path), _profile(tmp_path, engine=engine), "demand", None, "256m", tmp_path / "raw", **kw)
@@ -167,24 +168,11 @@ def _search(dev, tmp_path, engine="auto"):
     return m, s["demand"]
 
 
-def idle_cpus(seconds: float = 0.5) -> float:
-    """How many CPUs sat idle over the next ``seconds`` (/proc/stat; the load average lags a minute behind: right
-    after make test's parallel phase it still reads 2.5 on an idle machine)."""
-    def sample():
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        return v[3] + v[4], sum(v[:8])  # idle + iowait, all but guest time
-    i0, t0 = sample()
-    time.sleep(seconds)
-    i1, t1 = sample()
-    return (os.cpu_count() or 1) * (i1 - i0) / max(1, t1 - t0)
-
-
 def _two_free_cpus(why: str) -> None:
     """Skip with the reason unless a second job can get a CPU of its own (2 CPUs, both idle now)."""
     if demand.usable_cpus() < 2:
         pytest.skip("one CPU: no job to add")
-    idle = idle_cpus()
+    idle = wait_until_idle(demand.usable_cpus() - 0.5)
     if idle < demand.usable_cpus() - 0.5:
         pytest.skip(f"machine busy ({idle:.1f} of {demand.usable_cpus()} CPUs idle, load average "
                     f"{os.getloadavg()[0]:.1f}): {why}")
