@@ -90,10 +90,25 @@ def test_io_uring_far_below_libaio_at_the_switch_is_deepened_once():
     probes = [P(1, 4, "libaio", 337e3, 101.6), P(2, 2, "libaio", 701e3, 97.9), P(2, 2, "io_uring", 464e3, 100.2),
               P(2, 4, "libaio", 700e3, 98.2)]
     assert demand.next_config(probes, 2, True, True) == Config(2, 4, "io_uring")
-    probes.append(P(2, 4, "io_uring", 520e3, 100))  # twice as deep, still far below: its line ends there
+    probes.append(P(2, 4, "io_uring", 480e3, 100))  # twice as deep, < 5 % more and far below: its line ends there
     assert demand.next_config(probes, 2, True, True) is None
     probes[-1] = P(2, 4, "io_uring", 640e3, 100)  # within 25 % of the best: deepened on
     assert demand.next_config(probes, 2, True, True) == Config(2, 8, "io_uring")
+
+
+def test_io_uring_is_deepened_while_its_own_line_gains():
+    """bench-peak 2026-11-29 06:02, zram, adaptive: the ladder dipped (QD 1 362k, QD 2 270k) so the demand search
+    started at QD 1; io_uring read 276k at 2 jobs x QD 1 and 348k at x QD 2 against libaio's 615k, was deepened once
+    and the search ended at 0.84 of hand-tuned fio.  A line that keeps gaining on itself (+26 %) is deepened on."""
+    probes = [P(1, 1, "libaio", 362e3, 102), P(2, 1, "libaio", 544e3, 98.8), P(2, 1, "io_uring", 276e3, 98.9),
+              P(2, 2, "libaio", 615e3, 98.9), P(2, 2, "io_uring", 348e3, 97), P(2, 4, "libaio", 526e3, 99.2)]
+    assert demand.next_config(probes, 2, True, True) == Config(2, 4, "io_uring")
+    probes.append(P(2, 4, "io_uring", 470e3, 99))
+    assert demand.next_config(probes, 2, True, True) == Config(2, 8, "io_uring")
+    probes.append(P(2, 8, "io_uring", 600e3, 99))
+    assert demand.next_config(probes, 2, True, True) == Config(2, 16, "io_uring")
+    probes.append(P(2, 16, "io_uring", 610e3, 99))  # +2 %: the line stopped gaining; its best (x QD 8) is deepened
+    assert demand.next_config(probes, 2, True, True) is None  # ... to x QD 16, measured: the search ends
 
 
 def test_the_search_starts_at_the_deepest_depth_on_the_peak():

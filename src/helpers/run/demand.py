@@ -33,8 +33,9 @@ GAIN_PCT = 5.0
 # an engine's line is deepened while its best reads within this much of the overall best: io_uring at a shallow depth
 # can read well below libaio and still win deeper (zram, 2 jobs x QD 3: 441k against libaio's 506k; x QD 32: 895k)
 LINE_PCT = 25.0
-# engines whose line is deepened once after the switch whatever the switch depth read: io_uring at 2 zram jobs x QD 2
-# read 464k against libaio's 701k (66 %, bench-peak 2026-11-29 04:10) and 873k at x QD 64
+# engines whose line is deepened while it gains on itself, whatever it reads against the best: io_uring at 2 zram
+# jobs x QD 2 read 464k against libaio's 701k (66 %, bench-peak 2026-11-29 04:10) and 873k at x QD 64; at x QD 1
+# 276k, x QD 2 348k against libaio's 615k (bench-peak 06:02: deepened once only, the search ended at 0.84)
 BATCHING_ENGINES = frozenset({"io_uring"})
 
 
@@ -171,7 +172,8 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
     3. deeper demand at the best probe's job count, per engine measured there (the best's engine first): twice the
        QD per job (at most ``max_qd``) of that engine's own best (:func:`best` over its probes in the order
        measured), when that best was reached by a move (not the start probe) and reads within :data:`LINE_PCT` % of
-       the overall best, or, for io_uring (:data:`BATCHING_ENGINES`), when it was measured at one depth only.  An engine is deepened on its own line because io_uring batches its submissions: at the depth
+       the overall best, or, for io_uring (:data:`BATCHING_ENGINES`), while its line's latest probe is its best (it
+       was just switched on, or its last doubling paid off).  An engine is deepened on its own line because io_uring batches its submissions: at the depth
        where it was switched on it can read the same as libaio and still pay off twice as deep (zram, 2 jobs: 721k
        at QD 8 against libaio's 725k, 895k at QD 32);
 
@@ -197,8 +199,9 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
         if not line:
             continue
         lb = best(line, gain_pct)
-        # io_uring just switched on is measured twice as deep once whatever it read: its batching pays only deeper
-        first = engine in BATCHING_ENGINES and len(line) == 1
+        # io_uring is deepened while its own line still gains, whatever it reads against the best: its batching
+        # pays only deeper (its latest probe is its line's best: the switch itself, or a doubling that paid off)
+        first = engine in BATCHING_ENGINES and line[-1] is lb
         if lb is not probes[0] and (first or lb.iops >= b.iops * (1 - LINE_PCT / 100)) and lb.config.qd * 2 <= max_qd:
             cands.append(Config(c.jobs, lb.config.qd * 2, engine))
     return next((x for x in cands if x not in seen), None)
