@@ -16,7 +16,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from helpers.run.demand import CPU_BOUND_PCT  # the one CPU-bound rule: the flag and the demand search
+from helpers.run.demand import CPU_BOUND_PCT  # one CPU-bound rule: flag and search
+from helpers.run.demand import cpu_per_job as _cpu_rule
 
 MIN_DEVICE_LATENCY_US = 5.0  # no SSD completes a read in under ~5 µs end to end; faster means memory
 DISK_IO_RATIO = 2.0  # fio counted > 2x the I/Os the block device saw (ios + merges): served from memory
@@ -101,8 +102,9 @@ def cpu_per_job(df: pd.DataFrame) -> pd.Series:
     (each job thread's) and the whole fio process's CPU over its jobs (``process_cpu_pct``: every thread, io_uring's
     kernel workers included, sampled by the lab; NaN for others' files, then fio's own figure alone)."""
     own = _num(df, "usr_cpu_pct") + _num(df, "sys_cpu_pct")
-    proc = _num(df, "process_cpu_pct") / _num(df, "numjobs").fillna(1).clip(lower=1)
-    return pd.Series(np.fmax(own.to_numpy(), proc.to_numpy()), index=df.index, dtype="float64")
+    jobs = _num(df, "numjobs").fillna(1).to_numpy()
+    return pd.Series(_cpu_rule(own.to_numpy(), _num(df, "process_cpu_pct").to_numpy(), jobs), index=df.index,
+                     dtype="float64")
 
 
 def too_few_ios(total_ios, p: float, min_tail: int = TAIL_SAMPLES):
