@@ -24,8 +24,9 @@ that fails while fio used a whole CPU per job (:func:`host_limited`) says nothin
 failed on the achieved rate or on latency (a CPU-bound fio queues I/Os itself: zram, one libaio job offered 256k
 IOPS achieved 254k at 100 % of a CPU and a p99 of 1,073 µs, 2 jobs met the SLO there): with ``numjobs: auto`` /
 ``ioengine: auto`` the same load is measured again with more jobs, then io_uring
-(:func:`helpers.run.demand.more_demand`), and the host-limited step is kept in the record as ``superseded``.  A first failing load that was host-limited with no move
-left makes the capacity the host's limit, a lower bound of the device's (the summary's ``host_limit`` and reason).
+(:func:`helpers.run.demand.more_demand`), and the host-limited step is kept in the record as ``superseded``.
+A first failing load that was host-limited with no move left makes the capacity the host's limit, a lower bound
+of the device's (the summary's ``host_limit`` and reason).
 """
 
 from __future__ import annotations
@@ -191,18 +192,18 @@ def summary(history: list[RateStep], s: SloSearchSettings, point_seconds: float)
     steps = live(history)
     failing = [h for h in steps if not h.meets and (lo is None or h.rate > lo)]
     first_bad = min(failing, key=lambda h: h.rate) if failing else None
-    host = ""
+    notes = ""  # sentences after the bracket: the host limit, fio overshooting the offered rate
     if first_bad is not None and host_limited(first_bad, s):
         out["host_limit"] = True
         at = f" at {first_bad.config.phrase()}" if first_bad.qd else ""
         out["host_sentence"] = (f"{first_bad.rate:,} IOPS failed while fio used {first_bad.cpu_pct:.0f} % of a CPU "
                                 f"per job{at} (achieved {first_bad.achieved_iops:,.0f}, no more jobs or engine left "
                                 "to try): the capacity is the host's limit, at least that for the device.")
-        host = " " + out["host_sentence"]
+        notes = " " + out["host_sentence"]
     if lo is None:
         out["reason"] = (f"no offered load down to {min(h.rate for h in steps) if steps else s.start_rate:,} IOPS "
                          f"met {lab} <= {s.slo_us:g} us with the achieved rate >= {s.saturation_fraction:.0%} of "
-                         "offered." + host)
+                         "offered." + notes)
         return out
     got = next(h for h in steps if h.rate == lo)
     if got.qd:
@@ -210,14 +211,14 @@ def summary(history: list[RateStep], s: SloSearchSettings, point_seconds: float)
     over = 100 * (got.achieved_iops / got.rate - 1) if got.rate else 0.0
     if over > OVERSHOOT_PCT:  # the load the capacity was measured at is what fio did, not what it was asked
         out["overshoot_pct"] = round(over, 1)
-        host += (f" fio ran {over:.0f} % above the {lo:,} IOPS offered there (fio's Poisson arrivals overshoot at high "
+        notes += (f" fio ran {over:.0f} % above the {lo:,} IOPS offered there (fio's Poisson arrivals overshoot at high "
                  f"rates per job), so the load the SLO held at was the achieved {got.achieved_iops:,.0f} IOPS.")
     if hi is None:
         out["reason"] = (f"every load up to {lo:,} IOPS met {lab} <= {s.slo_us:g} us: the capacity is at least that "
-                         f"(max_rate or max_steps reached)." + host)
+                         f"(max_rate or max_steps reached)." + notes)
     else:
         out["achieved_iops"] = round(got.achieved_iops, 1)
         out["reason"] = (f"{lo:,} IOPS offered meets {lab} <= {s.slo_us:g} us ({got.latency_us:,.0f} us, achieved "
                          f"{got.achieved_iops:,.0f}); {hi:,} fails; bracket within {100 * (hi / lo - 1):.0f} %."
-                         + host)
+                         + notes)
     return out
