@@ -28,16 +28,18 @@ from helpers.fio.json_output import parse_fio_bytes
 from helpers.fio.reader import point_totals, read_result
 
 CPU_BOUND_PCT = 90.0  # CPU per fio job near a full core (fio's usr+sys per job, or the whole process's per job)
-MAX_PROBES = 10  # configurations per series at most, the start included (each one short settle-stopped probe)
+MAX_PROBES = 12  # configurations per series at most, the start included (each one short settle-stopped probe)
 # a move must add this much over the best configuration to become the best: zram holds within about 2 % between
 # runs, and a doubling of a CPU-bound io_uring job's depth adds 5-15 % there
 GAIN_PCT = 5.0
 # an engine's line is deepened while its best reads within this much of the overall best: io_uring at a shallow depth
 # can read well below libaio and still win deeper (zram, 2 jobs x QD 3: 441k against libaio's 506k; x QD 32: 895k)
 LINE_PCT = 25.0
-# engines whose line is deepened while it gains on itself, whatever it reads against the best: io_uring at 2 zram
-# jobs x QD 2 read 464k against libaio's 701k (66 %, bench-peak 2026-11-29 04:10) and 873k at x QD 64; at x QD 1
-# 276k, x QD 2 348k against libaio's 615k (bench-peak 06:02: deepened once only, the search ended at 0.84)
+# engines whose line is deepened until two doublings in a row do not pay off on the line itself, whatever it reads
+# against the best: io_uring at 2 zram jobs x QD 2 read 464k against libaio's 701k (66 %, bench-peak 2026-11-29
+# 04:10) and 873k at x QD 64; at x QD 1 276k, x QD 2 348k against libaio's 615k (06:02: deepened once only, the
+# search ended at 0.84); 711k at x QD 8, 719k at x QD 16 (06:10: stopped at one flat doubling, 0.88), 838k at
+# x QD 32 in earlier runs
 BATCHING_ENGINES = frozenset({"io_uring"})
 
 
@@ -180,10 +182,11 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
     3. deeper demand at the best probe's job count, per engine measured there (the best's engine first): twice the
        QD per job (at most ``max_qd``) of that engine's own best (:func:`best` over its probes in the order
        measured), when that best was reached by a move (not the start probe) and reads within :data:`LINE_PCT` % of
-       the overall best, or, for io_uring (:data:`BATCHING_ENGINES`), while its line's latest probe is its best (it
-       was just switched on, or its last doubling paid off).  An engine is deepened on its own line because io_uring batches its submissions: at the depth
-       where it was switched on it can read the same as libaio and still pay off twice as deep (zram, 2 jobs: 721k
-       at QD 8 against libaio's 725k, 895k at QD 32);
+       the overall best; for io_uring (:data:`BATCHING_ENGINES`), twice its line's deepest QD, whatever it reads
+       against the best, until two doublings in a row did not pay off on the line itself (its best is neither of
+       its last two probes).  An engine is deepened on its own line because io_uring batches its submissions: at
+       the depth where it was switched on it can read the same as libaio, or less, and still pay off deeper (zram,
+       2 jobs: 721k at QD 8 against libaio's 725k, 895k at QD 32), and one flat doubling does not end its rise;
 
     each only when not measured yet.  A candidate that reads less than ``gain_pct`` % over the best does not
     become the best (:func:`best`), so the search stops once no move pays off."""
@@ -207,11 +210,20 @@ def next_config(probes: list[Probe], cpus: int, engine_auto: bool, jobs_auto: bo
         if not line:
             continue
         lb = best(line, gain_pct)
-        # io_uring is deepened while its own line still gains, whatever it reads against the best: its batching
-        # pays only deeper (its latest probe is its line's best: the switch itself, or a doubling that paid off)
-        first = engine in BATCHING_ENGINES and line[-1] is lb
-        if lb is not probes[0] and (first or lb.iops >= b.iops * (1 - LINE_PCT / 100)) and lb.config.qd * 2 <= max_qd:
-            cands.append(Config(c.jobs, lb.config.qd * 2, engine))
+        if lb is probes[0]:
+            continue
+        # io_uring is deepened while its own line still gains, whatever it reads against the best: its batching pays
+        # only deeper, and not at every doubling (zram, 2 jobs: 711k at x QD 8, 719k at 16, 838k at 32), so its line
+        # ends after two doublings in a row that did not pay off, as the QD ladder does
+        deepest = max(line, key=lambda p: p.config.qd)
+        if engine in BATCHING_ENGINES and any(p is lb for p in line[-2:]):
+            qd = deepest.config.qd * 2
+        elif lb.iops >= b.iops * (1 - LINE_PCT / 100):
+            qd = lb.config.qd * 2
+        else:
+            continue
+        if qd <= max_qd:
+            cands.append(Config(c.jobs, qd, engine))
     return next((x for x in cands if x not in seen), None)
 
 
