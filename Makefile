@@ -26,6 +26,8 @@ FILE ?=
 # make test's pytest-xdist workers: 3 on 2 cores -- a worker waits on fio, a kernel or a browser about half the
 # time, so two left a core idle (~1.0 of 2 cores used, 304 s); the session's notebooks stay in one (tests/conftest.py)
 TEST_WORKERS ?= 3
+# the modules with tests marked quiet (collecting only these saves the whole suite's collection)
+QUIET_TESTS = $(shell grep -l 'mark\.quiet' tests/test_*.py)
 
 # Jupyter/IPython state stays inside the project (gitignored), not in ~.
 export JUPYTER_CONFIG_DIR := $(CURDIR)/.jupyter/config
@@ -112,7 +114,7 @@ browser-deps: ## install Chromium for the browser tests when possible (root + ap
 
 test: setup browser-deps ## every test on TEST_WORKERS (3) workers: unit, real fio, every notebook validated by nbval (its one execution), reports, browser (10 slowest printed); then the few that need the CPUs to themselves, one at a time
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not quiet"
-	$(BIN)/python -m pytest -q -m quiet --durations=0 tests
+	$(BIN)/python -m pytest -q -m quiet --durations=0 $(QUIET_TESTS)
 
 test-notebooks: setup ## validate the notebooks you edited with nbval, as make test does (NOTEBOOK=10-queue-depth: one)
 	$(BIN)/python -m pytest -q --nbval-lax $(if $(NOTEBOOK),notebooks/$(basename $(notdir $(NOTEBOOK))).ipynb,notebooks)

@@ -17,7 +17,7 @@ from helpers.analysis import burst_series, point_series
 from helpers.ingest import core
 from helpers.processed import store
 from helpers.run import sweep
-from quiet_helpers import wait_until_idle
+from quiet_helpers import idle_cpus
 
 BUCKET_IOS, BURST_IOPS, BASELINE_IOPS = 5000.0, 3000.0, 500.0  # empties in 2 s; refills at the baseline rate
 RESTS_S = [2, 4]  # give back 1,000 and 2,000 I/Os (and what fio's exit and start-up add)
@@ -34,14 +34,14 @@ def short_burst_profile(path):
     return path
 
 
-@pytest.mark.quiet
 def test_short_burst_run_recovers_a_known_bucket(tmp_path, fio_path):
-    """The bucket's controller and fio need the CPUs: make test runs this after the parallel suite (marker quiet);
-    at 3-worker load it read a 407 IOPS refill against the device's 500."""
+    """Runs beside make test's parallel workers: the bucket's controller is a real-time thread (at 3-worker load a
+    normal one once read a 407 IOPS refill against the device's 500; beside three busy CPU loops a normal thread
+    read a 423 IOPS baseline, a real-time one passed 5 of 6 runs and skipped the sixth below)."""
     why = burst_device.available()
     if why:
         pytest.skip(why)
-    idle = wait_until_idle((os.cpu_count() or 1) - 0.5)
+    idle = idle_cpus(0.3)
     prof = short_burst_profile(tmp_path / "burst-short.yaml")
     with burst_device.BucketDevice(BUCKET_IOS, BURST_IOPS, BASELINE_IOPS, size="64M") as dev, dev.joined():
         m = sweep.sweep(target=dev.path, profile=prof, run_id="bd", size="64m", raw_dir=tmp_path / "raw",
