@@ -52,6 +52,20 @@ def test_one_series_per_job_count_block_size_direction_and_read_share():
     assert all((g["iodepth"].diff().dropna() > 0).all() for _, g in s.groupby("series"))
 
 
+def test_two_engines_at_the_same_jobs_are_two_named_series():
+    """A demand search measures libaio and io_uring lines at 2 jobs (zram characterize, 2026-11-29: two rows at
+    2 jobs x QD 8 read 700,834 and 702,764 IOPS under one label): the engine names the series where it tells two
+    apart, and only there."""
+    df = pd.concat([sweep(), sweep(numjobs=2, ioengine="libaio"),
+                    sweep(qds=(8, 16, 32), numjobs=2, ioengine="io_uring")], ignore_index=True)
+    df["point_id"] = [f"p{i}" for i in range(len(df))]
+    s = qd_series(df)
+    assert s.groupby("series").size().to_dict() == {
+        "randread 4k (read)": 4, "randread 4k x2 jobs, libaio (read)": 4, "randread 4k x2 jobs, io_uring (read)": 3}
+    t = qd_table(df)
+    assert t.loc[("randread 4k x2 jobs, io_uring (read)", 8), "iops"] == pytest.approx(80_000.0)
+
+
 def test_several_runs_are_prefixed_with_the_run():
     s = qd_series(pd.concat([sweep(), sweep().assign(run_id="r2")], ignore_index=True))
     assert set(s["series"]) == {"r1: randread 4k (read)", "r2: randread 4k (read)"}
