@@ -1,3 +1,4 @@
+import pandas as pd
 import pytest
 
 from figdata import bs_sweep, rows
@@ -15,6 +16,19 @@ def test_heatmap_operation_by_block_size_with_qd_slider_and_metric_dropdown():
     assert labels[0] == "IOPS" and any("MB/s" in b for b in labels)
     mb = fig.layout.updatemenus[0].buttons[1].args[0]["z"][1][0]
     assert mb == pytest.approx([100, 400, 410])
+
+
+def test_heatmap_opens_on_the_held_value_with_the_most_measured_cells():
+    """A searched run's deepest held depth can hold only cells the search did not measure (zram characterize,
+    2026-11-29: the page opened on QD 1024, a blank map); the page opens where the most was measured, the largest
+    held value among equals (a full grid: the last, as before)."""
+    df = bs_sweep("read", qds=(1, 16))
+    g = analysis.grid(df, "bs_bytes", "iodepth")
+    assert figures.heatmap_figure(g, "bs_bytes", "iodepth").layout.sliders[0].active == 1
+    blank = g[g["held"] == 16].assign(held=1024, iops=float("nan"), note="not measured by the search: past its plateau")
+    fig = figures.heatmap_figure(pd.concat([g, blank], ignore_index=True), "bs_bytes", "iodepth")
+    assert [s.label for s in fig.layout.sliders[0].steps] == ["1", "16", "1024"]
+    assert fig.layout.sliders[0].active == 1 and [t.visible for t in fig.data] == [False, True, False]
 
 
 def test_no_grid_is_one_sentence():

@@ -112,7 +112,11 @@ def heatmap_figure(grid: pd.DataFrame, x: str = "bs_bytes", held: str = "iodepth
     fig.update_layout(title=title or f"Operation x {xname.lower()} ({hname.lower()} held constant; ⚠: flagged; "
                       "n/m: not measured, the hover says why)",
                       template=TEMPLATE, height=max(480, 26 * rows + 260), margin={"t": 110, "b": 120})
-    add_step_slider(fig, steps, f"{hname} held at: ", active=len(helds) - 1, y=-0.2, held=hname.lower())
+    # the page opens on the held value with the most measured cells (the largest among equals): a searched run's
+    # deepest held depth can hold only cells the search did not measure (zram characterize: QD 1024, a blank map)
+    measured = [int(grid.loc[grid["held"] == h, "iops"].notna().sum()) for h in helds]
+    active = max(range(len(helds)), key=lambda k: (measured[k], k))
+    add_step_slider(fig, steps, f"{hname} held at: ", active=active, y=-0.2, held=hname.lower())
     return fig
 
 
