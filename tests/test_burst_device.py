@@ -49,8 +49,9 @@ def test_short_burst_run_recovers_a_known_bucket(tmp_path, fio_path):
     assert m["status"] == "complete", m
     (pid,) = m["burst"]
     seen = m["burst"][pid]["rests_seen_s"]
-    # the rests as the device saw them: the nominal rest plus fio's exit and start-up (a few tenths of a second)
-    assert [float(k) for k in seen] == RESTS_S and all(r <= seen[f"{r:g}"] < r + 1.0 for r in RESTS_S), seen
+    # the rests as the device saw them: the nominal rest plus fio's exit and start-up (a few tenths of a second on
+    # an idle machine; 1.04 s beside make test's workers and a busy CPU loop); the refill is measured over these
+    assert [float(k) for k in seen] == RESTS_S and all(r <= seen[f"{r:g}"] < r + 2.0 for r in RESTS_S), seen
     core.ingest_paths([tmp_path / "raw" / "bd"], "bd", out=tmp_path / "processed")
     ts = point_series(store.load(tmp_path / "processed", config.TIMESERIES_DATASET, "bd"))
     (b,) = burst_series(ts, {"bd": m})
