@@ -57,6 +57,22 @@ def test_held_constant_at_a_qd_and_message_when_absent():
     assert msg in figures.held_constant_figure(r, msg).layout.annotations[0].text
 
 
+def test_held_constant_two_engines_are_two_lines_not_repeats():
+    """zram characterize, 2026-11-29: at QD 16 and 2 jobs the demand search measured libaio and io_uring; the
+    'Block size at QD 16' chart drew both as repeats of one line through their mean.  The engine names the line
+    where it varies, and only there."""
+    pts = [{"rw": "read", "direction": "read", "bs_bytes": b, "iodepth": 16, "numjobs": 2, "ioengine": e, "iops": i}
+           for e, b, i in [("libaio", 4096, 700e3), ("libaio", 16384, 500e3), ("io_uring", 4096, 800e3),
+                           ("io_uring", 16384, 600e3)]]
+    r, msg = analysis.held_constant(rows(pts), "bs_bytes", {"iodepth": 16})
+    assert msg == "" and sorted(set(r["line"])) == ["read io_uring", "read libaio"]
+    fig = figures.held_constant_figure(r, msg, factor="bs_bytes")
+    shown = {t.name: list(t.y) for t in fig.data if t.visible is not False}
+    assert shown == {"read io_uring": [800e3, 600e3], "read libaio": [700e3, 500e3]}
+    one = analysis.held_constant(rows([p for p in pts if p["ioengine"] == "libaio"]), "bs_bytes", {"iodepth": 16})[0]
+    assert set(one["line"]) == {"read"}
+
+
 def test_held_constant_repeats_are_markers_and_the_line_goes_through_their_mean():
     """Issue 34.6: the overview's 'Block size at QD 16' drew write 4k's two repeats (110k and 97k IOPS) as a
     vertical stroke.  The line goes through their mean; every repeat is a marker; the metric menu still shows one

@@ -120,14 +120,17 @@ def held_constant(df: pd.DataFrame, factor: str, fixed: dict[str, float]) -> tup
             have = ", ".join(factor_value_label(col, v) for v in present) or "none"
             return rows.assign(line=pd.Series(dtype="string")), (
                 f"This run has no points at {factor_value_label(col, val)} (measured: {have}).")
-    others = [f for f in ("iodepth", "bs_bytes", "numjobs") if f != factor and f not in fixed]
+    # the engine too: a demand search measures libaio and io_uring at the same jobs and depth, which are not repeats
+    others = [f for f in ("iodepth", "bs_bytes", "numjobs", "ioengine") if f != factor and f not in fixed
+              and f in rows.columns]
     varying = [f for f in others if rows[f].nunique() > 1]
     rows = rows.copy()
     # the operation label of a mixed mode carries its read share: when the read share is the factor, lines
     # are named by rw alone so one line spans the read shares
     base = "rw" if factor == "rwmixread_pct" else "operation"
     rows["line"] = [" ".join([r[base]] + [
-        (f"QD{int(r[f])}" if f == "iodepth" else format_bytes(r[f]) if f == "bs_bytes" else f"x{int(r[f])} jobs")
+        (f"QD{int(r[f])}" if f == "iodepth" else format_bytes(r[f]) if f == "bs_bytes" else
+         f"x{int(r[f])} jobs" if f == "numjobs" else str(r[f]))
         for f in varying]) for _, r in rows.iterrows()]
     n = rows.groupby("line")[factor].transform("nunique")
     rows = rows[n >= 2]
