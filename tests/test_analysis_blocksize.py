@@ -174,3 +174,15 @@ def test_series_without_bandwidth_values_does_not_crash():
     df["bw_bytes_per_s"] = float("nan")
     p = bandwidth_plateau(blocksize_series(df))
     assert len(p) == 1 and p["plateau_bs_bytes"].isna().all()
+
+
+def test_two_engines_at_the_same_jobs_and_depth_are_two_named_series():
+    """zram characterize, 2026-11-29: the demand search measured libaio and io_uring at QD 16 x 2 jobs; the
+    block-size page drew both as one series (two markers per block size).  The engine names the series where it
+    tells two apart (shared with the queue-depth and mix pages: analysis.points.engine_suffixes)."""
+    df = pd.concat([bs_sweep("randread", qds=(16,)).assign(numjobs=2, ioengine=e) for e in ("libaio", "io_uring")]
+                   + [bs_sweep("randread", qds=(16,))], ignore_index=True)
+    df["point_id"] = [f"p{i}" for i in range(len(df))]
+    s = blocksize_series(df)
+    assert s.groupby("series").size().to_dict() == {
+        "randread QD16": 3, "randread QD16 x2 jobs, io_uring": 3, "randread QD16 x2 jobs, libaio": 3}

@@ -175,3 +175,13 @@ def test_operations_of_pure_modes_only_and_of_empty_results():
     assert list(ops["operation"]) == ["randread"] and list(ops["iops"]) == [10.0]
     e = operations(empty_results())
     assert e.empty and {"operation", "mb_per_s"} <= set(e.columns)
+
+
+def test_engine_suffixes_only_where_two_engines_share_a_series():
+    from helpers.analysis.points import engine_suffixes
+
+    df = pd.DataFrame({"rw": ["randread"] * 4 + ["read"] * 2, "numjobs": [2, 2, 2, 2, 1, 1],
+                       "ioengine": ["libaio", "io_uring", "libaio", "io_uring", "libaio", "libaio"]})
+    assert list(engine_suffixes(df, ["rw", "numjobs", "ioengine"])) == [", libaio", ", io_uring", ", libaio",
+                                                                          ", io_uring", "", ""]
+    assert list(engine_suffixes(df, ["rw", "numjobs"])) == [""] * 6  # the caller's series do not split on it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers.analysis.points import with_units
+from helpers.analysis.points import engine_suffixes, with_units
 from helpers.fio.units import format_bytes
 
 SERIES_KEYS = ["run_id", "host", "rw", "direction", "iodepth", "numjobs", "rwmixread_pct", "ioengine", "direct"]
@@ -12,11 +12,11 @@ PLATEAU_FRACTION = 0.9  # a series has "stopped growing" once it reaches 90 % of
 FALL_FRACTION = 0.10  # bandwidth "falls past its best block size" when a larger block is >= 10 % below the peak
 
 
-def _label(r: pd.Series, with_run: bool) -> str:
+def _label(r: pd.Series, with_run: bool, engine: str = "") -> str:
     mix = "" if pd.isna(r["rwmixread_pct"]) else f" {r['rwmixread_pct']:.0f}% read"
     nj = "" if r["numjobs"] == 1 else f" x{r['numjobs']} jobs"
     direction = "" if r["rw"] in ("read", "write", "randread", "randwrite") else f" ({r['direction']})"
-    label = f"{r['rw']}{mix}{direction} QD{r['iodepth']}{nj}"
+    label = f"{r['rw']}{mix}{direction} QD{r['iodepth']}{nj}{engine}"
     return f"{r['run_id']}: {label}" if with_run else label
 
 
@@ -34,7 +34,8 @@ def blocksize_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
     n = df.groupby(keys, dropna=False)["bs_bytes"].transform("nunique")
     out = with_units(df[n >= min_points])
     multi_run = out["run_id"].nunique() > 1
-    out["series"] = pd.Series([_label(r, multi_run) for _, r in out.iterrows()], index=out.index, dtype="string")
+    out["series"] = pd.Series([_label(r, multi_run, e) for (_, r), e in zip(out.iterrows(), engine_suffixes(out, keys))],
+                              index=out.index, dtype="string")
     return out.sort_values(["iodepth", "series", "bs_bytes"]).reset_index(drop=True)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers.analysis.points import MIXED_MODES, totals, with_units
+from helpers.analysis.points import MIXED_MODES, engine_suffixes, totals, with_units
 
 SERIES_KEYS = ["run_id", "host", "rw", "bs_bytes", "iodepth", "numjobs", "ioengine", "direct"]
 DIRECTIONS = ["read", "write", "total"]
@@ -34,7 +34,8 @@ def mix_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
     multi_run = out["run_id"].nunique() > 1
     out["series"] = pd.Series(
         [(f"{r.run_id}: " if multi_run else "") + f"{r.rw} {r.bs_label} QD{r.iodepth}"
-         + ("" if r.numjobs == 1 else f" x{r.numjobs} jobs") for r in out.itertuples()],
+         + ("" if r.numjobs == 1 else f" x{r.numjobs} jobs") + e
+         for r, e in zip(out.itertuples(), engine_suffixes(out, keys))],
         index=out.index, dtype="string")
     out["direction"] = pd.Categorical(out["direction"], categories=DIRECTIONS + ["trim"], ordered=True)
     out = out.sort_values(["bs_bytes", "series", "direction", "rwmixread_pct"]).reset_index(drop=True)

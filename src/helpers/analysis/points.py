@@ -113,6 +113,17 @@ def point_label(row) -> str:
     return " ".join(parts)
 
 
+def engine_suffixes(df: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """", <engine>" for rows whose series (``keys`` without ``ioengine``) was measured with more than one engine,
+    else "": a demand search measures libaio and io_uring at the same jobs and depth, and a label without the
+    engine would draw and list both as one series (their points as repeats of each other)."""
+    if "ioengine" not in keys or "ioengine" not in df.columns or df.empty:
+        return pd.Series("", index=df.index, dtype="object")
+    n = df.groupby([k for k in keys if k != "ioengine"], dropna=False)["ioengine"].transform("nunique")
+    return pd.Series([f", {e}" if k > 1 and not pd.isna(e) else "" for e, k in zip(df["ioengine"], n)],
+                     index=df.index, dtype="object")
+
+
 def numeric_order(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """``df`` sorted by ``keys`` (those present): by the settings' values (4k before 16k before 128k, QD 2
     before QD 16), not by the labels' text ('randread 128k' < 'randread 16k' < 'randread 4k')."""

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers.analysis.points import latency_columns, numeric_order, with_latency
+from helpers.analysis.points import engine_suffixes, latency_columns, numeric_order, with_latency
 from helpers.fio.units import format_bytes
 
 SERIES_KEYS = ["run_id", "host", "rw", "bs_bytes", "direction", "numjobs", "rwmixread_pct", "ioengine", "direct"]
 
 
-def series_label(row: pd.Series, with_run: bool = False, with_engine: bool = False) -> str:
+def series_label(row: pd.Series, with_run: bool = False, engine: str = "") -> str:
     mix = "" if pd.isna(row["rwmixread_pct"]) else f" {row['rwmixread_pct']:.0f}% read"
     nj = "" if row["numjobs"] == 1 else f" x{row['numjobs']} jobs"
-    engine = f", {row['ioengine']}" if with_engine and not pd.isna(row.get("ioengine")) else ""
     label = f"{row['rw']} {format_bytes(row['bs_bytes'])}{mix}{nj}{engine} ({row['direction']})"
     return f"{row['run_id']}: {label}" if with_run else label
 
@@ -29,11 +28,8 @@ def qd_series(df: pd.DataFrame, min_points: int = 2) -> pd.DataFrame:
     out = with_latency(df[g >= min_points])  # p50_us/p99_us: total latency when fio wrote it, else clat
     out["outstanding_io"] = out["iodepth"] * out["numjobs"]
     multi_run = out["run_id"].nunique() > 1
-    # the engine is named where it tells two series apart (a demand search's libaio and io_uring lines at 2 jobs),
-    # or one label would draw and list two engines' points as one series
-    engines = out.groupby([k for k in keys if k != "ioengine"], dropna=False)["ioengine"].transform("nunique") \
-        if "ioengine" in keys else pd.Series(1, index=out.index)
-    out["series"] = pd.Series([series_label(r, multi_run, n > 1) for (_, r), n in zip(out.iterrows(), engines)],
+    engines = engine_suffixes(out, keys)  # the engine where it tells two series apart
+    out["series"] = pd.Series([series_label(r, multi_run, e) for (_, r), e in zip(out.iterrows(), engines)],
                               index=out.index, dtype="string")
     return numeric_order(out, ["run_id", "rw", "bs_bytes", "rwmixread_pct", "numjobs", "direction", "series",
                                "iodepth"])
