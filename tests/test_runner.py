@@ -325,3 +325,47 @@ def test_settle_sees_a_reset_that_the_runtime_alone_hides(tmp_path):
     m = runner.SettleMonitor(out, windows=3, pct=5.0, ramp_s=0.25, window_ms=250)
     assert m() is True and m.iops == [10_000.0, 10_000.0, 10_000.0]  # not (2530 - 313) / 151 ms = 14,682
     assert m.settled_s == pytest.approx(0.25 + 0.753)
+
+
+def test_a_stop_signal_while_fio_is_started_stops_and_reaps_it(tmp_path, monkeypatch):
+    """Fault injection: SIGTERM lands just after the fork, before Popen returns (seen three times on 2026-11-29:
+    the SIGTERM test found fio alive after the sweep had exited 130; blocking the signal in the main thread is not
+    enough, the kernel hands it to the CPU sampler's thread and Python runs the handler in Popen all the same).
+    The sweep's handler raises KeyboardInterrupt; fio must be stopped and reaped, never left running."""
+    import os
+    import signal
+    import subprocess
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers need the main thread")
+    started: list[subprocess.Popen] = []
+    real = subprocess.Popen
+
+    def popen_then_signal(*args, **kwargs):
+        p = real(["sleep", "30"], **kwargs)
+        started.append(p)
+        os.kill(os.getpid(), signal.SIGTERM)  # the signal arrives before Popen returns
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # another thread would take it: deliver now
+        return p
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, handler)
+    monkeypatch.setattr(runner.subprocess, "Popen", popen_then_signal)
+    outcome = "finished"
+    try:
+        runner.run_fio(["fio"], tmp_path / "out.tmp", tmp_path / "out.json")
+    except runner.FioInterrupted:
+        outcome = "stopped"
+    except KeyboardInterrupt:  # raised inside Popen: nothing stops or waits for the child
+        outcome = "escaped"
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    (p,) = started
+    alive = p.poll() is None
+    if alive:
+        p.kill()
+        p.wait()
+    assert outcome == "stopped" and not alive

@@ -383,21 +383,37 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
     t0 = time.monotonic()
     kwargs = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
     # a stop signal must not land inside Popen after the fork: its KeyboardInterrupt would leave a running fio that
-    # nothing stops or waits for (seen: the SIGTERM test found fio alive after the sweep had exited).  Blocked here,
-    # it is delivered once ``proc`` exists, inside the try below
+    # nothing stops or waits for (seen: the SIGTERM test found fio alive after the sweep had exited).  Blocking it in
+    # this thread is not enough: the kernel hands a process's signal to any thread that does not block it (the CPU
+    # sampler's, the progress display's) and Python then runs the handler here all the same.  So while fio is
+    # started the handlers only record the signal; it is handed to the sweep's handler once ``proc`` exists, inside
+    # the try below
     block = bool(kwargs) and threading.current_thread() is threading.main_thread()
+    held: list[int] = []
     if block:
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        handlers = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOP_SIGNALS}
+
+    def release() -> None:
+        if block:
+            for s, h in handlers.items():
+                signal.signal(s, h)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
     except BaseException:
-        if block:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        release()
         raise
     cpu = CpuSampler(proc.pid)
     try:
-        if block:  # a stop signal that came meanwhile raises KeyboardInterrupt here, handled below
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        release()  # a stop signal that came meanwhile raises KeyboardInterrupt here, handled below
+        for signum in held[:1]:
+            h = handlers[signum]
+            if callable(h):
+                h(signum, None)
+            else:
+                raise KeyboardInterrupt
         if on_start:
             on_start(proc.pid)
         deadline = None if timeout is None else t0 + timeout
