@@ -392,7 +392,8 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
     held: list[int] = []
     if block:
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-        handlers = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOP_SIGNALS}
+        handlers = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOP_SIGNALS
+                    if signal.getsignal(s) is not None}  # None: a handler not set from Python, left as it is
 
     def release() -> None:
         if block:
