@@ -369,3 +369,20 @@ def test_a_stop_signal_while_fio_is_started_stops_and_reaps_it(tmp_path, monkeyp
         p.kill()
         p.wait()
     assert outcome == "stopped" and not alive
+    # an ignored SIGTERM stays ignored: fio (here a child that exits at once) runs to its end
+    started.clear()
+
+    def popen_exit_then_signal(*args, **kwargs):
+        p = real(["true"], **kwargs)
+        started.append(p)
+        os.kill(os.getpid(), signal.SIGTERM)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+        return p
+
+    old = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    monkeypatch.setattr(runner.subprocess, "Popen", popen_exit_then_signal)
+    try:
+        run = runner.run_fio(["fio"], tmp_path / "out2.tmp", tmp_path / "out2.json")
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert run.returncode == 0 and started[0].returncode == 0

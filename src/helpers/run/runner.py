@@ -396,10 +396,19 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
                     if signal.getsignal(s) is not None}  # None: a handler not set from Python, left as it is
 
     def release() -> None:
-        if block:
-            for s, h in handlers.items():
-                signal.signal(s, h)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        """The handlers back, and a signal that came meanwhile handed to its own (the sweep's raises
+        KeyboardInterrupt; an ignored one stays ignored; a default one acts now)."""
+        if not block:
+            return
+        for s, h in handlers.items():
+            signal.signal(s, h)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        for signum in held[:1]:
+            h = handlers[signum]
+            if callable(h):
+                h(signum, None)
+            elif h == signal.SIG_DFL:
+                signal.raise_signal(signum)
 
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
@@ -409,12 +418,6 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
     cpu = CpuSampler(proc.pid)
     try:
         release()  # a stop signal that came meanwhile raises KeyboardInterrupt here, handled below
-        for signum in held[:1]:
-            h = handlers[signum]
-            if callable(h):
-                h(signum, None)
-            else:
-                raise KeyboardInterrupt
         if on_start:
             on_start(proc.pid)
         deadline = None if timeout is None else t0 + timeout
