@@ -403,12 +403,11 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
         for s, h in handlers.items():
             signal.signal(s, h)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-        for signum in held[:1]:
-            h = handlers[signum]
-            if callable(h):
-                h(signum, None)
-            elif h == signal.SIG_DFL:
-                signal.raise_signal(signum)
+        h = handlers[held[0]] if held else signal.SIG_IGN
+        if callable(h):
+            h(held[0], None)
+        elif h == signal.SIG_DFL:
+            signal.raise_signal(held[0])
 
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
