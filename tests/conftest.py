@@ -116,18 +116,51 @@ LONGEST_UNITS = ("interrupted-smoke-sweep", "tests/test_pts.py", "tests/test_com
                  "tests/test_adaptive.py", "tests/test_browser_lab.py")
 
 
-def _xdist_order(item) -> tuple[int, int]:
-    """With xdist workers: the session chain first (its worker starts at once), then modules that run fio,
-    notebooks or a browser (long; LONGEST_UNITS first), then the quick unit modules, which fill the gaps at the
-    end.  Within the chain nbval's cells come first (the smoke sweep, its ingest, the sample), the browser tests
-    last."""
-    if _uses_chain(item):
-        return 0, _heavy(item)
-    if not any(item.get_closest_marker(m) for m in ("fio", "notebooks", "browser")):
-        return 2, 0
+# The quick (CPU-only) units that take 3-10 s each in make test (measured Nov 2026): interleaved first, never in the
+# tail, where one of them would keep its worker busy after the others finished (a scheduling hint only).
+LONG_QUICK_UNITS = ("tests/test_analysis_knee.py", "tests/test_gate.py", "tests/test_pipeline.py",
+                    "tests/test_analysis_card.py", "tests/test_analysis_runpair.py")
+QUICK_TAIL_SHARE = 1 / 3  # of the quick units, kept for the end of the run
+
+
+def _unit(item) -> str:
+    """The xdist unit of a test outside the session chain: its module, or its SHARED_UNITS group."""
     module = item.nodeid.split("::")[0]
-    unit = UNIT_OF_FILE.get(module, module)
-    return 1, LONGEST_UNITS.index(unit) if unit in LONGEST_UNITS else len(LONGEST_UNITS)
+    return UNIT_OF_FILE.get(module, module)
+
+
+def _waits(item) -> bool:
+    """The test waits on fio, a notebook kernel or a browser (the disk, another process) for much of its time."""
+    return any(item.get_closest_marker(m) for m in ("fio", "notebooks", "browser"))
+
+
+def _xdist_sort(items) -> None:
+    """With xdist workers, the units in this order: the session chain (its worker starts at once; nbval's cells
+    first -- the smoke sweep, its ingest, the sample --, the browser tests last), LONGEST_UNITS, then the other
+    units that wait on fio, a kernel or a browser interleaved with the quick CPU-only units (more of them
+    towards the end), so that a worker waiting on the disk leaves its core to one computing (the suite is CPU-bound, but its fio-bound stretches left
+    a core idle: 0.8-1.3 of 2 busy while the quick units all came last), and the last third of the quick units
+    ends the run, so that the workers finish within seconds of each other (a 10 s module that came last once kept
+    one worker busy 10 s after the others).  Within a unit, file order."""
+    waiting: dict[str, bool] = {}
+    for it in items:
+        if not _uses_chain(it):
+            waiting[_unit(it)] = waiting.get(_unit(it), False) or _waits(it)
+    slow = [u for u in waiting if waiting[u] and u not in LONGEST_UNITS]
+    quick = [u for u in LONG_QUICK_UNITS if u in waiting] + [u for u in waiting if not waiting[u] and u not in
+                                                              LONGEST_UNITS + LONG_QUICK_UNITS]
+    tail = quick[len(quick) - int(len(quick) * QUICK_TAIL_SHARE):] if quick else []
+    head = quick[:len(quick) - len(tail)]
+    order = [u for u in LONGEST_UNITS if u in waiting]
+    # after the i-th waiting unit, the quick units up to ((i + 1) / n)^2 of the head: few beside the first waiting
+    # units, which start while the session's notebooks and the longest units keep both cores busy, more later
+    share = [len(head) * (i + 1) ** 2 // len(slow) ** 2 for i in range(len(slow))]
+    for i, unit in enumerate(slow):
+        order.append(unit)
+        order += head[share[i - 1] if i else 0:share[i]]
+    order += (head if not slow else []) + tail
+    rank = {u: n for n, u in enumerate(order)}
+    items.sort(key=lambda it: (0, _heavy(it)) if _uses_chain(it) else (1, rank[_unit(it)]))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -151,7 +184,7 @@ def pytest_collection_modifyitems(config, items):
             if stray:
                 raise pytest.UsageError(f"{', '.join(stray)} use(s) {fixture}: add to SHARED_UNITS in "
                                         "tests/conftest.py so it is made once, in one worker")
-        items.sort(key=_xdist_order)  # stable: file order within each class
+        _xdist_sort(items)
         return  # the worker that gets the chain executes what nbval does not (smoke_run / sample_reports)
     items.sort(key=_heavy)  # stable: file order within each class
 
@@ -184,7 +217,7 @@ def pytest_xdist_make_scheduler(config, log):
                 return SESSION_GROUP
             return UNIT_OF_FILE.get(module, module)
 
-    config.option.loadscopereorder = False  # keep the order the workers collected (see _xdist_order)
+    config.option.loadscopereorder = False  # keep the order the workers collected (see _xdist_sort)
     return SessionScheduling(config, log)
 
 

@@ -36,6 +36,7 @@ def test_every_notebook_is_validated_by_nbval_in_the_suite(request):
         assert [c.name for c in cells] == [f"Cell {i}" for i in range(len(code))], path.name
 
 
+@pytest.mark.notebooks
 def test_a_cell_that_raises_fails_the_run_with_nbvals_cell_report(tmp_path):
     """A deliberately broken notebook, run the way the suite runs notebooks: the raising cell fails with the
     cell, its input and the traceback named; the cells around it pass; the kept copy holds the error."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from helpers import config
 from helpers.ingest import traces as T
 from helpers.report import pipeline
@@ -11,6 +13,7 @@ from helpers.report import pipeline
 DATA = Path(__file__).parent / "data" / "traces"
 
 
+@pytest.mark.notebooks
 def test_workload_page_characterizes_an_imported_trace(tmp_path):
     processed = tmp_path / "processed"
     _, sentence = T.import_traces([DATA / "known-fio-tracefs.trace", DATA / "blkparse-sample.txt"], "tr", processed)

@@ -46,6 +46,7 @@ def test_iolog_text_v3_and_v2():
     assert v2.iolog.splitlines()[0] == "fio version 2 iolog" and "/t/f read 0 4096" in v2.iolog
 
 
+@pytest.mark.fio
 def test_fio_replays_the_known_trace_io_for_io(tmp_path):
     """The tracefs trace of the known fio job, replayed by fio on a 64 MiB scratch file: fio's own iolog of
     the replay holds the trace's I/Os in order (replay_no_stall: as fast as it can, well under a second)."""
@@ -71,6 +72,7 @@ def test_fio_replays_the_known_trace_io_for_io(tmp_path):
     assert got == want and (done["clat_ns"] > 0).all()
 
 
+@pytest.mark.fio
 def test_clone_within_10_percent_of_the_trace_and_the_replays_read_share(tmp_path):
     """The known job's trace replayed at its own times and its clone (a fio job from the characterization),
     on a 64 MiB scratch file (the clone 6 s).  The clone's read share is within 10 % of the replay's and its IOPS

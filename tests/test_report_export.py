@@ -33,6 +33,7 @@ def exported(tmp_path_factory):
     return reports, run, pages
 
 
+@pytest.mark.notebooks
 def test_plotly_js_is_written_once_and_pages_reference_it_relatively(exported):
     reports, run, pages = exported
     js = reports / "assets" / "plotly.min.js"
@@ -45,6 +46,7 @@ def test_plotly_js_is_written_once_and_pages_reference_it_relatively(exported):
         assert page.stat().st_size <= 1 * MB, (page.name, page.stat().st_size)
 
 
+@pytest.mark.notebooks
 def test_executed_notebooks_do_not_carry_plotly_js(exported):
     reports, run, _ = exported
     for nb in (reports / run / "notebooks").glob("*.ipynb"):
@@ -53,6 +55,7 @@ def test_executed_notebooks_do_not_carry_plotly_js(exported):
         assert nb.stat().st_size <= 1 * MB, (nb.name, nb.stat().st_size)
 
 
+@pytest.mark.notebooks
 def test_a_copied_reports_folder_still_finds_its_script(exported, tmp_path):
     reports, run, pages = exported
     copy = tmp_path / "elsewhere" / "reports"
