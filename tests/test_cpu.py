@@ -33,6 +33,7 @@ FORKED = ("import os, sys, time\npid = os.fork()\nif pid == 0:\n" + "".join(
     "    " + line + "\n" for line in BURN.format(s=1.2).splitlines()) + "    os._exit(0)\nos.waitpid(pid, 0)\n")
 
 
+@pytest.mark.quiet  # the child must get a CPU of its own: beside the parallel tests it got 52 % and skipped
 def test_a_forked_child_counts_as_the_process_like_a_fio_job():
     """The parent only waits (as fio's main process does) while its forked child burns a CPU: the sampler reads
     about one CPU, not the parent's nothing."""
