@@ -23,9 +23,10 @@ NOTEBOOK ?=
 ARGS ?=
 FORMAT ?= xlsx
 FILE ?=
-# make test's pytest-xdist workers: 3 on 2 cores -- a worker waits on fio, a kernel or a browser about half the
-# time, so two left a core idle (~1.0 of 2 cores used, 304 s); the session's notebooks stay in one (tests/conftest.py)
-TEST_WORKERS ?= 3
+# make test's pytest-xdist workers: 4 on 2 cores -- a worker waits on fio, a kernel or a browser much of the time,
+# so two left a core idle (~1.0 of 2 cores used, 304 s), three about a fifth of one (223-233 s), four 199-202 s;
+# the session's notebooks stay in one (tests/conftest.py)
+TEST_WORKERS ?= 4
 # the modules with tests marked quiet (collecting only these saves the whole suite's collection)
 QUIET_TESTS = $(shell grep -l 'mark\.quiet' tests/test_*.py)
 
@@ -60,7 +61,7 @@ help: ## list the targets and variables (coloured on a terminal only; NO_COLOR=1
 	@echo "           READ_ONLY_ACK (safety overrides, see docs/sweeps.md)"
 	@echo "           LAB_ARGS (extra jupyter lab options) SCRATCH=1 (make clean also removes lab scratch files elsewhere)"
 	@echo "           NOTEBOOK (make test-notebooks: one notebook, e.g. NOTEBOOK=10-queue-depth; default all)"
-	@echo "           TEST_WORKERS (make test, make test-fast: pytest-xdist workers, 3)"
+	@echo "           TEST_WORKERS (make test, make test-fast: pytest-xdist workers, 4)"
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
@@ -112,7 +113,7 @@ browser-deps: ## install Chromium for the browser tests when possible (root + ap
 	    echo "installing chromium with apt-get (browser tests)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || true; \
 	  else echo "chromium is not installed: browser tests will be skipped."; fi; }
 
-test: setup browser-deps ## every test on TEST_WORKERS (3) workers: unit, real fio, every notebook validated by nbval (its one execution), reports, browser (10 slowest printed); then the few that need the CPUs to themselves, one at a time
+test: setup browser-deps ## every test on TEST_WORKERS (4) workers: unit, real fio, every notebook validated by nbval (its one execution), reports, browser (10 slowest printed); then the few that need the CPUs to themselves, one at a time
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not quiet"
 	$(BIN)/python -m pytest -q -m quiet --durations=0 $(QUIET_TESTS)
 

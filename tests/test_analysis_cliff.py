@@ -193,13 +193,16 @@ def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):
     # and a stall inside it is followed by the limiter's catch-up (2.5 MB/s for 50 ms, then 31 MB/s: the phase read
     # 18.6 MB/s in a make test, 2026-11-29): above 16 MiB/s by up to a quarter, still a quarter of the rate before
     assert 0.5 * 16 * 2**20 <= c["after_bytes_per_s"] <= 1.25 * 16 * 2**20, (c["reason"], windows)
-    assert point_cliff(point_series(ts)).segments[-1]["mean_bytes_per_s"] == pytest.approx(16 * 2**20, rel=0.10)
+    # the last phase is the rate, give or take the same catch-up (19.2 MB/s against 16.8 beside four test workers)
+    assert 0.8 * 16 * 2**20 <= point_cliff(point_series(ts)).segments[-1]["mean_bytes_per_s"] <= 1.25 * 16 * 2**20
     m = re.fullmatch(r"≈ ([\d.]+) GB at ([\d,]+) MB/s before the write cache ran out, then ([\d.,]+) MB/s "
                      r"\(([\d.]+)× slower\)(; recovered to [\d.,]+ MB/s at ≈ [\d.]+ GB(, [\d.,]+ MB/s at ≈ [\d.]+ GB)*)?\.",
                      c["reason"])
     assert m, c["reason"]
     assert float(m.group(4)) == pytest.approx(c["before_bytes_per_s"] / c["after_bytes_per_s"], abs=0.06)
-    assert float(m.group(4)) >= 3.6  # 64 MiB/s / 16 MiB/s, or slower still after a stall
+    # 64 MiB/s / 16 MiB/s = 4, or the bounds above: 0.9 x 64 before, at most 1.25 x 16 after a stall's catch-up
+    # (3.4 x read once in a make test, 2026-11-29: a 3.6 x floor contradicted the after-rate's bound)
+    assert float(m.group(4)) >= 0.9 * 64 / (1.25 * 16)
     assert float(m.group(2).replace(",", "")) == pytest.approx(67.1, rel=0.1)  # 64 MiB/s in MB/s
     assert write_cliff_sentence(point_series(ts)) == "Sustained write: " + c["reason"]
     fig = write_cliff_figure(point_series(ts))

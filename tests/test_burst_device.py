@@ -37,15 +37,23 @@ def short_burst_profile(path):
 def test_short_burst_run_recovers_a_known_bucket(tmp_path, fio_path):
     """Runs beside make test's parallel workers: the bucket's controller is a real-time thread (at 3-worker load a
     normal one once read a 407 IOPS refill against the device's 500; beside three busy CPU loops a normal thread
-    read a 423 IOPS baseline, a real-time one passed 5 of 6 runs and skipped the sixth below)."""
+    read a 423 IOPS baseline, a real-time one passed 5 of 6 runs and skipped the sixth below), fio runs at nice -10
+    (root: the device needs it)."""
     why = burst_device.available()
     if why:
         pytest.skip(why)
     idle = idle_cpus(0.3)
     prof = short_burst_profile(tmp_path / "burst-short.yaml")
+    nice = os.getpriority(os.PRIO_PROCESS, 0)
     with burst_device.BucketDevice(BUCKET_IOS, BURST_IOPS, BASELINE_IOPS, size="64M") as dev, dev.joined():
-        m = sweep.sweep(target=dev.path, profile=prof, run_id="bd", size="64m", raw_dir=tmp_path / "raw",
-                        progress=False, destroy_device=dev.path)
+        # fio (a child of this thread) inherits a higher priority: beside four test workers a normal-priority fio
+        # read a 414 IOPS baseline of the device's 500 -- it did not ask for more, the device would have given it
+        os.setpriority(os.PRIO_PROCESS, 0, nice - 10)
+        try:
+            m = sweep.sweep(target=dev.path, profile=prof, run_id="bd", size="64m", raw_dir=tmp_path / "raw",
+                            progress=False, destroy_device=dev.path)
+        finally:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
     assert m["status"] == "complete", m
     (pid,) = m["burst"]
     seen = m["burst"][pid]["rests_seen_s"]

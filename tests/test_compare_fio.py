@@ -40,11 +40,12 @@ def runs(tmp_path_factory, scratch_dir, fio_path) -> dict:
     for r in range(2):
         fio_repeat(fio_path, target, d / "pilot" / f"r{r}.json")
     pilot = samples_of(d / "pilot", "pilot")
-    # 15 % of the slower pilot repeat: the shared disk's speed swings and fio is CPU-bound here (make test runs
+    # 5 % of the slower pilot repeat: the shared disk's speed swings and fio is CPU-bound here (make test runs
     # other fio jobs and notebook kernels beside this one; A's IOPS then spread by tens of %: at 45 % the gate
-    # once found no regression, and at 30 % under one extra busy CPU loop A's repeats spread so that the
-    # interval was 0.12-1.17 around a ratio of 0.39), B must still reach its rate and stand out of that spread
-    rate = int(0.15 * pilot.loc[pilot["metric"] == "iops", "value"].min())
+    # once found no regression, at 30 % under one extra busy CPU loop A's repeats spread so that the interval
+    # was 0.12-1.17 around a ratio of 0.39, and at 15 % beside four test workers 0.13-1.18 around 0.23: one A
+    # repeat fell to a fifth of the others), B must still reach its rate and stand out of that spread
+    rate = max(50, int(0.05 * pilot.loc[pilot["metric"] == "iops", "value"].min()))
     # 4 repeats: with 3, a repeat CV above 40 % (seen here under other jobs' load) leaves A's mean not
     # distinguishable from 0 and Fieller's interval unbounded; with 4 that takes a CV above 63 %
     samples = interleaved(fio_path, target, d, {"a": {}, "b": {"rate_iops": rate, "rate_process": "linear"},
@@ -75,7 +76,7 @@ def test_throttled_b_is_slower_and_the_interval_covers_the_true_ratio(runs):
     assert t.loc["iops", "low"] <= ref["high"] and ref["low"] <= t.loc["iops", "high"], \
         (truth, t.loc["iops", ["low", "high"]], ref[["low", "high"]])
     assert t.loc["p99", "ratio"] > 0  # percentiles from the real json+ histograms
-    # the summary names the point's largest change: IOPS -85 % on a quiet machine, p99 +678 % once under load
+    # the summary names the point's largest change: IOPS about -95 % (-85 % with B at 15 %), or p99 under load
     assert c.summary.startswith("0 of 1 points within noise; 4k randread QD4 ") and "(slower)" in c.summary, c.summary
 
 
