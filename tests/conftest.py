@@ -68,7 +68,7 @@ FIO_FIXTURES = {"fio_path", "fio_servers", "smoke_run", "smoke_processed", "smok
 NOTEBOOK_FIXTURES = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports", "modes_reports",
                      "interrupted_smoke_sweep"}  # they execute notebooks (the last: 00-sweep, by the pipeline)
 _background: dict = {}
-# With pytest-xdist (make test runs three workers), nbval's notebook cells and the modules whose tests use one of
+# With pytest-xdist (make test runs four workers), nbval's notebook cells and the modules whose tests use one of
 # these run in the same worker, so each notebook is still executed once per session; other tests are spread a
 # module at a time.
 SESSION_CHAIN = {"smoke_run", "smoke_processed", "smoke_reports", "sample_reports"}
@@ -204,7 +204,7 @@ def pytest_collection_finish(session):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """``make test`` runs three xdist workers.  Work is handed out a module at a time (module fixtures run once),
+    """``make test`` runs four xdist workers.  Work is handed out a module at a time (module fixtures run once),
     and nbval's notebooks and every module that reads the session's executed notebooks go to one worker as
     one unit, so each notebook is still executed once per session; the modules sharing another session
     fixture (SHARED_UNITS) are one unit too."""

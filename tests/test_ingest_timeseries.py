@@ -53,7 +53,8 @@ def _achieved(lab_point) -> dict[str, float]:
     return {d: float(res.loc[res["direction"] == d, "iops"].sum()) / n for d in ("read", "write")}
 
 
-def test_lab_point_windows(lab_point):
+@pytest.mark.quiet  # fio's log ticks on time: beside four test workers a stalled tick and its catch-up
+def test_lab_point_windows(lab_point):  # read 15 and 986 I/Os in two windows of a 500 IOPS point
     df, point = lab_point["ts"], lab_point["point"]
     assert list(df.columns) == schema.column_names(schema.TIMESERIES_COLUMNS)
     assert set(df["point_id"]) == {point.point_id} and set(df["source_file"]) == {f"{point.point_id}.json"}
@@ -95,29 +96,24 @@ def test_lab_point_windows(lab_point):
         r = rate[(rate["direction"] == d) & rate["bytes_per_s"].notna()]
         total = float((r["bytes_per_s"] * (r["window_end_s"] - r["window_start_s"])).sum())
         assert total == pytest.approx(float(res.loc[res["direction"] == d, "io_bytes"].sum()), rel=0.01)
-    # total latency = submission + completion, entry by entry: fio's three logs agree where their windows do; each
-    # log averages since its own last entry, so under load one window of one log can cover other I/Os (lat 1998 us
-    # against clat + slat 1234 us, 1 window of 12, seen beside three test workers)
+    # total latency = submission + completion, entry by entry (fio's three logs agree where they pair up)
     lat = df.dropna(subset=["lat_mean_us", "clat_mean_us", "slat_mean_us"])
-    ratio = (lat["lat_mean_us"] / (lat["clat_mean_us"] + lat["slat_mean_us"])).to_numpy(dtype=float)
-    assert len(ratio) >= 4 and abs(float(np.median(ratio)) - 1) <= 0.02, ratio
-    assert (np.abs(ratio - 1) <= 0.05).mean() >= 0.75, ratio
+    np.testing.assert_allclose(lat["lat_mean_us"], lat["clat_mean_us"] + lat["slat_mean_us"], rtol=0.05)
     lat = df.dropna(subset=["lat_mean_us"])
     # µs, not ns: the typical window (one window of a stall on a loaded machine read 240 ms: the median, not all)
     assert len(lat) >= 8 and (lat["lat_mean_us"] > 1).all() and lat["lat_mean_us"].median() < 1e5
 
 
-def test_lab_point_percentiles_and_few_ios(lab_point):
+@pytest.mark.quiet  # fio's log ticks on time: beside four test workers a stalled tick and its catch-up
+def test_lab_point_percentiles_and_few_ios(lab_point):  # read 15 and 986 I/Os in two windows of a 500 IOPS point
     df, results = lab_point["ts"], lab_point["results"]
     h = df[df["hist_ios"].notna()]
     assert len(h) >= 4
     # fio's log windows jitter by a few ms, so neighbouring windows trade I/Os (521, 498, ... seen on a busy box),
     # and a stall of the machine can leave one window short (437 seen once)
-    # (I/Os per window: the rate fio achieved, _achieved, over the window's own width: under load a late tick
-    # makes a longer window, 1.65 x the I/Os of a second seen once beside four test workers)
+    # (I/Os per 1 s window: the rate fio achieved, _achieved)
     want = h["direction"].map(_achieved(lab_point)).to_numpy(dtype=float)
-    width = (h["window_end_s"] - h["window_start_s"]).to_numpy(dtype=float)
-    ratio = h["hist_ios"].to_numpy(dtype=float) / (want * width)
+    ratio = h["hist_ios"].to_numpy(dtype=float) / want
     np.testing.assert_allclose(ratio, 1.0, rtol=0.2)
     assert abs(float(np.median(ratio)) - 1) <= 0.02 and abs(float(ratio.mean()) - 1) <= 0.05
     assert (h["clat_p50_us"] <= h["clat_p99_us"]).all() and (h["clat_p99_us"] <= h["clat_p99_9_us"]).all()
