@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -13,11 +14,14 @@ SIZE = "64m"
 
 
 def prefill(fio: str, target: Path) -> None:
-    """Write the whole 64 MiB target once (reads of a sparse file never reach the device)."""
-    if not target.exists() or target.stat().st_size < 64 << 20:
+    """Write the whole 64 MiB target once (reads of a sparse file never reach the device); a block device (the
+    reference device) is written every time, fio's report of it discarded."""
+    device = Path(target).is_block_device()
+    if device or not target.exists() or target.stat().st_size < 64 << 20:
         subprocess.run([fio, "--name=prefill", f"--filename={target}", f"--size={SIZE}", "--rw=write", "--bs=1m",
                         "--ioengine=libaio", "--iodepth=8", "--direct=1", "--output-format=json",
-                        f"--output={target}.prefill.json"], check=True, capture_output=True, timeout=60)
+                        f"--output={os.devnull if device else f'{target}.prefill.json'}"], check=True,
+                       capture_output=True, timeout=60)
 
 
 def run_jobs(fio: str, target: Path, jobs: dict[str, dict], out: Path, runtime_s: float = 1.0,
