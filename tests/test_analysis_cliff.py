@@ -135,8 +135,7 @@ def test_card_sentence_from_a_sustained_point():
     assert write_cliff_sentence(pd.DataFrame()) is None
 
 
-@pytest.mark.quiet  # a quiet disk: beside four test workers a stall's rate-limiter catch-up read 22.5 MB/s after
-def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):  # the 16 MiB/s cliff
+def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):
     """Whole path, fio log -> timeseries dataset -> sentence: one fio run, two stonewalled phases writing ONE
     log stream (per_job_logs=0, Unix-epoch time stamps): 96 MiB at 64 MiB/s, then 32 MiB at 16 MiB/s."""
     import re
@@ -147,21 +146,20 @@ def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):  # t
     from helpers.figures import write_cliff_figure
     from helpers.ingest import core
     from helpers.processed import store
+    from realfio import still_target
 
-    target = scratch_dir / "cliff-target.bin"
-    if not target.exists() or target.stat().st_size != 128 << 20:
-        target.write_bytes(b"\x11" * (128 << 20))
     run = tmp_path / "raw" / "cliff"
     run.mkdir(parents=True)
-    job = tmp_path / "cliff.fio"
-    job.write_text("\n".join([
-        "[global]", f"filename={target}", "size=128m", "rw=write", "bs=128k", "ioengine=libaio", "iodepth=8",
-        "direct=1", "per_job_logs=0", f"write_bw_log={run / 'sustained'}", f"write_iops_log={run / 'sustained'}",
-        "log_avg_msec=50", "log_unix_epoch=1",
-        "[sustained-cache]", "io_size=96m", "rate=64m",
-        "[sustained-slow]", "stonewall", "io_size=32m", "rate=16m", ""]))
-    subprocess.run([fio_path, "--output-format=json", f"--output={run / 'sustained.json'}", str(job)],
-                   check=True, capture_output=True, timeout=60)
+    with still_target(scratch_dir / "cliff-target.bin", 128 << 20, b"\x11") as target:  # a rate-limited write on a
+        job = tmp_path / "cliff.fio"  # target that holds still (realfio.still_target)
+        job.write_text("\n".join([
+            "[global]", f"filename={target}", "size=128m", "rw=write", "bs=128k", "ioengine=libaio", "iodepth=8",
+            "direct=1", "per_job_logs=0", f"write_bw_log={run / 'sustained'}", f"write_iops_log={run / 'sustained'}",
+            "log_avg_msec=50", "log_unix_epoch=1",
+            "[sustained-cache]", "io_size=96m", "rate=64m",
+            "[sustained-slow]", "stonewall", "io_size=32m", "rate=16m", ""]))
+        subprocess.run([fio_path, "--output-format=json", f"--output={run / 'sustained.json'}", str(job)],
+                       check=True, capture_output=True, timeout=60)
     core.ingest_paths([run], "cliff", out=tmp_path / "processed")
     ts = store.load(tmp_path / "processed", config.TIMESERIES_DATASET, "cliff")
     # ~70 windows of 0.05 s; fewer when fio's helper thread skips calls under load (49 seen in a fresh-clone make test)

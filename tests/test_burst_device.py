@@ -73,8 +73,14 @@ def test_short_burst_run_recovers_a_known_bucket(tmp_path, fio_path):
         pytest.skip(f"machine busy ({idle:.1f} of {os.cpu_count()} CPUs idle, load average {load:.1f}): the drain "
                     "never reached the "
                     f"device's {BURST_IOPS:,} IOPS burst ({tb.reason})")
-    assert tb.burst_rate == pytest.approx(BURST_IOPS, rel=0.10)
-    assert tb.baseline_rate == pytest.approx(BASELINE_IOPS, rel=0.10)
+    # the known answers: the bucket and its refill are the controller's; the burst and baseline rates are what the
+    # device let through at those ceilings (its own counter): the ceilings on a quiet machine, less when the host
+    # could not drive it there (2,699 of 3,000 IOPS beside four test workers: the analysis read what happened)
+    burst, baseline = dev.delivered_iops(BURST_IOPS), dev.delivered_iops(BASELINE_IOPS)
+    print(f"the device delivered {burst} IOPS at its burst ceiling, {baseline} at its baseline")
+    assert burst and baseline and burst >= 0.75 * BURST_IOPS and baseline >= 0.75 * BASELINE_IOPS, (burst, baseline)
+    assert tb.burst_rate == pytest.approx(burst, rel=0.10)
+    assert tb.baseline_rate == pytest.approx(baseline, rel=0.10)
     assert tb.bucket_size == pytest.approx(BUCKET_IOS, rel=0.10)
-    assert tb.seconds_to_empty == pytest.approx(BUCKET_IOS / (BURST_IOPS - BASELINE_IOPS), rel=0.10)
+    assert tb.seconds_to_empty == pytest.approx(BUCKET_IOS / (burst - baseline), rel=0.10)
     assert tb.refill_rate == pytest.approx(BASELINE_IOPS, rel=0.10)

@@ -1,8 +1,8 @@
 """Run comparison on real fio (64 MiB of the reference device, 4 x 1 s repeats per configuration): A/A is within
 noise, a B throttled by rate_iops to ~5 % of A is slower with an interval covering the true ratio, and the gate
-fails on it.  The reference device (zram; the scratch file without root) is fio's CPU against the other tests'
-load, not the shared disk: beside make test's four workers the disk stalled whole repeats of A (B at 5 % of A
-came out 0.05-2.35 x A, inconclusive).
+fails on it.  The reference device (zram, fio at nice -10; the scratch file without root: realfio.still_target) is
+fio's CPU against the other tests' load, not the shared disk: beside make test's four workers the disk stalled
+whole repeats of A (B at 5 % of A came out 0.05-2.35 x A, inconclusive).
 
 The repeats of A, B and A' are interleaved in time (A r0, B r0, A' r0, A r1, ...): this machine's disk
 is shared and its speed drifts by tens of % from minute to minute, which repeats within one run cannot
@@ -17,7 +17,6 @@ itself fails by chance in ~1 % of runs, not 5 %.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import subprocess
 import sys
@@ -26,12 +25,10 @@ import pytest
 
 from compare_helpers import fio_repeat, interleaved, mean_iops, samples_of
 from helpers.analysis.runpair import MATCH_KEYS, compare_runs
-from helpers.errors import LabError
 from helpers.ingest.core import ingest_paths
 from helpers.processed import store
 from helpers.report import gate
-from helpers.run.refdev import reference_device
-from realfio import prefill
+from realfio import prefill, still_target
 
 pytestmark = pytest.mark.fio
 KEYS = [k for k in MATCH_KEYS if k != "rate_iops"]  # B differs from A only by its throttle
@@ -40,11 +37,7 @@ KEYS = [k for k in MATCH_KEYS if k != "rate_iops"]  # B differs from A only by i
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, scratch_dir, fio_path) -> dict:
     d = tmp_path_factory.mktemp("cmp")
-    with contextlib.ExitStack() as stack:
-        try:  # the reference device when there is one (root), else the scratch file on the shared disk
-            target = stack.enter_context(reference_device(256 << 20)).path
-        except LabError:
-            target = scratch_dir / "compare-target.bin"
+    with still_target(scratch_dir / "compare-target.bin") as target:  # the reference device at nice -10 (root)
         return _runs(d, target, fio_path)
 
 

@@ -25,6 +25,7 @@ from helpers.ingest import timeseries as ts
 from helpers.processed import schema, store
 from helpers.run.profiles import Point
 from helpers.run.runner import run_point
+from realfio import still_target
 
 RATE = 500  # I/O per second per job and direction (fio rate_iops, linear): the known answer per window
 
@@ -33,12 +34,10 @@ RATE = 500  # I/O per second per job and direction (fio rate_iops, linear): the 
 def lab_point(tmp_path_factory, scratch_dir, fio_path):
     run = tmp_path_factory.mktemp("ts-raw") / "ts-run"
     run.mkdir()
-    target = scratch_dir / "ts-target.bin"
-    if not target.exists():
-        target.write_bytes(b"\x3c" * (64 << 20))
     point = Point(group="ts", rw="randrw", bs_bytes=4096, iodepth=2, numjobs=2, runtime_s=3.0, ramp_s=0.5,
                   rate_iops=RATE, rate_process="linear")
-    res = run_point(point, target, 64 << 20, run, fio=fio_path)
+    with still_target(scratch_dir / "ts-target.bin") as target:  # fio's log ticks on time (realfio.still_target)
+        res = run_point(point, target, 64 << 20, run, fio=fio_path)
     assert res.status == "ok" and len(res.logs) == 12  # 6 logs x 2 jobs
     out = tmp_path_factory.mktemp("ts-processed")
     result = core.ingest_paths([run], "ts-run", out=out)
@@ -53,8 +52,7 @@ def _achieved(lab_point) -> dict[str, float]:
     return {d: float(res.loc[res["direction"] == d, "iops"].sum()) / n for d in ("read", "write")}
 
 
-@pytest.mark.quiet  # fio's log ticks on time: beside four test workers a stalled tick and its catch-up
-def test_lab_point_windows(lab_point):  # read 15 and 986 I/Os in two windows of a 500 IOPS point
+def test_lab_point_windows(lab_point):
     df, point = lab_point["ts"], lab_point["point"]
     assert list(df.columns) == schema.column_names(schema.TIMESERIES_COLUMNS)
     assert set(df["point_id"]) == {point.point_id} and set(df["source_file"]) == {f"{point.point_id}.json"}
@@ -104,8 +102,7 @@ def test_lab_point_windows(lab_point):  # read 15 and 986 I/Os in two windows of
     assert len(lat) >= 8 and (lat["lat_mean_us"] > 1).all() and lat["lat_mean_us"].median() < 1e5
 
 
-@pytest.mark.quiet  # fio's log ticks on time: beside four test workers a stalled tick and its catch-up
-def test_lab_point_percentiles_and_few_ios(lab_point):  # read 15 and 986 I/Os in two windows of a 500 IOPS point
+def test_lab_point_percentiles_and_few_ios(lab_point):
     df, results = lab_point["ts"], lab_point["results"]
     h = df[df["hist_ios"].notna()]
     assert len(h) >= 4
