@@ -137,18 +137,18 @@ def _waits(item) -> bool:
 def _xdist_sort(items) -> None:
     """With xdist workers, the units in this order: the session chain (its worker starts at once; nbval's cells
     first -- the smoke sweep, its ingest, the sample --, the browser tests last), LONGEST_UNITS, then the other
-    units that wait on fio, a kernel or a browser interleaved with the quick CPU-only units (more of them
-    towards the end), so that a worker waiting on the disk leaves its core to one computing (the suite is CPU-bound, but its fio-bound stretches left
-    a core idle: 0.8-1.3 of 2 busy while the quick units all came last), and the last third of the quick units
-    ends the run, so that the workers finish within seconds of each other (a 10 s module that came last once kept
-    one worker busy 10 s after the others).  Within a unit, file order."""
+    units that wait on fio, a kernel or a browser interleaved with the quick CPU-only units (more of them towards
+    the end), so that a worker waiting on the disk leaves its core to one computing (on three workers, with the
+    quick units all last, the fio-bound stretch before them kept 0.8-1.3 of 2 cores busy), and the last third of
+    the quick units ends the run, so that the workers finish within seconds of each other (a 10 s module that
+    came last once kept one worker busy 10 s after the others).  Within a unit, file order."""
     waiting: dict[str, bool] = {}
     for it in items:
         if not _uses_chain(it):
             waiting[_unit(it)] = waiting.get(_unit(it), False) or _waits(it)
     slow = [u for u in waiting if waiting[u] and u not in LONGEST_UNITS]
-    quick = [u for u in LONG_QUICK_UNITS if u in waiting] + [u for u in waiting if not waiting[u] and u not in
-                                                              LONGEST_UNITS + LONG_QUICK_UNITS]
+    quick = [u for u in LONG_QUICK_UNITS if u in waiting and not waiting[u]] + [
+        u for u in waiting if not waiting[u] and u not in LONGEST_UNITS + LONG_QUICK_UNITS]
     tail = quick[len(quick) - int(len(quick) * QUICK_TAIL_SHARE):] if quick else []
     head = quick[:len(quick) - len(tail)]
     order = [u for u in LONGEST_UNITS if u in waiting]
