@@ -135,7 +135,8 @@ def test_card_sentence_from_a_sustained_point():
     assert write_cliff_sentence(pd.DataFrame()) is None
 
 
-def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):
+@pytest.mark.quiet  # fio's 50 ms log ticks and rate limiter on time: beside four workers, even on zram at nice -10,
+def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):  # its log had 0.36-0.43 s holes
     """Whole path, fio log -> timeseries dataset -> sentence: one fio run, two stonewalled phases writing ONE
     log stream (per_job_logs=0, Unix-epoch time stamps): 96 MiB at 64 MiB/s, then 32 MiB at 16 MiB/s."""
     import re
