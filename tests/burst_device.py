@@ -92,15 +92,18 @@ class BucketDevice:
             last, t = ios, now
             self._set(self.ceiling())
 
-    def delivered_iops(self, ceiling: float) -> float | None:
-        """The median rate the device let through over the ticks it spent under ``ceiling`` with I/Os completing in
-        the tick and in both its neighbours (no drain's start or end): what the host drove it at -- the ceiling on a
-        quiet machine, less when fio or the block throttle's dispatch is starved (2,699 against 3,000 IOPS seen
-        beside four test workers).  None when no such tick."""
+    def delivered_iops(self, ceiling: float) -> tuple[float, float, float] | None:
+        """The rates (10th percentile, median, 90th percentile) the device let through over the ticks it spent under
+        ``ceiling`` with I/Os completing in the tick and in both its neighbours (no drain's start or end): what the
+        host drove it at -- the ceiling, tightly, on a quiet machine; less and spread when fio or the block
+        throttle's dispatch is starved (a median of 2,699 against 3,000 IOPS beside four test workers).  None when
+        no such tick."""
         t = self.ticks
-        rates = [d / dt for i, (lim, d, dt) in enumerate(t) if 0 < i < len(t) - 1 and lim == int(ceiling) and dt > 0
-                 and min(d, t[i - 1][1], t[i + 1][1]) > 0]
-        return float(statistics.median(rates)) if rates else None
+        rates = sorted(d / dt for i, (lim, d, dt) in enumerate(t) if 0 < i < len(t) - 1 and lim == int(ceiling)
+                       and dt > 0 and min(d, t[i - 1][1], t[i + 1][1]) > 0)
+        if not rates:
+            return None
+        return rates[len(rates) // 10], float(statistics.median(rates)), rates[(len(rates) * 9) // 10]
 
     def ceiling(self) -> int:
         """The next tick's limit: the burst while the bucket holds more than a tick of it; the tick it empties in,

@@ -25,6 +25,6 @@ def wait_until_idle(need: float, timeout_s: float = 20.0) -> float:
     """Wait up to ``timeout_s`` until at least ``need`` CPUs are idle; the idle CPUs last measured."""
     end = time.monotonic() + timeout_s
     while True:
-        idle = idle_cpus()
+        idle = idle_cpus(0.25)  # 25 ticks per CPU: enough to tell a busy CPU from an idle one
         if idle >= need or time.monotonic() >= end:
             return idle

@@ -151,8 +151,9 @@ def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):  # i
 
     run = tmp_path / "raw" / "cliff"
     run.mkdir(parents=True)
-    with still_target(scratch_dir / "cliff-target.bin", 128 << 20, b"\x11") as target:  # a rate-limited write on a
-        job = tmp_path / "cliff.fio"  # target that holds still (realfio.still_target)
+    # a rate-limited write on a target that holds still (realfio.still_target)
+    with still_target(scratch_dir / "cliff-target.bin", 128 << 20, b"\x11") as target:
+        job = tmp_path / "cliff.fio"
         job.write_text("\n".join([
             "[global]", f"filename={target}", "size=128m", "rw=write", "bs=128k", "ioengine=libaio", "iodepth=8",
             "direct=1", "per_job_logs=0", f"write_bw_log={run / 'sustained'}", f"write_iops_log={run / 'sustained'}",
