@@ -6,7 +6,6 @@ no block throttle).  The plain scratch file's case is tests/test_burst_mode.py's
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 import pytest
@@ -19,6 +18,7 @@ from helpers.ingest import core
 from helpers.processed import store
 from helpers.run import sweep
 from quiet_helpers import idle_cpus
+from realfio import fio_favoured
 
 BUCKET_IOS, BURST_IOPS, BASELINE_IOPS = 5000.0, 3000.0, 500.0  # empties in 2 s; refills at the baseline rate
 RESTS_S = [2, 4]  # give back 1,000 and 2,000 I/Os (and what fio's exit and start-up add)
@@ -47,17 +47,12 @@ def test_short_burst_run_recovers_a_known_bucket(tmp_path, fio_path):
         pytest.skip(why)
     idle = idle_cpus(0.3)
     prof = short_burst_profile(tmp_path / "burst-short.yaml")
-    nice = os.getpriority(os.PRIO_PROCESS, 0)
-    with burst_device.BucketDevice(BUCKET_IOS, BURST_IOPS, BASELINE_IOPS, size="64M") as dev, dev.joined():
-        # fio (a child of this thread) inherits a higher priority: beside four test workers a normal-priority fio
-        # read a 414 IOPS baseline of the device's 500 -- it did not ask for more, the device would have given it
-        with contextlib.suppress(OSError):  # root without CAP_SYS_NICE (a container): the normal priority
-            os.setpriority(os.PRIO_PROCESS, 0, nice - 10)
-        try:
-            m = sweep.sweep(target=dev.path, profile=prof, run_id="bd", size="64m", raw_dir=tmp_path / "raw",
-                            progress=False, destroy_device=dev.path)
-        finally:
-            os.setpriority(os.PRIO_PROCESS, 0, nice)
+    # fio at nice -10 (realfio.fio_favoured): beside four test workers a normal-priority fio read a 414 IOPS
+    # baseline of the device's 500 -- it did not ask for more, the device would have given it
+    with burst_device.BucketDevice(BUCKET_IOS, BURST_IOPS, BASELINE_IOPS, size="64M") as dev, dev.joined(), \
+            fio_favoured():
+        m = sweep.sweep(target=dev.path, profile=prof, run_id="bd", size="64m", raw_dir=tmp_path / "raw",
+                        progress=False, destroy_device=dev.path)
     assert m["status"] == "complete", m
     (pid,) = m["burst"]
     seen = m["burst"][pid]["rests_seen_s"]
