@@ -50,8 +50,10 @@ def test_sweep_notebook_wrote_raw_json_and_manifest(smoke_run):
     assert manifest["status"] == "complete" and manifest["profile"] == "smoke"
     assert manifest["fio_version"].startswith("fio-") and manifest["host"] and manifest["kernel"]
     assert manifest["target"]["path"].endswith("smoke-target.bin")
+    clock = manifest["fio_clocksource"]  # asked once (helpers.fio.binary.fio_clocksource), given to every point
+    assert clock in ("cpu", "clock_gettime", "gettimeofday")
     for pid, entry in manifest["points"].items():
-        assert entry["status"] == "ok"
+        assert entry["status"] == "ok" and f"--clocksource={clock}" in entry["argv"]
         data = json.loads((run_dir / f"{pid}.json").read_text())
         assert data["jobs"][0]["jobname"] == pid and data["jobs"][0]["error"] == 0
     assert not list(run_dir.glob(".*.tmp"))

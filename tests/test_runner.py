@@ -80,8 +80,14 @@ def test_command_lines():
                 "--runtime=2s", "--ramp_time=500ms", "--time_based=1", "--group_reporting=1", "--allow_file_create=0",
                 "--rate_iops=5000", "--rate_process=poisson"):
         assert opt in argv
+    assert not any(a.startswith("--clocksource") for a in argv)  # none given: fio picks its clock per run
+    pinned = runner.point_argv("fio", point, Path("/data/t.bin"), 1024**3, Path("/raw/.p.tmp"), clocksource="cpu")
+    assert pinned[-3:] == ["--clocksource=cpu", "--output-format=json+", "--output=/raw/.p.tmp"]
+    fill = runner.prefill_argv("fio", Path("/data/t.bin"), 1024**3, Path("/raw/.f.tmp"), clocksource="clock_gettime")
+    assert fill[1] == "--name=prefill" and fill[-3] == "--clocksource=clock_gettime"
     job = runner.job_file_text(point, Path("/data/t.bin"), 1024**3).splitlines()
     assert job[0] == f"[{point.point_id}]" and "rate_iops=5000" in job and "filename=/data/t.bin" in job
+    assert not any(line.startswith("clocksource") for line in job)  # a host's fio picks its own
     assert runner.client_address("10.0.0.2:8766") == "10.0.0.2,8766"
     assert runner.client_address("host-a") == "host-a"
     # fio drops the fraction of '0.5s' (measured on 3.33): fractions of a second go in milliseconds

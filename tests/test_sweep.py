@@ -9,8 +9,10 @@ import signal
 
 import pytest
 
+from helpers.fio.binary import fio_clocksource
 from helpers.run import sweep
 from helpers.run.lock import pid_alive
+from helpers.run.manifest import write_manifest
 from sweep_helpers import (
     fio_children,
     fio_recorder,
@@ -68,12 +70,19 @@ def test_interrupted_sweep_resumes_without_partial_or_duplicate_points(how, tmp_
         wait_for(lambda: not pid_alive(fio), timeout=15)  # fio dies with its parent (PDEATHSIG)
         assert manifest(run_dir)["points"][interrupted]["status"] == "running"
     assert f"{interrupted}.json" not in _raw_files(run_dir)  # never a half-written raw file
+    # the points after a resume time with the clock the run's manifest recorded, whatever fio would pick now (its
+    # quick test at each start fails now and then here): the other clock stands in for the first points' one
+    before = manifest(run_dir)
+    assert before["fio_clocksource"] in ("cpu", "clock_gettime")
+    kept = "clock_gettime" if before["fio_clocksource"] == "cpu" else "cpu"
+    write_manifest(run_dir, {**before, "fio_clocksource": kept})
     # restart with the same run id: completed points are skipped, the interrupted one reruns
     m = sweep.sweep(target=target, profile=prof, run_id="r", size="16m", raw_dir=raw, progress=False)
     _assert_complete(run_dir, 3)
     for f, mtime in done_before.items():
         assert (run_dir / f).stat().st_mtime_ns == mtime, f"{f} was measured again"
     assert m["resumes"] and m["points"][interrupted]["status"] == "ok"
+    assert m["fio_clocksource"] == kept and f"--clocksource={kept}" in m["points"][interrupted]["argv"]
 
 
 def test_failed_point_rerun_leaves_no_stale_copy(tmp_path, scratch_dir, fio_path, monkeypatch):
@@ -117,8 +126,12 @@ def test_dry_run_prints_every_command_and_writes_nothing(tmp_path, scratch_dir, 
     m = sweep.run_sweep(plan, progress=False)
     assert m["status"] == "dry-run"
     assert not target.parent.parent.exists() and not raw.exists()
-    # fio ran only to list its engines (io_uring for ioengine: auto, helpers.run.demand.io_uring_problem): no I/O
-    assert not log.exists() or all(line.strip() == "--enghelp" for line in log.read_text().splitlines())
+    # fio ran only to list its engines (io_uring for ioengine: auto, helpers.run.demand.io_uring_problem) and to name
+    # its clock (helpers.fio.binary.fio_clocksource: the null engine): no I/O
+    probes = {"--enghelp", "--debug=time --name=clock --ioengine=null --size=4k --output-format=terse"}
+    assert not log.exists() or all(line.strip() in probes for line in log.read_text().splitlines())
+    clock = fio_clocksource(str(wrapper))
+    assert clock and all(f"--clocksource={clock}" in c for c in fio_cmds)  # the commands as they would run
     assert set(os.listdir(tmp_path)) - before <= {log.name}
 
 

@@ -39,16 +39,18 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
             return f"{_cmd(client_argv(plan.fio, plan.hosts, job, out, plan.read_only))}   # {job.name}: {text}"
         prefix = log_dir_of(out_dir, p.point_id) / p.point_id
         return _cmd(point_argv(plan.fio, p, tgt.path, tgt.size_bytes, out, read_only=plan.read_only,
-                               log_prefix=prefix if (p.log_avg_msec or p.log_hist_msec) else None))
+                               log_prefix=prefix if (p.log_avg_msec or p.log_hist_msec) else None,
+                               clocksource=plan.clock))
 
     if tgt.kind == "file" and tgt.owned and prof.mode != "pts":  # a PTS run recreates the file per test
-        cmds.append(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / ".prefill.json.tmp"))
+        cmds.append(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / ".prefill.json.tmp",
+                                      clocksource=plan.clock))
                     + "   # skipped when the lab already filled this file")
     if prof.precondition:
         pc = prof.precondition
         for i in range(1, pc.passes + 1):
             cmds.append(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / f".precondition-{i}.json.tmp",
-                                          pc.bs_bytes, pc.iodepth, name=f"precondition-{i}")))
+                                          pc.bs_bytes, pc.iodepth, name=f"precondition-{i}", clocksource=plan.clock)))
     def series_cmds(p0: Point) -> list[str]:  # an adaptive series: every depth its ladder may measure
         a = prof.adaptive
         seeded = " (a series seeded by the one before it of its operation skips depths below its plateau)" \
@@ -115,10 +117,12 @@ def dry_run_commands(plan: SweepPlan) -> list[str]:
             if test not in ("wsat", "xsr"):
                 bs = parse_size(test.removeprefix("tp-")) if test.startswith("tp-") else parse_size(s.precondition_bs)
                 cmds.extend(_cmd(prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out_dir / f".pts-{test}-pc.json.tmp",
-                                              bs, s.precondition_iodepth, name=f"pts-{test}-precondition-{i}"))
+                                              bs, s.precondition_iodepth, name=f"pts-{test}-precondition-{i}",
+                                              clocksource=plan.clock))
                             for i in range(1, max(1, round(s.precondition_volume)) + 1))
                 cmds.append(f"# rounds 1..{s.max_rounds} until steady state (window {s.window}), each round:")
-            cmds.extend(_cmd(point_argv(plan.fio, p, tgt.path, size, out_dir / f".{p.point_id}.json.tmp"))
+            cmds.extend(_cmd(point_argv(plan.fio, p, tgt.path, size, out_dir / f".{p.point_id}.json.tmp",
+                                        clocksource=plan.clock))
                         for p in s.test_points(test, 0 if test == "wsat" else 1)
                         if test != "xsr" or p.round in (1, s.xsr_seq_samples + 1, s.xsr_seq_samples + s.xsr_rnd_samples + 1))
     elif prof.mode == "burst" and prof.burst:

@@ -56,7 +56,7 @@ def _fill(plan: SweepPlan, name: str, bs_bytes: int, iodepth: int, locks: SweepL
         job.write_text(f"[{name}]\n" + "\n".join(f"{k}={v}" for k, v in opts[1:]) + "\n")
         argv = client_argv(plan.fio, plan.hosts, job, out)
     else:
-        argv = prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out, bs_bytes, iodepth, name)
+        argv = prefill_argv(plan.fio, tgt.path, tgt.size_bytes, out, bs_bytes, iodepth, name, clocksource=plan.clock)
     try:
         rc, text, seconds, _ = run_fio(argv, out, final, timeout=6 * 3600,
                                        on_start=lambda pid: locks.set(fio_pid=pid), stop=stop)
@@ -195,7 +195,8 @@ class _SweepContext:
         try:
             res = run_point(point, plan.target.path, size_bytes or plan.target.size_bytes, plan.run_dir, fio=plan.fio,
                             read_only=plan.read_only, hosts=plan.hosts or None,
-                            on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id), stop=self.stop)
+                            on_start=lambda pid: self.locks.set(fio_pid=pid, point=point.point_id), stop=self.stop,
+                            clocksource=plan.clock)
         except BaseException:
             if health:
                 health.abandon()

@@ -10,7 +10,7 @@ import pandas as pd
 
 from helpers import config
 from helpers.errors import LabError
-from helpers.fio.binary import find_fio, fio_version
+from helpers.fio.binary import find_fio, fio_clocksource, fio_version
 from helpers.run import demand, replay_sweep
 from helpers.run import options as sweep_opts
 from helpers.run.hosts import check_hosts, parse_hosts
@@ -40,6 +40,7 @@ class SweepPlan:
     warnings: list[str] = field(default_factory=list)  # printed before the sweep, kept in the manifest
     values: dict[str, Any] = field(default_factory=dict)  # the options as given (for the resume command)
     replay: replay_sweep.Prepared | None = None  # mode replay: the iolog and clone job, made before any I/O
+    clock_kept: str | None = None  # a resumed run's fio_clocksource (its manifest's): kept for the rest of its points
 
     @property
     def pin(self) -> dict[str, Any]:
@@ -49,6 +50,16 @@ class SweepPlan:
         return {"target": str(self.target.path), "size_bytes": self.target.size_bytes, "profile": self.profile.name,
                 "profile_sha256": text_sha256(self.profile.source), "runtime_s": self.runtime_s,
                 "hosts": list(self.hosts), "fio_version": self.fio_version}
+
+    @property
+    def clock(self) -> str | None:
+        """The clock every fio of this sweep is given (``--clocksource``): the one fio picks on this machine, asked
+        once (helpers.fio.binary.fio_clocksource), so that no point's own start-up test (70 ms of CPU, a thread
+        on each CPU, before the point's I/O) can switch it mid-sweep; a resumed run keeps the clock its manifest
+        recorded.  None with hosts (each host's fio picks its own) or when fio does not say."""
+        if self.hosts:
+            return None
+        return self.clock_kept or fio_clocksource(self.fio)
 
     def resume_command(self, stage: str = "sweep") -> str:
         """``make sweep RUN=... TARGET=... PROFILE=... SIZE=... RUNTIME=...`` (every option it was given)."""

@@ -103,15 +103,22 @@ def point_options(point: Point, target: Path, size_bytes: int, read_only: bool =
 
 
 def point_argv(fio: str, point: Point, target: Path, size_bytes: int, output: Path,
-               read_only: bool = False, log_prefix: Path | None = None) -> list[str]:
-    """The full fio command line for one sweep point (``--readonly`` for read-only sweeps)."""
+               read_only: bool = False, log_prefix: Path | None = None, clocksource: str | None = None) -> list[str]:
+    """The full fio command line for one sweep point (``--readonly`` for read-only sweeps; ``clocksource``: the
+    sweep's clock, helpers.fio.binary.fio_clocksource)."""
     argv = [fio] + [f"--{k}={v}" for k, v in point_options(point, target, size_bytes, log_prefix=log_prefix)]
     if read_only:
         argv.insert(1, "--readonly")
+    argv += clock_args(clocksource)
     if point.settle_windows > 0 or point.drop_windows > 0:  # one JSON status object per window: the live numbers
         # the settle check (or a burst drain's drop check) reads
         argv.append(f"--status-interval={status_interval(point.settle_window_ms)}")
     return argv + ["--output-format=json+", f"--output={output}"]
+
+
+def clock_args(clocksource: str | None) -> list[str]:
+    """``--clocksource=...`` when the sweep pinned fio's clock (fio then skips its start-up clock test)."""
+    return [f"--clocksource={clocksource}"] if clocksource else []
 
 
 def status_interval(ms: int) -> str:
@@ -152,10 +159,10 @@ def prefill_options(target: Path, size_bytes: int, bs_bytes: int = 1024**2, iode
 
 
 def prefill_argv(fio: str, target: Path, size_bytes: int, output: Path, bs_bytes: int = 1024**2,
-                 iodepth: int = 16, name: str = "prefill") -> list[str]:
+                 iodepth: int = 16, name: str = "prefill", clocksource: str | None = None) -> list[str]:
     """Sequential write of the whole target so that later reads hit written data."""
     return [fio] + [f"--{k}={v}" for k, v in prefill_options(target, size_bytes, bs_bytes, iodepth, name)] + [
-        "--output-format=json", f"--output={output}"]
+        *clock_args(clocksource), "--output-format=json", f"--output={output}"]
 
 
 @dataclass
@@ -462,10 +469,12 @@ def run_fio(argv: list[str], output: Path, final: Path, timeout: float | None = 
 
 def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: str | None = None,
               read_only: bool = False, hosts: list[str] | None = None,
-              on_start: Callable[[int], None] | None = None, stop: threading.Event | None = None) -> PointResult:
+              on_start: Callable[[int], None] | None = None, stop: threading.Event | None = None,
+              clocksource: str | None = None) -> PointResult:
     """Run one point; the raw JSON lands verbatim in ``run_dir/<point_id>.json`` (or failed/).
 
-    With ``hosts``, the point runs on every host at once through fio's client/server mode.
+    With ``hosts``, the point runs on every host at once through fio's client/server mode (each host's fio picks
+    its own clock); ``clocksource``: the sweep's clock on this host.
     """
     fio = fio or find_fio()
     tmp = run_dir / f".{point.point_id}.json.tmp"
@@ -481,7 +490,8 @@ def run_point(point: Point, target: Path, size_bytes: int, run_dir: Path, fio: s
             shutil.rmtree(log_dir, ignore_errors=True)
             log_dir.mkdir()
         prefix = log_dir / point.point_id if log_dir else None
-        argv = point_argv(fio, point, target, size_bytes, tmp, read_only=read_only, log_prefix=prefix)
+        argv = point_argv(fio, point, target, size_bytes, tmp, read_only=read_only, log_prefix=prefix,
+                          clocksource=clocksource)
     timeout = point.runtime_s + point.ramp_s + 120
     final = run_dir / f"{point.point_id}.json"
     monitor = SettleMonitor(tmp, point.settle_windows, point.settle_pct, point.ramp_s, point.settle_window_ms) \

@@ -127,6 +127,8 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
     removed = _cleanup_partial(plan.run_dir)
     manifest = read_manifest(plan.run_dir) or {"run_id": plan.run_id, "started": now_iso()}
     resumed = bool(manifest.get("points"))
+    if resumed:  # the rest of its points time with the clock the first ones did
+        plan.clock_kept = manifest.get("fio_clocksource")
     check_same_plan(plan.run_dir, plan.run_id, plan.pin)  # again under the lock (the plan may be old)
     manifest.update({
         "run_id": plan.run_id,
@@ -134,6 +136,7 @@ def _run_locked(plan: SweepPlan, locks: SweepLocks, progress: bool,
         "warnings": plan.warnings,
         **describe_host(),
         "fio_version": plan.fio_version,
+        "fio_clocksource": plan.clock,  # every point's --clocksource (None: fio chose per run)
         "target": describe_target(plan.target.path),
         "target_kind": plan.target.kind,
         "target_size_bytes": plan.target.size_bytes,
