@@ -19,6 +19,7 @@ from helpers.run.adaptive import (
     summary,
 )
 from helpers.run.profiles import AdaptiveSettings, load_profile
+from realfio import still_target
 from sweep_helpers import fio_recorder, write_profile
 
 
@@ -166,7 +167,7 @@ def test_steps_record_device_time_and_how_settled_they_were(tmp_path):
 
 
 def test_real_adaptive_probes_end_once_settled_and_find_the_peak(tmp_path, scratch_dir, fio_path):
-    """A known shape on a real (small) file: a 1,000 IOPS offered load is flat over QD (1 ms per I/O at QD 1; a
+    """A known shape on a real target (the reference device, else a small file): a 1,000 IOPS offered load is flat over QD (1 ms per I/O at QD 1; a
     loaded machine can fall short of 2,000 at QD 1), so the search stops after two flat doublings with its peak at
     the offered load; each probe may run 3 s but a steady load settles within about a second (three 250 ms
     windows after the ramp), and the manifest says so."""
@@ -177,14 +178,17 @@ def test_real_adaptive_probes_end_once_settled_and_find_the_peak(tmp_path, scrat
                          adaptive={"max_qd": 8, "gain_pct": 10},
                          settings={"ioengine": "libaio", "runtime_s": 3, "ramp_s": 0.25, "log_avg_msec": 0,
                                    "log_hist_msec": 0})
-    m = sweep.sweep(scratch_dir / "adaptive.bin", prof, "settle", None, "16m", tmp_path / "raw", progress=False)
+    # on a target that holds still (realfio.still_target): beside make test's workers the shared disk stalled a
+    # probe past its 3 s (settled at 3.117 s) or left a doubling unsettled (2026-11-29)
+    with still_target(scratch_dir / "adaptive-settle.bin", 16 << 20) as target:
+        m = sweep.sweep(target, prof, "settle", None, "16m", tmp_path / "raw", progress=False)
     summary = next(iter(m["adaptive"].values()))
     steps = summary["steps"]
     history = [Step(**s) for s in steps]
     a = load_profile(prof).adaptive
     for i, s in enumerate(history):  # the path taken is the pure search's answer to what was measured ...
         assert next_depth(history[:i], a) == (s.qd, s.kind), steps
-    assert next_depth(history, a) is None and summary["stop_reason"].startswith("2 doublings"), steps
+    assert next_depth(history, a) is None, steps
     # ... and a quiet machine measures the known flat shape: QD 1 reaches the offered load, every probe settles,
     # two flat doublings end it.  A machine stall can make a probe slow or unsettled; the ladder then rightly
     # goes on (CI, 2026-11-23: QD 1, 2, 4, 8 then refine 3), so the exact path is checked only without one.
@@ -192,6 +196,9 @@ def test_real_adaptive_probes_end_once_settled_and_find_the_peak(tmp_path, scrat
     quiet = history[0].iops * 1.1 > 1000 and not any(s.unsettled for s in history[:3]) \
         and not any(s.kind == "reprobe" for s in history)
     assert [s.qd for s in history] == [1, 2, 4] or not quiet, steps
+    # (a stall that left a doubling unsettled: the ladder ran on to QD 8, 'reached the largest queue depth 8 (1 of 4
+    # doublings did not settle)', make test 2026-11-29)
+    assert summary["stop_reason"].startswith("2 doublings") or not quiet, summary["stop_reason"]
     assert summary["peak_iops"] == pytest.approx(1000, rel=0.1)  # the known peak, a measured step
     assert summary["plateau_iops"] == pytest.approx(1000, rel=0.1)  # the plateau is at the offered load
     settled = [s for s in steps if s["settled_s"] is not None]

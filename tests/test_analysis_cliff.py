@@ -135,8 +135,8 @@ def test_card_sentence_from_a_sustained_point():
     assert write_cliff_sentence(pd.DataFrame()) is None
 
 
-@pytest.mark.quiet  # fio's 50 ms log ticks and rate limiter on time: beside four workers, even on zram at nice -10,
-def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):  # its log had 0.36-0.43 s holes
+@pytest.mark.quiet  # fio's 50 ms log ticks on time: beside four workers, even on zram at nice -10, its log had
+def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):  # 0.36-0.43 s holes (1 run of 3)
     """Whole path, fio log -> timeseries dataset -> sentence: one fio run, two stonewalled phases writing ONE
     log stream (per_job_logs=0, Unix-epoch time stamps): 96 MiB at 64 MiB/s, then 32 MiB at 16 MiB/s."""
     import re
@@ -151,8 +151,9 @@ def test_real_fio_cliff_at_a_known_volume(tmp_path, scratch_dir, fio_path):  # i
 
     run = tmp_path / "raw" / "cliff"
     run.mkdir(parents=True)
-    # a rate-limited write on a target that holds still (realfio.still_target)
-    with still_target(scratch_dir / "cliff-target.bin", 128 << 20, b"\x11") as target:
+    # a rate-limited write on a target that holds still (realfio.still_target), fio real-time (it sleeps on its
+    # rate limiter most of the run) so that its log ticks and rate limiter run on time
+    with still_target(scratch_dir / "cliff-target.bin", 128 << 20, b"\x11", realtime=True) as target:
         job = tmp_path / "cliff.fio"
         job.write_text("\n".join([
             "[global]", f"filename={target}", "size=128m", "rw=write", "bs=128k", "ioengine=libaio", "iodepth=8",
