@@ -20,6 +20,7 @@ from helpers.run import sweep
 from helpers.run.profiles import Point, load_profile, parse_profile
 from helpers.run.runner import run_point
 from helpers.run.sweep import characterize_phases
+from realfio import still_target
 from sweep_helpers import write_profile
 
 
@@ -192,14 +193,16 @@ def test_real_tiny_characterize_run(tmp_path, scratch_dir):
     settled = rows["point_id"].map({k: v.get("settled_after_s") for k, v in pts.items()}).astype("float64")
     assert rows["settled_after_s"].equals(settled.rename("settled_after_s"))
     assert (rows["flag_short_run"] == rows["settled_after_s"].isna()).all()
-    # on the same target, a steady (rate-limited) probe with 250 ms windows and a 0.1 s ramp settles early: at its
-    # third window, about 0.85 s in, on a quiet machine (its first window counts: the known-answer test below);
-    # runtime 2 s, since under load fio's status objects come late (a 1 s probe ran to its end beside one busy
-    # loop in a fresh-clone make test)
+    # a steady (rate-limited) probe with 250 ms windows and a 0.1 s ramp settles early: at its third window, about
+    # 0.85 s in, on a quiet machine (its first window counts: the known-answer test below); runtime 2 s, since under
+    # load fio's status objects come late (a 1 s probe ran to its end beside one busy loop in a fresh-clone make
+    # test); on a target that holds still (realfio.still_target: on the shared disk beside five test workers it
+    # settled at 1.626 s)
     p = Point(group="fw", rw="randread", bs_bytes=4096, iodepth=1, runtime_s=2.0, ramp_s=0.1, settle_windows=3,
               settle_pct=10.0, settle_window_ms=250, rate_iops=2000, rate_process="linear", log_avg_msec=0,
               log_hist_msec=0)
-    r = run_point(p, scratch_dir / "characterize.bin", 16 << 20, tmp_path)
+    with still_target(scratch_dir / "characterize-settle.bin", 16 << 20) as target:
+        r = run_point(p, target, 16 << 20, tmp_path)
     load = os.getloadavg()[0]
     if r.settled_s is None and load > (os.cpu_count() or 1):  # fio's status objects came too late to settle on
         pytest.skip(f"machine busy (load average {load:.1f} > {os.cpu_count()} CPUs): the steady probe ran its "
