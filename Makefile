@@ -24,8 +24,9 @@ ARGS ?=
 FORMAT ?= xlsx
 FILE ?=
 # make test's pytest-xdist workers: 4 on 2 cores -- a worker waits on fio, a kernel or a browser much of the time,
-# so two left a core idle (~1.0 of 2 cores used, 304 s), three about a fifth of one (223-233 s), four 199-202 s;
-# the session's notebooks stay in one (tests/conftest.py)
+# so two left a core idle (~1.0 of 2 cores used, 304 s), three about a fifth of one (223-233 s), four 199-202 s
+# (197-199 s since a sweep pins fio's clock), five no faster (199 s); the session's notebooks stay in one
+# (tests/conftest.py)
 TEST_WORKERS ?= 4
 # the modules with tests marked quiet (collecting only these saves the whole suite's collection)
 QUIET_TESTS = $(shell grep -l 'mark\.quiet' tests/test_*.py)

@@ -297,7 +297,12 @@ def test_identity_names_device_target_host_and_software_from_the_manifest():
     m = read_manifest(config.SAMPLE_RAW_DIR / "sample-quick-vm")  # a real manifest: a file on a VM's vda
     ident = device_card(rows([{}]), manifest=m).identity
     assert list(ident) == ["device model", "capacity", "kernel device", "device health", "target", "host", "kernel",
-                           "fio version", "profile", "date"]
+                           "fio version", "fio clock", "profile", "date"]
+    assert ident["fio clock"].startswith("not recorded")  # the sample was swept before the lab pinned fio's clock
+    assert device_card(rows([{}]), manifest={**m, "fio_clocksource": "cpu"}).identity["fio clock"] == (
+        "cpu for every point (fio's own pick on this host, asked once)")
+    assert device_card(rows([{}]), manifest={**m, "fio_clocksource": None}).identity["fio clock"].startswith(
+        "fio's own choice at each start")
     assert ident["device model"] == "not reported by the kernel (a virtual disk)"
     assert ident["device health"] == ("no SMART/health data: this run was recorded before the lab read the "
                                       "device's health.")

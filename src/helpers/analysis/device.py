@@ -58,6 +58,16 @@ def device_identity(manifest: dict | None, health: pd.DataFrame | None = None) -
         "host": str(manifest.get("host") or "unknown"),
         "kernel": str(manifest.get("kernel") or "unknown"),
         "fio version": str(manifest.get("fio_version") or "unknown"),
+        "fio clock": _clock_text(manifest),
         "profile": str(manifest.get("profile") or "unknown"),
         "date": f"{started or '?'} to {finished or 'not finished'}",
     }
+
+
+def _clock_text(manifest: dict) -> str:
+    """The clock fio timed every point with (the sweep asks fio once and gives each point ``--clocksource``)."""
+    if "fio_clocksource" not in manifest:
+        return "not recorded (a run from before the lab pinned it, or another tool's: fio chose at each start)"
+    if manifest["fio_clocksource"] is None:
+        return "fio's own choice at each start (fio did not say which clock it picks, or several hosts)"
+    return f"{manifest['fio_clocksource']} for every point (fio's own pick on this host, asked once)"
