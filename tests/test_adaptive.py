@@ -167,10 +167,10 @@ def test_steps_record_device_time_and_how_settled_they_were(tmp_path):
 
 
 def test_real_adaptive_probes_end_once_settled_and_find_the_peak(tmp_path, scratch_dir, fio_path):
-    """A known shape on a real target (the reference device, else a small file): a 1,000 IOPS offered load is flat over QD (1 ms per I/O at QD 1; a
-    loaded machine can fall short of 2,000 at QD 1), so the search stops after two flat doublings with its peak at
-    the offered load; each probe may run 3 s but a steady load settles within about a second (three 250 ms
-    windows after the ramp), and the manifest says so."""
+    """A known shape on a real target (the reference device, else a small file): a 1,000 IOPS offered load is flat
+    over QD (1 ms per I/O at QD 1; a loaded machine can fall short of 2,000 at QD 1), so the search stops after two
+    flat doublings with its peak at the offered load; each probe may run 3 s but a steady load settles within about
+    a second (three 250 ms windows after the ramp), and the manifest says so."""
     from helpers.analysis import adaptive_steps
 
     prof = write_profile(tmp_path, "settle", [{"group": "st", "rw": "randread", "bs": "4k", "rate_iops": 1000,

@@ -269,9 +269,10 @@ def test_real_io_uring_jobs_are_cpu_bound_by_the_whole_process(ref_device, tmp_p
 
 @pytest.mark.quiet
 def test_real_search_adds_a_job_and_reaches_more_than_one_job(ref_device, tmp_path):
-    """After the one-CPU and io_uring tests above (the quiet phase runs them in file order): first in the quiet
-    phase, right after the parallel one, it read 1.68x (the kernel's writeback of that phase and the quiet pytest's
-    own start shared the CPUs with the second job although both had been idle for a quarter of a second)."""
+    """After the one-CPU and io_uring tests above (the quiet phase runs them in file order): run first in the quiet
+    phase, seconds after the parallel one (a make test with the bucket and cliff tests moved out of it), it read
+    1.68x although both CPUs had been idle for a quarter of a second -- most likely the parallel phase's writeback
+    and the quiet pytest's own start sharing the CPUs with the second job."""
     _two_free_cpus("a second job cannot get a CPU of its own, so 1.7x is out of reach")
     m, d = _search(ref_device, tmp_path, "libaio")  # the jobs move alone: io_uring is the mechanism test's
     one = d["probes"][0]

@@ -1,5 +1,6 @@
 """mode: replay through the sweep: the known fio job's tracefs trace replayed and cloned on the reference device
-(a 64 MiB scratch file without root; one sweep for the module, about 5 s of fio), the page's data from it, and traces refused before any I/O."""
+(a 64 MiB scratch file without root; one sweep for the module, about 5 s of fio), the page's data from it, and
+traces refused before any I/O."""
 
 from __future__ import annotations
 
