@@ -167,7 +167,11 @@ def test_logs_written_per_io_are_aggregated_into_seconds(tmp_path, scratch_dir, 
     assert set(df["log"]) == {"iops,lat,clat,slat"} and (df["interval_s"] == 1.0).all()
     full = df[df["window_end_s"] <= 2.0]  # then the last, partial second up to the JSON's runtime (2001 ms seen)
     assert list(full["window_end_s"]) == [1.0, 2.0] and list(full["t_ms"]) == [1000, 2000] and len(df) <= 3
-    np.testing.assert_allclose(full["iops"], 1000, rtol=0.05)  # I/Os counted per second
+    # I/Os counted per second: the raw log's lines (one per I/O) counted here by their time stamps; not fio's
+    # 1000/s target, which a loaded host misses in one second and catches up in the next (766 + 1234 seen in CI)
+    t_raw = np.array([int(line.split(",")[0]) for line in (tmp_path / "perio_iops.1.log").read_text().splitlines()])
+    assert list(full["iops"]) == [float(np.sum(t_raw < 1000)), float(np.sum((t_raw >= 1000) & (t_raw < 2000)))]
+    assert full["iops"].sum() > 1000  # the rate-limited job did run for two seconds
     assert df["lat_mean_us"].between(1, 1e5).all() and df["hist_ios"].isna().all()
     ios = json.loads((tmp_path / "perio.json").read_text())["jobs"][0]["read"]["total_ios"]
     assert float((df["iops"] * (df["window_end_s"] - df["window_start_s"])).sum()) == ios  # every I/O counted
